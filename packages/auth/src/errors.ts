@@ -1,0 +1,159 @@
+/**
+ * The one error class of the library, its closed set of codes, and their rendering as
+ * RFC 9457 problem documents. Anything thrown with a `getResponse()` is rendered by Hono's
+ * default error handler too, so an app that installs no handler still answers correctly.
+ */
+import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
+import { HTTPException } from 'hono/http-exception'
+import type { ContentfulStatusCode } from 'hono/utils/http-status'
+
+const table = {
+  malformed_json: [400, 'Malformed JSON'],
+  validation_failed: [400, 'Invalid request'],
+  invalid_reset_token: [400, 'Invalid or expired reset token'],
+  wrong_password: [400, 'Current password is wrong'],
+  unauthorized: [401, 'Unauthorized'],
+  invalid_credentials: [401, 'Invalid email or password'],
+  invalid_refresh: [401, 'Invalid refresh credential'],
+  forbidden: [403, 'Forbidden'],
+  cross_origin: [403, 'Cross-origin request refused'],
+  not_found: [404, 'Not found'],
+  method_not_allowed: [405, 'Method not allowed'],
+  email_taken: [409, 'Email already registered'],
+  payload_too_large: [413, 'Payload too large'],
+  unsupported_media_type: [415, 'Unsupported media type'],
+  rate_limited: [429, 'Too many requests'],
+  internal: [500, 'Internal server error'],
+} as const satisfies Record<string, readonly [ContentfulStatusCode, string]>
+
+/** Every code an {@link AuthError} can carry. */
+export type AuthErrorCode = keyof typeof table
+
+/** One entry of a validation failure: `path` is dotted (`title`, `items.0.name`). */
+export interface FieldError {
+  path: string
+  message: string
+}
+
+export interface ProblemDocument {
+  type: string
+  title: string
+  status: number
+  detail: string
+  errors?: FieldError[]
+}
+
+export interface AuthErrorOptions {
+  detail?: string
+  errors?: FieldError[]
+  headers?: Record<string, string>
+}
+
+/** Stable `type` URI of a problem code. */
+export const problemType = (code: AuthErrorCode): string => `urn:latchkey:problem:${code.replaceAll('_', '-')}`
+
+/** Status code of a problem code. */
+export const statusOf = (code: AuthErrorCode): ContentfulStatusCode => table[code][0]
+
+/**
+ * The library's error. It renders itself as `application/problem+json`.
+ *
+ * @example
+ * throw new AuthError('email_taken', { detail: 'An account with this email already exists.' })
+ */
+export class AuthError extends Error {
+  readonly code: AuthErrorCode
+  readonly status: ContentfulStatusCode
+  readonly detail: string
+  readonly errors: FieldError[] | undefined
+  readonly headers: Record<string, string>
+
+  constructor(code: AuthErrorCode, options: AuthErrorOptions = {}) {
+    const [status, title] = table[code]
+    super(options.detail ?? title)
+    this.name = 'AuthError'
+    this.code = code
+    this.status = status
+    this.detail = options.detail ?? title
+    this.errors = options.errors
+    this.headers = options.headers ?? {}
+  }
+
+  toJSON(): ProblemDocument {
+    const doc: ProblemDocument = {
+      type: problemType(this.code),
+      title: table[this.code][1],
+      status: this.status,
+      detail: this.detail,
+    }
+    if (this.errors) doc.errors = this.errors
+    return doc
+  }
+
+  getResponse(): Response {
+    const headers = new Headers(this.headers)
+    headers.set('Content-Type', 'application/problem+json')
+    headers.set('X-Content-Type-Options', 'nosniff')
+    return new Response(JSON.stringify(this.toJSON()), { status: this.status, headers })
+  }
+}
+
+/** The error of an HTTP status that Hono or a validator raised on its own. */
+const codeOfStatus = (status: number): AuthErrorCode => {
+  switch (status) {
+    case 400:
+      return 'malformed_json'
+    case 401:
+      return 'unauthorized'
+    case 403:
+      return 'forbidden'
+    case 404:
+      return 'not_found'
+    case 405:
+      return 'method_not_allowed'
+    case 413:
+      return 'payload_too_large'
+    case 415:
+      return 'unsupported_media_type'
+    case 429:
+      return 'rate_limited'
+    default:
+      return 'internal'
+  }
+}
+
+/** Converts anything thrown into an {@link AuthError}; unknown errors become `internal`. */
+export const toAuthError = (err: unknown): AuthError => {
+  if (err instanceof AuthError) return err
+  if (err instanceof HTTPException) {
+    const code = codeOfStatus(err.status)
+    return new AuthError(code, code === 'malformed_json' ? { detail: 'The request body is not valid JSON.' } : {})
+  }
+  return new AuthError('internal', { detail: 'The server could not complete the request.' })
+}
+
+/** Renders an error as a problem document on the context (keeping headers set earlier). */
+export const problemResponse = (c: Context, err: AuthError): Response => {
+  for (const [name, value] of Object.entries(err.headers)) c.header(name, value)
+  c.header('Content-Type', 'application/problem+json')
+  return c.body(JSON.stringify(err.toJSON()), err.status)
+}
+
+/**
+ * An `app.onError` handler that answers every error with a problem document and never leaks
+ * a stack trace. Unexpected errors go to `log` (default `console.error`) as name and message only.
+ *
+ * @example
+ * app.onError(problemErrorHandler())
+ */
+export const problemErrorHandler =
+  (log: (message: string) => void = (m) => console.error(m)): ErrorHandler =>
+  (err, c) => {
+    const authError = toAuthError(err)
+    if (authError.code === 'internal') log(`unexpected error: ${err instanceof Error ? err.name : typeof err}: ${err instanceof Error ? err.message : ''}`)
+    return problemResponse(c, authError)
+  }
+
+/** An `app.notFound` handler answering a problem document. */
+export const problemNotFound: NotFoundHandler = (c) =>
+  problemResponse(c, new AuthError('not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }))

@@ -1,0 +1,159 @@
+/**
+ * The SQLite store on Drizzle + better-sqlite3. better-sqlite3 is synchronous, so every
+ * multi-statement operation is one IMMEDIATE transaction: it takes the write lock up front,
+ * which makes rotation and single-use consumption atomic across processes sharing the file.
+ */
+import type BetterSqlite3 from 'better-sqlite3'
+import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
+import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
+import type { RotateResult, SessionRecord, Store, UserRecord, UserWithHash } from '../store/types.js'
+import * as schema from './schema.js'
+import { refreshTokens, resetTokens, sessions, users } from './schema.js'
+
+type Db = BetterSQLite3Database<typeof schema>
+type UserRow = typeof users.$inferSelect
+
+const toUser = ({ passwordHash: _, ...user }: UserRow): UserRecord => user
+const withHash = (row: UserRow | undefined): UserWithHash | null =>
+  row ? { user: toUser(row), passwordHash: row.passwordHash } : null
+
+const sessionAlive = (session: SessionRecord, now: Date, idleMs: number, absoluteMs: number): boolean =>
+  now.getTime() < session.refreshedAt.getTime() + idleMs && now.getTime() < session.createdAt.getTime() + absoluteMs
+
+/**
+ * A {@link Store} on a better-sqlite3 database. Call {@link migrateSqlite} once before use.
+ *
+ * @example
+ * const db = openSqlite('data/app.db')
+ * migrateSqlite(db)
+ * const auth = createAuth({ secret, store: sqliteStore(db), sendMail })
+ */
+export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> => {
+  client.pragma('foreign_keys = ON')
+  const db: Db = drizzle({ client, schema })
+  const immediate = { behavior: 'immediate' } as const
+
+  return {
+    async createUser(input) {
+      const rows = db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning().all()
+      const row = rows[0]
+      return row ? toUser(row) : null
+    },
+
+    async findUserByEmail(email) {
+      return withHash(db.select().from(users).where(eq(users.email, email)).get())
+    },
+
+    async findUserById(id) {
+      return withHash(db.select().from(users).where(eq(users.id, id)).get())
+    },
+
+    async updatePasswordHash(userId, passwordHash) {
+      db.update(users).set({ passwordHash }).where(eq(users.id, userId)).run()
+    },
+
+    async replacePassword(userId, passwordHash, keepSessionId) {
+      db.transaction((tx) => {
+        tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).run()
+        const others = keepSessionId ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)) : eq(sessions.userId, userId)
+        tx.delete(sessions).where(others).run()
+      }, immediate)
+    },
+
+    async setRole(email, role) {
+      return db.update(users).set({ role }).where(eq(users.email, email)).run().changes === 1
+    },
+
+    async createSession({ id, userId, refreshHash, now }) {
+      db.transaction((tx) => {
+        tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now }).run()
+        tx.insert(refreshTokens).values({ hash: refreshHash, sessionId: id, createdAt: now }).run()
+      }, immediate)
+    },
+
+    async findSession(sessionId) {
+      const row = db
+        .select({ session: sessions, user: users })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(eq(sessions.id, sessionId))
+        .get()
+      return row ? { session: row.session, user: toUser(row.user) } : null
+    },
+
+    async rotateRefresh({ hash, nextHash, now, graceMs, idleMs, absoluteMs }) {
+      return db.transaction((tx): RotateResult => {
+        const row = tx
+          .select({ token: refreshTokens, session: sessions, user: users })
+          .from(refreshTokens)
+          .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+          .innerJoin(users, eq(users.id, sessions.userId))
+          .where(eq(refreshTokens.hash, hash))
+          .get()
+        if (!row) return { status: 'unknown' }
+        const { token, session } = row
+        if (token.rotatedAt) {
+          if (now.getTime() - token.rotatedAt.getTime() < graceMs) return { status: 'race' }
+          tx.delete(sessions).where(eq(sessions.id, session.id)).run()
+          return { status: 'reused' }
+        }
+        if (!sessionAlive(session, now, idleMs, absoluteMs)) {
+          tx.delete(sessions).where(eq(sessions.id, session.id)).run()
+          return { status: 'expired' }
+        }
+        tx.update(refreshTokens).set({ rotatedAt: now }).where(eq(refreshTokens.hash, hash)).run()
+        tx.insert(refreshTokens).values({ hash: nextHash, sessionId: session.id, createdAt: now }).run()
+        tx.update(sessions).set({ refreshedAt: now }).where(eq(sessions.id, session.id)).run()
+        return { status: 'rotated', session: { ...session, refreshedAt: now }, user: toUser(row.user) }
+      }, immediate)
+    },
+
+    async deleteSession(sessionId) {
+      db.delete(sessions).where(eq(sessions.id, sessionId)).run()
+    },
+
+    async createResetToken({ userId, tokenHash, expiresAt }) {
+      db.transaction((tx) => {
+        tx.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt))).run()
+        tx.insert(resetTokens).values({ hash: tokenHash, userId, expiresAt }).run()
+      }, immediate)
+    },
+
+    async findResetToken(tokenHash, now) {
+      const row = db
+        .select({ userId: users.id, email: users.email })
+        .from(resetTokens)
+        .innerJoin(users, eq(users.id, resetTokens.userId))
+        .where(and(eq(resetTokens.hash, tokenHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now)))
+        .get()
+      return row ?? null
+    },
+
+    async consumeResetToken({ tokenHash, now, passwordHash }) {
+      return db.transaction((tx) => {
+        const spent = tx
+          .update(resetTokens)
+          .set({ usedAt: now })
+          .where(and(eq(resetTokens.hash, tokenHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now)))
+          .returning({ userId: resetTokens.userId })
+          .get()
+        if (!spent) return null
+        tx.update(users).set({ passwordHash }).where(eq(users.id, spent.userId)).run()
+        tx.delete(sessions).where(eq(sessions.userId, spent.userId)).run()
+        return spent.userId
+      }, immediate)
+    },
+  }
+}
+
+/** Row counts, for tests and diagnostics. */
+export const sqliteCounts = (client: BetterSqlite3.Database) =>
+  drizzle({ client, schema })
+    .select({
+      users: sql<number>`(select count(*) from ${users})`,
+      sessions: sql<number>`(select count(*) from ${sessions})`,
+      refreshTokens: sql<number>`(select count(*) from ${refreshTokens})`,
+      resetTokens: sql<number>`(select count(*) from ${resetTokens})`,
+    })
+    .from(sql`(select 1)`)
+    .get()

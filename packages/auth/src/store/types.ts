@@ -1,0 +1,122 @@
+/**
+ * The storage contract of the library. A store speaks the domain: it creates users and
+ * sessions, rotates refresh values and spends reset tokens, each single-use operation atomic.
+ * Every store runs the same conformance suite (`@latchkey/auth/testing`).
+ * Stores hold only SHA-256 hashes of refresh values and reset tokens, never the values.
+ */
+
+/** A user as the store keeps it, without the password hash. Policies read it as `user.raw`. */
+export interface UserRecord {
+  id: string
+  name: string
+  email: string
+  /** Free-form role string. The library never interprets it; policies may. */
+  role: string | null
+  createdAt: Date
+}
+
+/** A user together with the stored password hash: only login and password changes see it. */
+export interface UserWithHash<U extends UserRecord = UserRecord> {
+  user: U
+  passwordHash: string
+}
+
+export interface NewUser {
+  id: string
+  name: string
+  /** Canonical email: trimmed, NFKC, lower-cased. */
+  email: string
+  passwordHash: string
+  createdAt: Date
+}
+
+export interface SessionRecord {
+  id: string
+  userId: string
+  createdAt: Date
+  /** Last login or refresh: the idle lifetime runs from here. */
+  refreshedAt: Date
+}
+
+export interface NewSession {
+  id: string
+  userId: string
+  refreshHash: string
+  now: Date
+}
+
+export interface RotateRefreshInput {
+  /** Hash of the value the client presented. */
+  hash: string
+  /** Hash of the value that replaces it. */
+  nextHash: string
+  now: Date
+  /** A value rotated away less than this long ago is refused without revoking anything. */
+  graceMs: number
+  /** The session dies when not refreshed for this long. */
+  idleMs: number
+  /** The session dies this long after login, however often refreshed. */
+  absoluteMs: number
+}
+
+/**
+ * Outcome of {@link Store.rotateRefresh}:
+ * - `rotated`: the presented value was current; it is now spent and `nextHash` is current.
+ * - `race`: the value was rotated away less than `graceMs` ago (parallel tabs); nothing changed.
+ * - `reused`: the value was rotated away earlier: the whole session has been deleted.
+ * - `expired`: the session is past its idle or absolute lifetime: it has been deleted.
+ * - `unknown`: no session knows this value.
+ */
+export type RotateResult<U extends UserRecord = UserRecord> =
+  | { status: 'rotated'; session: SessionRecord; user: U }
+  | { status: 'race' | 'reused' | 'expired' | 'unknown' }
+
+export interface NewResetToken {
+  userId: string
+  tokenHash: string
+  expiresAt: Date
+}
+
+export interface ConsumeResetInput {
+  tokenHash: string
+  now: Date
+  /** The new password's hash, stored in the same atomic step. */
+  passwordHash: string
+}
+
+/**
+ * What the library needs from a database. All methods are async so that network databases fit.
+ *
+ * @example
+ * import { sqliteStore } from '@latchkey/auth/sqlite'
+ * const store = sqliteStore(new Database('app.db'))
+ */
+export interface Store<U extends UserRecord = UserRecord> {
+  /** Inserts a user; answers `null` when the (canonical) email is already taken. */
+  createUser(input: NewUser): Promise<U | null>
+  findUserByEmail(email: string): Promise<UserWithHash<U> | null>
+  findUserById(id: string): Promise<UserWithHash<U> | null>
+  /** Replaces a hash without touching sessions (re-hash after a parameter upgrade). */
+  updatePasswordHash(userId: string, passwordHash: string): Promise<void>
+  /** Replaces the password and deletes every session of the user except `keepSessionId`, atomically. */
+  replacePassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<void>
+  /** Sets the free-form role of the user with this canonical email; `false` when there is none. */
+  setRole(email: string, role: string | null): Promise<boolean>
+
+  createSession(input: NewSession): Promise<void>
+  /** The session and its user as they are now, in one lookup; `null` when revoked. */
+  findSession(sessionId: string): Promise<{ session: SessionRecord; user: U } | null>
+  /** Atomically spends the presented refresh value and makes `nextHash` current. */
+  rotateRefresh(input: RotateRefreshInput): Promise<RotateResult<U>>
+  deleteSession(sessionId: string): Promise<void>
+
+  /** Stores a reset token; every earlier unused token of the user dies. */
+  createResetToken(input: NewResetToken): Promise<void>
+  /** The owner of an unused, unexpired token, without spending it. */
+  findResetToken(tokenHash: string, now: Date): Promise<{ userId: string; email: string } | null>
+  /**
+   * Atomically spends an unused, unexpired token, sets the new password hash and deletes
+   * every session of the owner. Answers the owner's id, or `null` when the token is not redeemable.
+   */
+  consumeResetToken(input: ConsumeResetInput): Promise<string | null>
+}
