@@ -150,7 +150,8 @@ export const problemErrorHandler =
   (log: (message: string) => void = (m) => console.error(m)): ErrorHandler =>
   (err, c) => {
     const authError = toAuthError(err)
-    if (authError.code === 'internal') log(`unexpected error: ${err instanceof Error ? err.name : typeof err}: ${err instanceof Error ? err.message : ''}`)
+    if (authError.code === 'internal')
+      log(`unexpected error: ${err instanceof Error ? err.name : typeof err}: ${err instanceof Error ? err.message : ''}`)
     return problemResponse(c, authError)
   }
 

@@ -55,7 +55,9 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
     async replacePassword(userId, passwordHash, keepSessionId) {
       db.transaction((tx) => {
         tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).run()
-        const others = keepSessionId ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)) : eq(sessions.userId, userId)
+        const others = keepSessionId
+          ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
+          : eq(sessions.userId, userId)
         tx.delete(sessions).where(others).run()
       }, immediate)
     },
@@ -114,7 +116,9 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
 
     async createResetToken({ userId, tokenHash, expiresAt }) {
       db.transaction((tx) => {
-        tx.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt))).run()
+        tx.delete(resetTokens)
+          .where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
+          .run()
         tx.insert(resetTokens).values({ hash: tokenHash, userId, expiresAt }).run()
       }, immediate)
     },

@@ -1,0 +1,79 @@
+/**
+ * Where a credential comes from: the `Authorization` header, then the `token` cookie, then the
+ * `access_token` query parameter. The first one PRESENT decides, valid or not. Also: the client
+ * IP and the same-origin check that cookie-borne credentials need on unsafe methods.
+ */
+import type { Context } from 'hono'
+
+export type CredentialSource = 'header' | 'cookie' | 'query'
+
+/** `token: null` means a credential is present but malformed (another scheme, duplicates). */
+export type Credential = { source: CredentialSource; token: string | null } | null
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i
+
+/** Values of every cookie named `name` in the request, in order. Duplicates are an attack signal. */
+export const cookieValues = (c: Context, name: string): string[] => {
+  const header = c.req.header('cookie')
+  if (!header) return []
+  const values: string[] = []
+  for (const pair of header.split(';')) {
+    const eq = pair.indexOf('=')
+    if (eq !== -1 && pair.slice(0, eq).trim() === name) values.push(pair.slice(eq + 1).trim())
+  }
+  return values
+}
+
+/** The one cookie named `name`: `undefined` when absent, `null` when repeated or empty. */
+export const singleCookie = (c: Context, name: string): string | null | undefined => {
+  const values = cookieValues(c, name)
+  if (values.length === 0) return undefined
+  if (values.length > 1 || !values[0]) return null
+  try {
+    return decodeURIComponent(values[0])
+  } catch {
+    return null
+  }
+}
+
+export const readCredential = (c: Context): Credential => {
+  const authorization = c.req.header('authorization')
+  if (authorization !== undefined) return { source: 'header', token: BEARER.exec(authorization)?.[1] ?? null }
+  const cookie = singleCookie(c, 'token')
+  if (cookie !== undefined) return { source: 'cookie', token: cookie }
+  const query = c.req.queries('access_token')
+  if (query !== undefined) return { source: 'query', token: query.length === 1 && query[0] ? query[0] : null }
+  return null
+}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+
+/**
+ * CSRF defence for cookie-borne credentials: an unsafe request from a foreign `Origin`, or one
+ * the browser marks `Sec-Fetch-Site: cross-site`, is not trusted with the user's cookies.
+ */
+export const isCrossSiteUnsafe = (c: Context, publicOrigin: string | null): boolean => {
+  if (!UNSAFE.has(c.req.method)) return false
+  if (c.req.header('sec-fetch-site')?.toLowerCase() === 'cross-site') return true
+  const origin = c.req.header('origin')
+  if (origin === undefined) return false
+  return origin !== (publicOrigin ?? new URL(c.req.url).origin)
+}
+
+interface NodeEnv {
+  incoming?: { socket?: { remoteAddress?: string } }
+}
+
+/**
+ * The client IP: the socket address (Node adapter), or with `trustProxy` the right-most
+ * `X-Forwarded-For` entry, the one the single trusted proxy appended. Left entries are the
+ * client's to forge and are never read.
+ */
+export const clientIp = (c: Context, trustProxy: boolean): string => {
+  if (trustProxy) {
+    const forwarded = c.req.header('x-forwarded-for')
+    const last = forwarded?.split(',').pop()?.trim()
+    if (last) return last
+  }
+  return (c.env as NodeEnv | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown'
+}

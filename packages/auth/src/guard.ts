@@ -1,0 +1,86 @@
+/**
+ * The guard: credential → JWT → live session → user → policy. One store lookup per request
+ * yields both the session (so revocation is immediate) and the user as stored now (so a role
+ * change applies to the very next request).
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import type { AccessTokens } from './access-token.js'
+import { isCrossSiteUnsafe, readCredential } from './credentials.js'
+import { AuthError } from './errors.js'
+import type { AuthUser, Policy, ResolvedOptions } from './options.js'
+import type { Store, UserRecord } from './store/types.js'
+
+/** What a guarded handler can read from `c.var`. */
+export interface GuardVariables<U extends UserRecord = UserRecord> {
+  user: AuthUser<U>
+  /** Id of the session the access token belongs to. */
+  sessionId: string
+}
+
+export type GuardEnv<U extends UserRecord = UserRecord> = { Variables: GuardVariables<U> }
+
+const refused = () =>
+  new AuthError('unauthorized', {
+    detail: 'The access token is invalid, expired or revoked.',
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+  })
+
+const missing = () =>
+  new AuthError('unauthorized', { detail: 'Sign in to use this route.', headers: { 'WWW-Authenticate': 'Bearer' } })
+
+export const toAuthUser = <U extends UserRecord>(raw: U): AuthUser<U> => ({ id: raw.id, name: raw.name, email: raw.email, raw })
+
+export interface GuardDeps<U extends UserRecord> {
+  store: Store<U>
+  tokens: AccessTokens
+  options: ResolvedOptions
+  policies: Record<string, Policy<U>>
+}
+
+export const makeGuard =
+  <U extends UserRecord>({ store, tokens, options, policies }: GuardDeps<U>) =>
+  (auth: true | string): MiddlewareHandler<GuardEnv<U>> => {
+    const policy = auth === true ? undefined : policies[auth]
+    if (auth !== true && !policy)
+      throw new TypeError(`createAuth: guard names the policy \`${auth}\`, which is not registered in \`policies\``)
+
+    return async function latchkeyGuard(c: Context<GuardEnv<U>>, next) {
+      const credential = readCredential(c)
+      if (credential?.source === 'query') {
+        // The token is in the URL: keep it out of caches and out of the Referer of the next page.
+        c.header('Cache-Control', 'no-store')
+        c.header('Referrer-Policy', 'no-referrer')
+      }
+      if (!credential) throw missing()
+      if (credential.token === null) throw refused()
+
+      const claims = await tokens.verify(credential.token)
+      if (!claims) throw refused()
+      const found = await store.findSession(claims.sid)
+      const now = options.now().getTime()
+      if (
+        !found ||
+        found.session.userId !== claims.sub ||
+        now >= found.session.createdAt.getTime() + options.sessionAbsoluteMs ||
+        now >= found.session.refreshedAt.getTime() + options.sessionIdleMs
+      )
+        throw refused()
+
+      if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.publicOrigin))
+        throw new AuthError('cross_origin', { detail: 'Cookie credentials are not accepted from another site.' })
+
+      const user = toAuthUser(found.user)
+      if (policy) {
+        let allowed = false
+        try {
+          allowed = (await policy(user, c as unknown as Context)) === true
+        } catch (err) {
+          options.log(`policy "${auth}" threw: ${err instanceof Error ? err.message : String(err)}`)
+        }
+        if (!allowed) throw new AuthError('forbidden', { detail: `The "${auth}" policy refused this request.` })
+      }
+      c.set('user', user)
+      c.set('sessionId', claims.sid)
+      await next()
+    }
+  }

@@ -1,0 +1,57 @@
+/**
+ * The dependencies every route shares, wired once by `createAuth`. Internal: not exported
+ * from the package.
+ */
+import { randomUUID } from 'node:crypto'
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Context, MiddlewareHandler } from 'hono'
+import type { AccessTokens } from './access-token.js'
+import type { RefreshCookie } from './cookies.js'
+import type { GuardEnv } from './guard.js'
+import { opaqueToken, tokenHash } from './opaque-token.js'
+import type { ResetMail, ResolvedOptions } from './options.js'
+import type { PasswordHasher } from './password.js'
+import type { rateLimiter } from './rate-limit.js'
+import type { Store, UserRecord } from './store/types.js'
+
+export interface Kit<U extends UserRecord = UserRecord> {
+  store: Store<U>
+  hasher: PasswordHasher
+  /** Verified against when the email is unknown, so both login paths cost one verification. */
+  decoy: Promise<string>
+  tokens: AccessTokens
+  options: ResolvedOptions
+  limit: ReturnType<typeof rateLimiter>
+  guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
+  cookie: RefreshCookie
+  sendMail: (mail: ResetMail) => void | Promise<void>
+}
+
+export type AuthApp = OpenAPIHono
+
+export const userJson = (user: UserRecord) => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  createdAt: user.createdAt.toISOString(),
+})
+
+/** Seconds the refresh cookie should live: the sooner of the idle and the absolute deadline. */
+export const refreshMaxAge = (options: ResolvedOptions, session: { createdAt: Date }, now: Date): number =>
+  Math.min(options.sessionIdleMs, session.createdAt.getTime() + options.sessionAbsoluteMs - now.getTime()) / 1000
+
+export const accessTokenBody = async (kit: Kit, sub: string, sid: string) => ({
+  accessToken: await kit.tokens.sign({ sub, sid }),
+  tokenType: 'Bearer' as const,
+  expiresIn: kit.options.accessTokenTtl,
+})
+
+/** Opens a session for a user (signup, login): stores the refresh hash, sets its cookie, signs an access token. */
+export const startSession = async (kit: Kit, c: Context, user: UserRecord) => {
+  const now = kit.options.now()
+  const sessionId = randomUUID()
+  const refresh = opaqueToken()
+  await kit.store.createSession({ id: sessionId, userId: user.id, refreshHash: tokenHash(refresh), now })
+  kit.cookie.set(c, refresh, refreshMaxAge(kit.options, { createdAt: now }, now))
+  return { ...(await accessTokenBody(kit, user.id, sessionId)), user: userJson(user) }
+}

@@ -1,0 +1,173 @@
+/**
+ * The options of `createAuth`, their defaults, and their validation. Everything here is checked
+ * once, when the app is wired, with an error naming the option.
+ */
+import type { Context } from 'hono'
+import type { PasswordHasher } from './password.js'
+import type { RateLimitStore } from './rate-limit.js'
+import type { Store, UserRecord } from './store/types.js'
+
+/** The signed-in user a guarded handler sees as `c.get('user')`. */
+export interface AuthUser<U extends UserRecord = UserRecord> {
+  id: string
+  name: string
+  email: string
+  /** The store's user record, without the password hash. */
+  raw: U
+}
+
+/** A named policy: allow (`true`) or refuse with 403 (`false` or a throw). */
+export type Policy<U extends UserRecord = UserRecord> = (user: AuthUser<U>, c: Context) => boolean | Promise<boolean>
+
+/** The reset mail the application sends: the library never builds the link. */
+export interface ResetMail {
+  /** The address stored on the account. */
+  to: string
+  /** The raw single-use token. */
+  token: string
+}
+
+export interface Argon2Params {
+  /** KiB; at least 19456. */
+  memoryCost: number
+  /** Iterations; at least 2. */
+  timeCost: number
+  /** Lanes; at least 1. */
+  parallelism: number
+}
+
+export interface Limit {
+  /** Attempts allowed per window. */
+  max: number
+  /** Window length in seconds. */
+  windowSeconds: number
+}
+
+export interface AuthOptions<U extends UserRecord, P extends Record<string, Policy<U>>> {
+  /** HMAC secret for access tokens, at least 32 characters. No default. */
+  secret: string
+  store: Store<U>
+  /** Called once per reset request for an existing account. Its failure is logged, never surfaced. */
+  sendMail: (mail: ResetMail) => void | Promise<void>
+  /** Named policies; guard names are checked against these keys by the compiler. */
+  policies?: P
+  /** `iss` and `aud` of access tokens. Default `latchkey`. */
+  issuer?: string
+  audience?: string
+  /** Seconds. Default 900 (15 minutes). */
+  accessTokenTtl?: number
+  /** Seconds a session lives after its last refresh. Default 30 days. */
+  sessionIdleTtl?: number
+  /** Seconds a session lives after login, however often refreshed. Default 90 days. */
+  sessionAbsoluteTtl?: number
+  /** Seconds during which a just-rotated refresh value is refused without revoking (parallel tabs). Default 10; 0 disables. */
+  refreshReuseGrace?: number
+  /** Seconds a reset token lives. Default 1800. */
+  resetTokenTtl?: number
+  /** argon2id parameters; below the OWASP floor (m=19456, t=2, p=1) construction fails. */
+  argon2?: Partial<Argon2Params>
+  /** Replaces the argon2id hasher (tests use a fast one from `@latchkey/auth/testing`). */
+  hasher?: PasswordHasher
+  /** Per-IP and per-email limits of signup, login, forgot-password and reset-password. */
+  rateLimit?: { ip?: Limit; email?: Limit; store?: RateLimitStore }
+  /** `true` when behind exactly one trusted proxy: the client IP is the right-most `X-Forwarded-For` entry. */
+  trustProxy?: boolean
+  /** Public origin of the app; foreign `Origin`s are refused for cookie-borne credentials. Default: the request's own origin. */
+  publicUrl?: string
+  /** `Secure` cookies with the `__Secure-` prefix. Default: on when `NODE_ENV=production` or `publicUrl` is https. */
+  secureCookies?: boolean
+  /** Path of the refresh cookie: where the auth routes are mounted. Default `/auth`. */
+  cookiePath?: string
+  /** Where unexpected failures are reported (never with a token or password). Default `console.error`. */
+  log?: (message: string) => void
+  /** The clock, for tests. */
+  now?: () => Date
+}
+
+export interface ResolvedOptions {
+  issuer: string
+  audience: string
+  accessTokenTtl: number
+  sessionIdleMs: number
+  sessionAbsoluteMs: number
+  refreshGraceMs: number
+  resetTokenMs: number
+  argon2: Argon2Params
+  ipLimit: Limit
+  emailLimit: Limit
+  trustProxy: boolean
+  publicOrigin: string | null
+  secureCookies: boolean
+  cookiePath: string
+  log: (message: string) => void
+  now: () => Date
+}
+
+export const ARGON2_FLOOR: Argon2Params = { memoryCost: 19456, timeCost: 2, parallelism: 1 }
+const DAY = 24 * 60 * 60
+
+const fail = (option: string, why: string): never => {
+  throw new TypeError(`createAuth: option \`${option}\` ${why}`)
+}
+
+const positive = (option: string, value: number | undefined, fallback: number, allowZero = false): number => {
+  if (value === undefined) return fallback
+  if (!Number.isFinite(value) || value < 0 || (!allowZero && value === 0)) fail(option, 'must be a positive number of seconds')
+  return value
+}
+
+const limit = (option: string, value: Limit | undefined, fallback: Limit): Limit => {
+  if (value === undefined) return fallback
+  if (!Number.isInteger(value.max) || value.max < 1) fail(`${option}.max`, 'must be a positive integer')
+  return { max: value.max, windowSeconds: positive(`${option}.windowSeconds`, value.windowSeconds, fallback.windowSeconds) }
+}
+
+/** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
+export const resolveOptions = <U extends UserRecord, P extends Record<string, Policy<U>>>(
+  options: AuthOptions<U, P>,
+): ResolvedOptions => {
+  if (typeof options?.secret !== 'string' || options.secret.length === 0)
+    fail('secret', 'is required (set AUTH_SECRET to a random string of at least 32 characters)')
+  if (options.secret.length < 32) fail('secret', 'must be at least 32 characters')
+  if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
+  if (typeof options.sendMail !== 'function')
+    fail('sendMail', 'is required: a function ({ to, token }) that sends the reset mail')
+  for (const [name, policy] of Object.entries(options.policies ?? {}))
+    if (typeof policy !== 'function') fail(`policies.${name}`, 'must be a function (user, c) => boolean')
+
+  const argon2 = { ...ARGON2_FLOOR, ...options.argon2 }
+  for (const key of ['memoryCost', 'timeCost', 'parallelism'] as const)
+    if (!Number.isInteger(argon2[key]) || argon2[key] < ARGON2_FLOOR[key])
+      fail(`argon2.${key}`, `must be an integer of at least ${ARGON2_FLOOR[key]}`)
+
+  let publicOrigin: string | null = null
+  if (options.publicUrl !== undefined) {
+    try {
+      publicOrigin = new URL(options.publicUrl).origin
+    } catch {
+      fail('publicUrl', 'must be an absolute URL such as https://app.example.com')
+    }
+  }
+  const cookiePath = options.cookiePath ?? '/auth'
+  if (!cookiePath.startsWith('/')) fail('cookiePath', 'must start with /')
+
+  return {
+    issuer: options.issuer ?? 'latchkey',
+    audience: options.audience ?? 'latchkey',
+    accessTokenTtl: positive('accessTokenTtl', options.accessTokenTtl, 15 * 60),
+    sessionIdleMs: positive('sessionIdleTtl', options.sessionIdleTtl, 30 * DAY) * 1000,
+    sessionAbsoluteMs: positive('sessionAbsoluteTtl', options.sessionAbsoluteTtl, 90 * DAY) * 1000,
+    refreshGraceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
+    resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
+    argon2,
+    ipLimit: limit('rateLimit.ip', options.rateLimit?.ip, { max: 100, windowSeconds: 15 * 60 }),
+    emailLimit: limit('rateLimit.email', options.rateLimit?.email, { max: 10, windowSeconds: 15 * 60 }),
+    trustProxy: options.trustProxy ?? false,
+    publicOrigin,
+    secureCookies:
+      options.secureCookies ?? (process.env.NODE_ENV === 'production' || publicOrigin?.startsWith('https:') === true),
+    cookiePath,
+    log: options.log ?? ((message) => console.error(message)),
+    now: options.now ?? (() => new Date()),
+  }
+}

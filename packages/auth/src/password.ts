@@ -1,0 +1,67 @@
+/**
+ * Password hashing (argon2id through the async, thread-pool API of @node-rs/argon2, so a
+ * login never blocks the event loop), the re-hash check, and the rules a new password must meet.
+ */
+import { randomBytes } from 'node:crypto'
+import { hash, verify } from '@node-rs/argon2'
+import type { Argon2Params } from './options.js'
+
+/** How passwords are hashed. `verify` never throws: a malformed hash is simply `false`. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>
+  verify(hash: string, password: string): Promise<boolean>
+  /** `true` when a stored hash was made with weaker parameters than the current ones. */
+  needsRehash(hash: string): boolean
+}
+
+// `Algorithm.Argon2id` is an ambient const enum, which isolated modules cannot read.
+const ARGON2ID = 2
+const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/
+
+/** The argon2id hasher with the given parameters. */
+export const argon2Hasher = (params: Argon2Params): PasswordHasher => ({
+  hash: (password) => hash(password, { algorithm: ARGON2ID, ...params }),
+  async verify(stored, password) {
+    try {
+      return await verify(stored, password)
+    } catch {
+      return false
+    }
+  },
+  needsRehash(stored) {
+    const m = PHC.exec(stored)
+    if (!m) return true
+    return Number(m[1]) < params.memoryCost || Number(m[2]) < params.timeCost || Number(m[3]) < params.parallelism
+  },
+})
+
+/** A hash of a random password, verified against when the email is unknown so both paths cost the same. */
+export const decoyHash = (hasher: PasswordHasher): Promise<string> => hasher.hash(randomBytes(32).toString('base64url'))
+
+/** Passwords are NFKC-normalised before hashing, never trimmed or case-changed. */
+export const normalizePassword = (password: string): string => password.normalize('NFKC')
+
+/** Length in code points, as the contract counts it. */
+export const codePoints = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+let common: Promise<Set<string>> | undefined
+/** The ~49,000 most common passwords (from @zxcvbn-ts/language-common), loaded once on first use. */
+export const commonPasswords = (): Promise<Set<string>> => {
+  common ??= import('@zxcvbn-ts/language-common').then(
+    ({ dictionary }) => new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase())),
+  )
+  return common
+}
+
+/** Why a new password is refused, or `null` when it is acceptable. `email` is canonical. */
+export const passwordWeakness = async (password: string, email: string): Promise<string | null> => {
+  const lowered = normalizePassword(password).toLowerCase()
+  const local = email.slice(0, email.lastIndexOf('@'))
+  if (lowered === email || lowered === local) return 'Password must not be your email address.'
+  if ((await commonPasswords()).has(lowered)) return 'Password is one of the most common passwords.'
+  return null
+}

@@ -1,0 +1,124 @@
+import type { Context, MiddlewareHandler } from 'hono'
+import { AuthError } from './errors.js'
+/**
+ * Fixed-window attempt counters with bounded memory.
+ *
+ * No maintained limiter fit the two promises together: `rate-limiter-flexible`'s memory
+ * limiter and `hono-rate-limiter`'s memory store keep one entry per key until it expires,
+ * so a flood of distinct keys grows memory without bound. Here the table holds at most
+ * `maxKeys` entries. To admit a new key it evicts an expired or not-yet-limited entry,
+ * oldest first. It never evicts a limited key. When every entry is limited, new keys share
+ * a fixed array of hashed overflow counters, so memory stays bounded and nothing is let
+ * through uncounted.
+ */
+
+export interface Hit {
+  /** Attempts in the current window, this one included. */
+  count: number
+  /** Epoch ms when the window ends. */
+  resetAt: number
+}
+
+/** Backing store of the limiter; PostgreSQL implements it so instances share counts. */
+export interface RateLimitStore {
+  /** Counts one attempt for `key`; `max` tells the store which keys are limited (never to be evicted). */
+  hit(key: string, max: number, windowMs: number, now: number): Promise<Hit>
+}
+
+export interface MemoryRateLimitOptions {
+  /** Most keys tracked individually. Default 100,000 (about 25 MB at worst). */
+  maxKeys?: number
+  /** Shared counters for keys that arrive while the table is full of limited keys. Default 4096. */
+  overflowSlots?: number
+}
+
+interface Entry {
+  count: number
+  resetAt: number
+  max: number
+}
+
+const fnv1a = (s: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
+  return h >>> 0
+}
+
+/** The in-process store: right for one server process. */
+export const memoryRateLimitStore = (options: MemoryRateLimitOptions = {}): RateLimitStore & { size(): number } => {
+  const maxKeys = options.maxKeys ?? 100_000
+  const slots = options.overflowSlots ?? 4096
+  const entries = new Map<string, Entry>()
+  const overflowCount = new Uint32Array(slots)
+  const overflowReset = new Float64Array(slots)
+
+  // Walks from the oldest entry; a limited one is moved to the back so the walk stays short.
+  const makeRoom = (now: number): boolean => {
+    let steps = 0
+    for (const [key, entry] of entries) {
+      if (++steps > 64) return false
+      entries.delete(key)
+      if (entry.resetAt <= now || entry.count < entry.max) return true
+      entries.set(key, entry)
+    }
+    return false
+  }
+
+  const overflow = (key: string, windowMs: number, now: number): Hit => {
+    const i = fnv1a(key) % slots
+    if ((overflowReset[i] ?? 0) <= now) {
+      overflowCount[i] = 0
+      overflowReset[i] = now + windowMs
+    }
+    overflowCount[i] = (overflowCount[i] ?? 0) + 1
+    return { count: overflowCount[i] ?? 0, resetAt: overflowReset[i] ?? now }
+  }
+
+  return {
+    size: () => entries.size,
+    async hit(key, max, windowMs, now) {
+      let entry = entries.get(key)
+      if (entry && entry.resetAt <= now) {
+        entries.delete(key)
+        entry = undefined
+      }
+      if (!entry) {
+        if (entries.size >= maxKeys && !makeRoom(now)) return overflow(key, windowMs, now)
+        entry = { count: 0, resetAt: now + windowMs, max }
+        entries.set(key, entry)
+      }
+      entry.count++
+      return { count: entry.count, resetAt: entry.resetAt }
+    },
+  }
+}
+
+/** Answers 429 with `Retry-After` once the client IP or the email has used up its window. */
+export const rateLimiter = (deps: {
+  store: RateLimitStore
+  ipLimit: { max: number; windowSeconds: number }
+  emailLimit: { max: number; windowSeconds: number }
+  ipOf: (c: Context) => string
+  now: () => Date
+}) =>
+  function limit(endpoint: string, emailOf: (c: Context) => Promise<string | null>): MiddlewareHandler {
+    return async function rateLimit(c, next) {
+      const now = deps.now().getTime()
+      const email = await emailOf(c)
+      const checks: [string, { max: number; windowSeconds: number }][] = [[`${endpoint}:ip:${deps.ipOf(c)}`, deps.ipLimit]]
+      if (email) checks.push([`${endpoint}:email:${email}`, deps.emailLimit])
+      // Every attempt counts against both keys, whatever its outcome.
+      const hits = await Promise.all(checks.map(([key, l]) => deps.store.hit(key, l.max, l.windowSeconds * 1000, now)))
+      let retryAfter = 0
+      hits.forEach((hit, i) => {
+        const max = checks[i]?.[1].max ?? 0
+        if (hit.count > max) retryAfter = Math.max(retryAfter, Math.ceil((hit.resetAt - now) / 1000))
+      })
+      if (retryAfter > 0)
+        throw new AuthError('rate_limited', {
+          detail: `Too many attempts. Try again in ${retryAfter} seconds.`,
+          headers: { 'Retry-After': String(retryAfter) },
+        })
+      await next()
+    }
+  }

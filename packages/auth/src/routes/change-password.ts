@@ -1,0 +1,43 @@
+/** POST /change-password: replaces the password and revokes every other session of the user. */
+import { z } from '@hono/zod-openapi'
+import { AuthError } from '../errors.js'
+import type { AuthApp, Kit } from '../kit.js'
+import { normalizePassword, passwordWeakness } from '../password.js'
+import { guardedRoute } from '../route.js'
+import { jsonBody, NewPasswordField, PasswordField, problemResponse } from '../schemas.js'
+
+const ChangePasswordBody = z
+  .object({ currentPassword: PasswordField, newPassword: NewPasswordField })
+  .openapi('ChangePasswordRequest')
+
+export const changePassword = (app: AuthApp, kit: Kit) =>
+  app.openapi(
+    guardedRoute(kit.guard(true), {
+      auth: true,
+      method: 'post',
+      path: '/change-password',
+      tags: ['auth'],
+      summary: 'Change the password; other sessions are signed out',
+      request: { body: jsonBody(ChangePasswordBody) },
+      responses: {
+        204: { description: 'Password changed; every other session is revoked' },
+        400: problemResponse('Invalid input, a refused new password, or a wrong current password'),
+      },
+    }),
+    async (c) => {
+      const { currentPassword, newPassword } = c.req.valid('json')
+      const { user, sessionId } = c.var
+      const weakness = await passwordWeakness(newPassword, user.email)
+      if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'newPassword', message: weakness }] })
+
+      const found = await kit.store.findUserById(user.id)
+      if (!found || !(await kit.hasher.verify(found.passwordHash, normalizePassword(currentPassword))))
+        throw new AuthError('wrong_password', {
+          detail: 'The current password is wrong.',
+          errors: [{ path: 'currentPassword', message: 'Wrong password' }],
+        })
+
+      await kit.store.replacePassword(user.id, await kit.hasher.hash(normalizePassword(newPassword)), sessionId)
+      return c.body(null, 204)
+    },
+  )

@@ -1,0 +1,48 @@
+/**
+ * POST /forgot-password: the same 202 whether or not the email has an account. For an
+ * account, one fresh reset token replaces any earlier one and goes to the application's
+ * `sendMail`, which runs after the response is decided and never changes it.
+ */
+import { createRoute, z } from '@hono/zod-openapi'
+import { peekJson } from '../http.js'
+import type { AuthApp, Kit } from '../kit.js'
+import { opaqueToken, tokenHash } from '../opaque-token.js'
+import { EmailField, emailFromBody, jsonBody, jsonContent, problemResponse } from '../schemas.js'
+
+const ForgotBody = z.object({ email: EmailField }).openapi('ForgotPasswordRequest')
+const Accepted = z.object({ message: z.string() }).openapi('Accepted')
+const MESSAGE = 'If an account exists for this email, a reset link is on its way.'
+
+export const forgotPassword = (app: AuthApp, kit: Kit) =>
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/forgot-password',
+      tags: ['auth'],
+      summary: 'Mail a password reset token',
+      middleware: [kit.limit('forgot-password', async (c) => emailFromBody(await peekJson(c)))],
+      request: { body: jsonBody(ForgotBody) },
+      responses: {
+        202: jsonContent(Accepted, 'Accepted, whether or not the account exists'),
+        400: problemResponse('Invalid input'),
+        429: problemResponse('Too many attempts'),
+      },
+    }),
+    async (c) => {
+      const { email } = c.req.valid('json')
+      const found = await kit.store.findUserByEmail(email)
+      if (found) {
+        const token = opaqueToken()
+        await kit.store.createResetToken({
+          userId: found.user.id,
+          tokenHash: tokenHash(token),
+          expiresAt: new Date(kit.options.now().getTime() + kit.options.resetTokenMs),
+        })
+        // Mail goes to the stored address, never the submitted one; failures never reach the client.
+        Promise.resolve()
+          .then(() => kit.sendMail({ to: found.user.email, token }))
+          .catch((err: unknown) => kit.options.log(`sendMail failed: ${err instanceof Error ? err.name : 'error'}`))
+      }
+      return c.json({ message: MESSAGE }, 202)
+    },
+  )

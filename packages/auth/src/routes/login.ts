@@ -1,0 +1,45 @@
+/**
+ * POST /login. A wrong password and an unknown email answer the same bytes after the same
+ * work: exactly one argon2 verification, against a decoy hash when there is no account.
+ */
+import { createRoute, z } from '@hono/zod-openapi'
+import { AuthError } from '../errors.js'
+import { peekJson } from '../http.js'
+import { type AuthApp, type Kit, startSession } from '../kit.js'
+import { normalizePassword } from '../password.js'
+import { AuthResultSchema, EmailField, emailFromBody, jsonBody, jsonContent, PasswordField, problemResponse } from '../schemas.js'
+
+const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
+
+export const login = (app: AuthApp, kit: Kit) =>
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/login',
+      tags: ['auth'],
+      summary: 'Sign in',
+      middleware: [kit.limit('login', async (c) => emailFromBody(await peekJson(c)))],
+      request: { body: jsonBody(LoginBody) },
+      responses: {
+        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
+        400: problemResponse('Invalid input'),
+        401: problemResponse('Wrong email or password'),
+        429: problemResponse('Too many attempts'),
+      },
+    }),
+    async (c) => {
+      const { email, password } = c.req.valid('json')
+      const found = await kit.store.findUserByEmail(email)
+      const candidate = normalizePassword(password)
+      const ok = await kit.hasher.verify(found?.passwordHash ?? (await kit.decoy), candidate)
+      if (!found || !ok)
+        throw new AuthError('invalid_credentials', {
+          detail: 'The email or password is wrong.',
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        })
+
+      if (kit.hasher.needsRehash(found.passwordHash))
+        await kit.store.updatePasswordHash(found.user.id, await kit.hasher.hash(candidate))
+      return c.json(await startSession(kit, c, found.user), 200)
+    },
+  )

@@ -1,0 +1,63 @@
+/**
+ * POST /refresh: spends the refresh cookie and issues a new one with a new access token.
+ * A value rotated away within the grace window is refused quietly (parallel tabs); later it
+ * is reuse, a sign of theft, and the store deletes the whole session.
+ */
+import { createRoute } from '@hono/zod-openapi'
+import { isCrossSiteUnsafe } from '../credentials.js'
+import { AuthError } from '../errors.js'
+import { type AuthApp, accessTokenBody, type Kit, refreshMaxAge } from '../kit.js'
+import { opaqueToken, tokenHash } from '../opaque-token.js'
+import { jsonContent, problemResponse, TokenSchema } from '../schemas.js'
+
+const refused = (detail: string) =>
+  new AuthError('invalid_refresh', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } })
+
+export const refresh = (app: AuthApp, kit: Kit) =>
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/refresh',
+      tags: ['auth'],
+      summary: 'Rotate the refresh cookie and get a new access token',
+      security: [{ refreshCookie: [] }],
+      responses: {
+        200: jsonContent(TokenSchema, 'New access token; the refresh cookie is replaced'),
+        401: problemResponse('Missing, invalid, expired, revoked or reused refresh cookie'),
+        403: problemResponse('Cookie sent from another site'),
+      },
+    }),
+    async (c) => {
+      const presented = kit.cookie.read(c)
+      if (presented === undefined)
+        throw new AuthError('invalid_refresh', {
+          detail: 'No refresh cookie was sent.',
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        })
+      if (isCrossSiteUnsafe(c, kit.options.publicOrigin))
+        throw new AuthError('cross_origin', { detail: 'Cookie credentials are not accepted from another site.' })
+      if (presented === null) {
+        kit.cookie.clear(c)
+        throw refused('The refresh cookie is malformed.')
+      }
+
+      const now = kit.options.now()
+      const next = opaqueToken()
+      const result = await kit.store.rotateRefresh({
+        hash: tokenHash(presented),
+        nextHash: tokenHash(next),
+        now,
+        graceMs: kit.options.refreshGraceMs,
+        idleMs: kit.options.sessionIdleMs,
+        absoluteMs: kit.options.sessionAbsoluteMs,
+      })
+      // A race loser leaves the cookie alone: the winner's Set-Cookie may land first.
+      if (result.status === 'race') throw refused('This refresh value was just rotated by another request.')
+      if (result.status !== 'rotated') {
+        kit.cookie.clear(c)
+        throw refused('The refresh cookie is invalid, expired or revoked.')
+      }
+      kit.cookie.set(c, next, refreshMaxAge(kit.options, result.session, now))
+      return c.json(await accessTokenBody(kit, result.user.id, result.session.id), 200)
+    },
+  )

@@ -1,0 +1,56 @@
+/**
+ * POST /reset-password: spends a reset token, sets the new password and revokes every
+ * session of the owner in one atomic store step. A password refused by the rules does not
+ * use the token up. Invalid, used and expired tokens all get the same 400.
+ */
+import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { AuthError } from '../errors.js'
+import { peekJson } from '../http.js'
+import type { AuthApp, Kit } from '../kit.js'
+import { tokenHash } from '../opaque-token.js'
+import { normalizePassword, passwordWeakness } from '../password.js'
+import { jsonBody, NewPasswordField, problemResponse } from '../schemas.js'
+
+const ResetBody = z.object({ token: z.string().min(1).max(1024), newPassword: NewPasswordField }).openapi('ResetPasswordRequest')
+
+const invalidToken = () => new AuthError('invalid_reset_token', { detail: 'The reset token is invalid, used or expired.' })
+
+export const resetPassword = (app: AuthApp, kit: Kit) => {
+  // The rate limit counts the email of the token's owner (CONTRACT §4), so a token is looked up first.
+  const owner = async (c: Context) => {
+    const token = (((await peekJson(c)) ?? {}) as { token?: unknown }).token
+    if (typeof token !== 'string' || token.length > 1024) return null
+    return kit.store.findResetToken(tokenHash(token), kit.options.now())
+  }
+  return app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/reset-password',
+      tags: ['auth'],
+      summary: 'Set a new password with a reset token; every session is signed out',
+      middleware: [kit.limit('reset-password', async (c) => (await owner(c))?.email ?? null)],
+      request: { body: jsonBody(ResetBody) },
+      responses: {
+        204: { description: 'Password replaced; every session of the account is revoked' },
+        400: problemResponse('Invalid input, a refused password, or an invalid, used or expired token'),
+        429: problemResponse('Too many attempts'),
+      },
+    }),
+    async (c) => {
+      const { token, newPassword } = c.req.valid('json')
+      const found = await kit.store.findResetToken(tokenHash(token), kit.options.now())
+      if (!found) throw invalidToken()
+      const weakness = await passwordWeakness(newPassword, found.email)
+      if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'newPassword', message: weakness }] })
+
+      const userId = await kit.store.consumeResetToken({
+        tokenHash: tokenHash(token),
+        now: kit.options.now(),
+        passwordHash: await kit.hasher.hash(normalizePassword(newPassword)),
+      })
+      if (!userId) throw invalidToken()
+      return c.body(null, 204)
+    },
+  )
+}

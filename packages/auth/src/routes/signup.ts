@@ -1,0 +1,54 @@
+/** POST /signup: creates an account and signs it in. 409 when the email is taken. */
+import { randomUUID } from 'node:crypto'
+import { createRoute, z } from '@hono/zod-openapi'
+import { AuthError } from '../errors.js'
+import { peekJson } from '../http.js'
+import { type AuthApp, type Kit, startSession } from '../kit.js'
+import { normalizePassword, passwordWeakness } from '../password.js'
+import {
+  AuthResultSchema,
+  codePointString,
+  EmailField,
+  emailFromBody,
+  jsonBody,
+  jsonContent,
+  NewPasswordField,
+  problemResponse,
+} from '../schemas.js'
+
+const SignupBody = z
+  .object({ name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField })
+  .openapi('SignupRequest')
+
+export const signup = (app: AuthApp, kit: Kit) =>
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/signup',
+      tags: ['auth'],
+      summary: 'Create an account',
+      middleware: [kit.limit('signup', async (c) => emailFromBody(await peekJson(c)))],
+      request: { body: jsonBody(SignupBody) },
+      responses: {
+        201: jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie is set'),
+        400: problemResponse('Invalid input or a refused password'),
+        409: problemResponse('An account with this email exists'),
+        429: problemResponse('Too many attempts'),
+      },
+    }),
+    async (c) => {
+      const { name, email, password } = c.req.valid('json')
+      const weakness = await passwordWeakness(password, email)
+      if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'password', message: weakness }] })
+
+      const user = await kit.store.createUser({
+        id: randomUUID(),
+        name,
+        email,
+        passwordHash: await kit.hasher.hash(normalizePassword(password)),
+        createdAt: kit.options.now(),
+      })
+      if (!user) throw new AuthError('email_taken', { detail: 'An account with this email already exists.' })
+      return c.json(await startSession(kit, c, user), 201)
+    },
+  )

@@ -1,0 +1,99 @@
+/**
+ * The zod schemas of the auth routes. Each one validates the request, types the handler and
+ * describes the operation in the OpenAPI document.
+ */
+
+import type { Hook } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
+import type { Env } from 'hono'
+import { AuthError } from './errors.js'
+import { codePoints } from './password.js'
+
+/** Trimmed, NFKC-normalised, lower-cased, then validated: the form used for storage, lookup and limits. */
+export const canonicalEmail = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
+
+export const EmailField = z
+  .string()
+  .trim()
+  .overwrite((s) => s.normalize('NFKC'))
+  .toLowerCase()
+  .email()
+  .max(254)
+  .openapi({ example: 'ada@example.com' })
+
+/** A string whose length in code points lies in [min, max] (JSON Schema counts code points too). */
+export const codePointString = (min: number, max: number, what: string) =>
+  z
+    .string()
+    .refine((s) => codePoints(s) >= min, `${what} must be at least ${min} characters`)
+    .refine((s) => codePoints(s) <= max, `${what} must be at most ${max} characters`)
+    .openapi({ minLength: min, maxLength: max })
+
+export const NewPasswordField = codePointString(8, 256, 'Password').openapi({ format: 'password' })
+export const PasswordField = z.string().max(1024).openapi({ format: 'password' })
+
+export const ProblemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .openapi('Problem')
+
+/** A documented problem response. */
+export const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: ProblemSchema } },
+})
+
+export const UserSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    email: z.string(),
+    createdAt: z.string().openapi({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' }),
+  })
+  .openapi('User')
+
+export const TokenSchema = z
+  .object({
+    accessToken: z.string(),
+    tokenType: z.literal('Bearer'),
+    expiresIn: z.number().int().openapi({ description: 'Seconds until the access token expires' }),
+  })
+  .openapi('AccessToken')
+
+export const AuthResultSchema = TokenSchema.extend({ user: UserSchema }).openapi('AuthResult')
+
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({
+  required: true,
+  content: { 'application/json': { schema } },
+})
+
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+})
+
+/**
+ * The validation hook: every failed schema becomes one 400 problem document with `errors[]`.
+ * Pass it as `defaultHook` to your own `OpenAPIHono` so your routes answer the same way.
+ *
+ * @example
+ * const app = new OpenAPIHono({ defaultHook: validationHook })
+ */
+export const validationHook: Hook<unknown, Env, string, unknown> = (result) => {
+  if (result.success) return
+  throw new AuthError('validation_failed', {
+    detail: 'The request does not match the schema.',
+    errors: result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
+  })
+}
+
+/** The canonical `email` of a body that may be anything, for rate-limit keys. */
+export const emailFromBody = (body: unknown): string | null => {
+  const email = (body as { email?: unknown } | undefined)?.email
+  return typeof email === 'string' ? canonicalEmail(email) : null
+}

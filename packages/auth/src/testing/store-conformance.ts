@@ -1,0 +1,229 @@
+/**
+ * One conformance suite for every {@link Store}: the SQLite store runs it, so does PostgreSQL,
+ * and so should yours. It checks the domain rules, and the atomicity of rotation and single-use
+ * consumption with 20 concurrent callers.
+ *
+ * @example
+ * storeConformance('sqlite', async () => {
+ *   const db = openSqlite(':memory:'); migrateSqlite(db)
+ *   return { store: sqliteStore(db), close: async () => db.close() }
+ * })
+ */
+import { randomUUID } from 'node:crypto'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { RotateRefreshInput, Store, UserRecord } from '../store/types.js'
+
+export type StoreFactory = () => Promise<{ store: Store<UserRecord>; close?: () => Promise<void> }>
+
+const T0 = new Date('2026-11-21T10:00:00.000Z')
+const at = (ms: number) => new Date(T0.getTime() + ms)
+const DAY = 86_400_000
+const lifetimes = { graceMs: 10_000, idleMs: 30 * DAY, absoluteMs: 90 * DAY }
+
+export const storeConformance = (name: string, factory: StoreFactory): void => {
+  describe(`Store conformance: ${name}`, () => {
+    let store: Store<UserRecord>
+    let close: (() => Promise<void>) | undefined
+
+    beforeEach(async () => {
+      ;({ store, close } = await factory())
+    })
+    afterEach(async () => {
+      await close?.()
+    })
+
+    const newUser = async (email = `u-${randomUUID()}@example.com`) => {
+      const user = await store.createUser({ id: randomUUID(), name: 'Ada', email, passwordHash: 'hash-1', createdAt: T0 })
+      if (!user) throw new Error('createUser refused a fresh email')
+      return user
+    }
+    const newSession = async (userId: string, refreshHash = randomUUID(), now = T0) => {
+      const id = randomUUID()
+      await store.createSession({ id, userId, refreshHash, now })
+      return id
+    }
+    const rotate = (hash: string, nextHash: string, ms: number, more: Partial<RotateRefreshInput> = {}) =>
+      store.rotateRefresh({ hash, nextHash, now: at(ms), ...lifetimes, ...more })
+
+    describe('users', () => {
+      it('creates a user and finds it by email and by id, with its hash', async () => {
+        const user = await newUser('ada@example.com')
+        expect(user).toMatchObject({ name: 'Ada', email: 'ada@example.com', role: null })
+        expect(user.createdAt.getTime()).toBe(T0.getTime())
+        expect(user).not.toHaveProperty('passwordHash')
+        expect(await store.findUserByEmail('ada@example.com')).toEqual({ user, passwordHash: 'hash-1' })
+        expect(await store.findUserById(user.id)).toEqual({ user, passwordHash: 'hash-1' })
+      })
+
+      it('answers null for a taken email and for unknown users', async () => {
+        await newUser('taken@example.com')
+        const again = await store.createUser({
+          id: randomUUID(),
+          name: 'B',
+          email: 'taken@example.com',
+          passwordHash: 'h',
+          createdAt: T0,
+        })
+        expect(again).toBeNull()
+        expect(await store.findUserByEmail('nobody@example.com')).toBeNull()
+        expect(await store.findUserById(randomUUID())).toBeNull()
+      })
+
+      it('creates exactly one of 20 concurrent users with one email', async () => {
+        const results = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            store.createUser({ id: randomUUID(), name: 'R', email: 'race@example.com', passwordHash: 'h', createdAt: T0 }),
+          ),
+        )
+        expect(results.filter(Boolean)).toHaveLength(1)
+      })
+
+      it('updates the hash, and sets the role by email', async () => {
+        const user = await newUser()
+        await store.updatePasswordHash(user.id, 'hash-2')
+        expect((await store.findUserById(user.id))?.passwordHash).toBe('hash-2')
+        expect(await store.setRole(user.email, 'admin')).toBe(true)
+        expect((await store.findUserById(user.id))?.user.role).toBe('admin')
+        expect(await store.setRole('nobody@example.com', 'admin')).toBe(false)
+      })
+
+      it('replaces the password and deletes every session but the kept one', async () => {
+        const user = await newUser()
+        const keep = await newSession(user.id)
+        const other = await newSession(user.id)
+        const stranger = await newSession((await newUser()).id)
+        await store.replacePassword(user.id, 'hash-3', keep)
+        expect((await store.findUserById(user.id))?.passwordHash).toBe('hash-3')
+        expect(await store.findSession(keep)).not.toBeNull()
+        expect(await store.findSession(other)).toBeNull()
+        expect(await store.findSession(stranger)).not.toBeNull()
+        await store.replacePassword(user.id, 'hash-4', null)
+        expect(await store.findSession(keep)).toBeNull()
+      })
+    })
+
+    describe('sessions', () => {
+      it('finds a live session with its user as stored now, and forgets a deleted one', async () => {
+        const user = await newUser()
+        const sid = await newSession(user.id)
+        await store.setRole(user.email, 'editor')
+        const found = await store.findSession(sid)
+        expect(found?.session).toMatchObject({ id: sid, userId: user.id })
+        expect(found?.session.createdAt.getTime()).toBe(T0.getTime())
+        expect(found?.user.role).toBe('editor')
+        await store.deleteSession(sid)
+        expect(await store.findSession(sid)).toBeNull()
+        expect(await store.findSession(randomUUID())).toBeNull()
+      })
+
+      it('rotates a current value once; the new value is current', async () => {
+        const user = await newUser()
+        const sid = await newSession(user.id, 'r0')
+        const first = await rotate('r0', 'r1', 1000)
+        expect(first.status).toBe('rotated')
+        if (first.status === 'rotated') {
+          expect(first.session.id).toBe(sid)
+          expect(first.session.refreshedAt.getTime()).toBe(at(1000).getTime())
+          expect(first.user.id).toBe(user.id)
+        }
+        expect((await rotate('r1', 'r2', 2000)).status).toBe('rotated')
+        expect((await store.findSession(sid))?.session.refreshedAt.getTime()).toBe(at(2000).getTime())
+      })
+
+      it('refuses a just-rotated value inside the grace window without revoking', async () => {
+        const sid = await newSession((await newUser()).id, 'g0')
+        await rotate('g0', 'g1', 0)
+        expect((await rotate('g0', 'gx', 9_999)).status).toBe('race')
+        expect(await store.findSession(sid)).not.toBeNull()
+        expect((await rotate('g1', 'g2', 10_000)).status).toBe('rotated')
+      })
+
+      it('treats a rotated value after the window as reuse and deletes the whole session', async () => {
+        const sid = await newSession((await newUser()).id, 'x0')
+        await rotate('x0', 'x1', 0)
+        await rotate('x1', 'x2', 20_000)
+        expect((await rotate('x0', 'xx', 40_000)).status).toBe('reused')
+        expect(await store.findSession(sid)).toBeNull()
+        expect((await rotate('x2', 'x3', 40_001)).status).toBe('unknown')
+      })
+
+      it('with a zero grace window, any rotated value is reuse', async () => {
+        const sid = await newSession((await newUser()).id, 'z0')
+        await rotate('z0', 'z1', 0)
+        expect((await rotate('z0', 'zx', 0, { graceMs: 0 })).status).toBe('reused')
+        expect(await store.findSession(sid)).toBeNull()
+      })
+
+      it('expires a session past its idle or absolute lifetime', async () => {
+        const idle = await newSession((await newUser()).id, 'i0')
+        expect((await rotate('i0', 'i1', 30 * DAY)).status).toBe('expired')
+        expect(await store.findSession(idle)).toBeNull()
+
+        await newSession((await newUser()).id, 'a0')
+        let current = 'a0'
+        for (let day = 20; day < 90; day += 20) {
+          expect((await rotate(current, `a${day}`, day * DAY)).status).toBe('rotated')
+          current = `a${day}`
+        }
+        expect((await rotate(current, 'a-late', 90 * DAY)).status).toBe('expired')
+      })
+
+      it('answers unknown for a value no session has', async () => {
+        expect((await rotate('never-issued', 'n1', 0)).status).toBe('unknown')
+      })
+
+      it('lets exactly one of 20 concurrent rotations of one value win, and keeps the session', async () => {
+        const sid = await newSession((await newUser()).id, 'c0')
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => rotate('c0', `c1-${i}`, 1000)))
+        expect(results.filter((r) => r.status === 'rotated')).toHaveLength(1)
+        expect(results.filter((r) => r.status === 'race')).toHaveLength(19)
+        expect(await store.findSession(sid)).not.toBeNull()
+      })
+    })
+
+    describe('reset tokens', () => {
+      it('finds an unused unexpired token, and a new token kills the earlier one', async () => {
+        const user = await newUser()
+        await store.createResetToken({ userId: user.id, tokenHash: 't1', expiresAt: at(1800_000) })
+        expect(await store.findResetToken('t1', T0)).toEqual({ userId: user.id, email: user.email })
+        await store.createResetToken({ userId: user.id, tokenHash: 't2', expiresAt: at(1800_000) })
+        expect(await store.findResetToken('t1', T0)).toBeNull()
+        expect(await store.findResetToken('t2', T0)).not.toBeNull()
+        expect(await store.findResetToken('t2', at(1800_000))).toBeNull()
+      })
+
+      it('consumes once: sets the password and deletes every session of the owner', async () => {
+        const user = await newUser()
+        const s1 = await newSession(user.id)
+        const s2 = await newSession(user.id)
+        await store.createResetToken({ userId: user.id, tokenHash: 'once', expiresAt: at(60_000) })
+        expect(await store.consumeResetToken({ tokenHash: 'once', now: T0, passwordHash: 'new-hash' })).toBe(user.id)
+        expect((await store.findUserById(user.id))?.passwordHash).toBe('new-hash')
+        expect(await store.findSession(s1)).toBeNull()
+        expect(await store.findSession(s2)).toBeNull()
+        expect(await store.consumeResetToken({ tokenHash: 'once', now: T0, passwordHash: 'again' })).toBeNull()
+        expect(await store.findResetToken('once', T0)).toBeNull()
+        expect((await store.findUserById(user.id))?.passwordHash).toBe('new-hash')
+      })
+
+      it('refuses an expired or unknown token and changes nothing', async () => {
+        const user = await newUser()
+        await store.createResetToken({ userId: user.id, tokenHash: 'old', expiresAt: at(60_000) })
+        expect(await store.consumeResetToken({ tokenHash: 'old', now: at(60_000), passwordHash: 'x' })).toBeNull()
+        expect(await store.consumeResetToken({ tokenHash: 'nope', now: T0, passwordHash: 'x' })).toBeNull()
+        expect((await store.findUserById(user.id))?.passwordHash).toBe('hash-1')
+      })
+
+      it('lets exactly one of 20 concurrent redemptions of one token win', async () => {
+        const user = await newUser()
+        await store.createResetToken({ userId: user.id, tokenHash: 'race', expiresAt: at(60_000) })
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) => store.consumeResetToken({ tokenHash: 'race', now: T0, passwordHash: `p${i}` })),
+        )
+        const winners = results.map((r, i) => (r ? i : -1)).filter((i) => i >= 0)
+        expect(winners).toHaveLength(1)
+        expect((await store.findUserById(user.id))?.passwordHash).toBe(`p${winners[0]}`)
+      })
+    })
+  })
+}
