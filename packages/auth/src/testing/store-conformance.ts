@@ -37,7 +37,7 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
       if (!user) throw new Error('createUser refused a fresh email')
       return user
     }
-    const newSession = async (userId: string, refreshHash = randomUUID(), now = T0) => {
+    const newSession = async (userId: string, refreshHash: string = randomUUID(), now = T0) => {
       const id = randomUUID()
       await store.createSession({ id, userId, refreshHash, now })
       return id
