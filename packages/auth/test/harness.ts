@@ -1,0 +1,112 @@
+/**
+ * Test harness: a real SQLite file, the library mounted on a Hono app, a frozen clock, and
+ * captured reset mails. Everything goes through `app.request()`, the public surface.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { onTestFinished } from 'vitest'
+import { type AuthOptions, createAuth, type Policy, problemErrorHandler, problemNotFound, type ResetMail, type UserRecord } from '../src/index.js'
+import { migrateSqlite, openSqlite, sqliteCounts, sqliteStore } from '../src/sqlite/index.js'
+import { fastHasher } from '../src/testing/index.js'
+
+export const T0 = new Date('2026-11-21T10:00:00.000Z')
+export const SECRET = 'test-secret-that-is-long-enough-0123456789'
+export const PASSWORD = 'correct horse battery staple'
+
+type Policies = { admin: Policy<UserRecord>; owner: Policy<UserRecord>; broken: Policy<UserRecord> }
+
+export interface RequestInit {
+  json?: unknown
+  body?: string
+  headers?: Record<string, string>
+  /** Client IP, sent as X-Forwarded-For (the harness trusts one proxy). */
+  ip?: string
+}
+
+export const harness = (overrides: Partial<AuthOptions<UserRecord, Policies>> = {}) => {
+  const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-'))
+  const db = openSqlite(join(dir, 'auth.db'))
+  migrateSqlite(db)
+  const store = sqliteStore(db)
+  onTestFinished(() => {
+    db.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  let now = T0.getTime()
+  const clock = {
+    now: () => new Date(now),
+    advance: (ms: number) => {
+      now += ms
+    },
+  }
+  const mails: ResetMail[] = []
+  const logs: string[] = []
+  const auth = createAuth({
+    secret: SECRET,
+    store,
+    sendMail: (mail) => {
+      mails.push(mail)
+    },
+    hasher: fastHasher(),
+    now: clock.now,
+    trustProxy: true,
+    log: (m) => logs.push(m),
+    publicUrl: 'http://app.test',
+    policies: {
+      admin: (user) => user.raw.role === 'admin',
+      owner: (user, c) => c.req.param('id') === user.id,
+      broken: () => {
+        throw new Error('policy exploded')
+      },
+    },
+    ...overrides,
+  })
+
+  const app = new OpenAPIHono()
+  app.onError(problemErrorHandler((m) => logs.push(m)))
+  app.notFound(problemNotFound)
+  app.route('/auth', auth.routes)
+  app.get('/private', auth.guard(true), (c) => c.json({ id: c.get('user').id, role: c.get('user').raw.role }))
+  app.post('/private', auth.guard(true), (c) => c.json({ ok: true }))
+  app.get('/admin', auth.guard('admin'), (c) => c.json({ admin: c.get('user').email }))
+  app.get('/users/:id', auth.guard('owner'), (c) => c.json({ id: c.get('user').id }))
+  app.get('/broken', auth.guard('broken'), (c) => c.json({}))
+
+  const request = (method: string, path: string, init: RequestInit = {}) => {
+    const headers: Record<string, string> = { 'X-Forwarded-For': init.ip ?? '203.0.113.7', ...init.headers }
+    let body: string | undefined = init.body
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json)
+      headers['Content-Type'] ??= 'application/json'
+    }
+    return app.request(path, { method, headers, body })
+  }
+
+  const signup = async (email = 'ada@example.com', password = PASSWORD, name = 'Ada') => {
+    const res = await request('POST', '/auth/signup', { json: { name, email, password } })
+    if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${await res.text()}`)
+    const body = (await res.json()) as { accessToken: string; user: { id: string; email: string } }
+    return { ...body, refresh: refreshCookie(res) as string, bearer: { Authorization: `Bearer ${body.accessToken}` } }
+  }
+
+  const login = async (email = 'ada@example.com', password = PASSWORD, ip?: string) => {
+    const res = await request('POST', '/auth/login', { json: { email, password }, ...(ip ? { ip } : {}) })
+    return res
+  }
+
+  return { app, auth, db, store, clock, mails, logs, request, signup, login, counts: () => sqliteCounts(db) }
+}
+
+/** The value of the refresh cookie a response sets, `''` when it clears it, `undefined` when untouched. */
+export const refreshCookie = (res: Response): string | undefined => {
+  for (const line of res.headers.getSetCookie()) {
+    const m = /^(?:__Secure-)?refresh_token=([^;]*)/.exec(line)
+    if (m) return m[1]
+  }
+  return undefined
+}
+
+export const cookieHeader = (value: string) => ({ Cookie: `refresh_token=${value}` })
