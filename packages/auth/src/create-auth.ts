@@ -26,8 +26,6 @@ import { signup } from './routes/signup.js'
 import { validationHook } from './schemas.js'
 import type { UserRecord } from './store/types.js'
 
-type NoPolicies = Record<never, never>
-
 export interface Auth<U extends UserRecord, Name extends string> {
   /** The eight auth routes. Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
   routes: OpenAPIHono
@@ -63,9 +61,7 @@ export interface Auth<U extends UserRecord, Name extends string> {
  * })
  * app.route('/auth', auth.routes)
  */
-export const createAuth = <U extends UserRecord, P extends Record<string, Policy<U>> = NoPolicies>(
-  options: AuthOptions<U, P>,
-): Auth<U, keyof P & string> => {
+export const createAuth = <U extends UserRecord, Name extends string = never>(options: AuthOptions<U, Name>): Auth<U, Name> => {
   const resolved = resolveOptions(options)
   const hasher = options.hasher ?? argon2Hasher(resolved.argon2)
   const decoy = decoyHash(hasher)
@@ -77,7 +73,8 @@ export const createAuth = <U extends UserRecord, P extends Record<string, Policy
     ttlSeconds: resolved.accessTokenTtl,
     now: resolved.now,
   })
-  const guard = makeGuard<U>({ store: options.store, tokens, options: resolved, policies: options.policies ?? {} })
+  const policies: Record<string, Policy<U>> = options.policies ?? {}
+  const guard = makeGuard<U>({ store: options.store, tokens, options: resolved, policies })
   const cookie = refreshCookie(resolved.secureCookies, resolved.cookiePath)
   const kit: Kit<U> = {
     store: options.store,

@@ -7,7 +7,10 @@ const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
 const iat = Math.floor(T0.getTime() / 1000)
 
 /** A token with the right shape, for the attacker to vary one thing at a time. */
-const forge = (claims: Record<string, unknown>, opts: { alg?: string; key?: Uint8Array; exp?: number | null; iss?: string; aud?: string } = {}) => {
+const forge = (
+  claims: Record<string, unknown>,
+  opts: { alg?: string; key?: Uint8Array; exp?: number | null; iss?: string; aud?: string } = {},
+) => {
   let jwt = new SignJWT({ jti: 'j', ...claims })
     .setProtectedHeader({ alg: opts.alg ?? 'HS256' })
     .setIssuedAt(iat)
@@ -91,7 +94,9 @@ describe('guard: forged and tampered access tokens', () => {
     const ada = await h.signup('ada@example.com')
     const bob = await h.signup('bob@example.com')
     const { sid } = decodeJwt(bob.accessToken) as { sid: string }
-    await expectRefused(await h.request('GET', '/private', { headers: { Authorization: `Bearer ${await forge({ sub: ada.user.id, sid })}` } }))
+    await expectRefused(
+      await h.request('GET', '/private', { headers: { Authorization: `Bearer ${await forge({ sub: ada.user.id, sid })}` } }),
+    )
   })
 })
 
@@ -118,8 +123,12 @@ describe('guard: where the credential comes from', () => {
     const h = harness()
     const { accessToken } = await h.signup()
     const valid = { Cookie: `token=${accessToken}` }
-    await expectRefused(await h.request('GET', `/private?access_token=${accessToken}`, { headers: { Authorization: 'Bearer nope', ...valid } }))
-    await expectRefused(await h.request('GET', `/private?access_token=${accessToken}`, { headers: { Authorization: `Basic ${btoa('a:b')}` } }))
+    await expectRefused(
+      await h.request('GET', `/private?access_token=${accessToken}`, { headers: { Authorization: 'Bearer nope', ...valid } }),
+    )
+    await expectRefused(
+      await h.request('GET', `/private?access_token=${accessToken}`, { headers: { Authorization: `Basic ${btoa('a:b')}` } }),
+    )
     await expectRefused(await h.request('GET', `/private?access_token=${accessToken}`, { headers: { Cookie: 'token=nope' } }))
   })
 
@@ -137,7 +146,10 @@ describe('guard: where the credential comes from', () => {
     const cookie = { Cookie: `token=${accessToken}` }
     expect((await h.request('POST', '/private', { headers: { ...cookie, Origin: 'http://app.test' } })).status).toBe(200)
     expect((await h.request('POST', '/private', { headers: cookie })).status).toBe(200)
-    for (const headers of [{ Origin: 'http://evil.test' }, { Origin: 'null' }, { 'Sec-Fetch-Site': 'cross-site' }]) {
+    for (const headers of [{ Origin: 'http://evil.test' }, { Origin: 'null' }, { 'Sec-Fetch-Site': 'cross-site' }] as Record<
+      string,
+      string
+    >[]) {
       const res = await h.request('POST', '/private', { headers: { ...cookie, ...headers } })
       expect(res.status).toBe(403)
       expect(await res.json()).toMatchObject({ status: 403 })

@@ -28,7 +28,8 @@ export const jsonBodyGuard = (maxBytes = 64 * 1024): MiddlewareHandler =>
     async function jsonOnly(c, next) {
       if (WITH_BODY.has(c.req.method)) {
         const length = c.req.header('content-length')
-        const hasBody = length !== undefined ? Number(length) > 0 : c.req.header('transfer-encoding') !== undefined
+        // Without Content-Length (chunked, or an in-process Request) the body stream itself tells.
+        const hasBody = length !== undefined ? Number(length) > 0 : c.req.raw.body !== null
         if (hasBody && !JSON_TYPE.test(c.req.header('content-type') ?? ''))
           throw new AuthError('unsupported_media_type', { detail: 'Request bodies must be application/json.' })
       }

@@ -43,14 +43,14 @@ export interface Limit {
   windowSeconds: number
 }
 
-export interface AuthOptions<U extends UserRecord, P extends Record<string, Policy<U>>> {
+export interface AuthOptions<U extends UserRecord, Name extends string = never> {
   /** HMAC secret for access tokens, at least 32 characters. No default. */
   secret: string
   store: Store<U>
   /** Called once per reset request for an existing account. Its failure is logged, never surfaced. */
   sendMail: (mail: ResetMail) => void | Promise<void>
   /** Named policies; guard names are checked against these keys by the compiler. */
-  policies?: P
+  policies?: Record<Name, Policy<U>>
   /** `iss` and `aud` of access tokens. Default `latchkey`. */
   issuer?: string
   audience?: string
@@ -123,16 +123,14 @@ const limit = (option: string, value: Limit | undefined, fallback: Limit): Limit
 }
 
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
-export const resolveOptions = <U extends UserRecord, P extends Record<string, Policy<U>>>(
-  options: AuthOptions<U, P>,
-): ResolvedOptions => {
+export const resolveOptions = <U extends UserRecord, Name extends string>(options: AuthOptions<U, Name>): ResolvedOptions => {
   if (typeof options?.secret !== 'string' || options.secret.length === 0)
     fail('secret', 'is required (set AUTH_SECRET to a random string of at least 32 characters)')
   if (options.secret.length < 32) fail('secret', 'must be at least 32 characters')
   if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
   if (typeof options.sendMail !== 'function')
     fail('sendMail', 'is required: a function ({ to, token }) that sends the reset mail')
-  for (const [name, policy] of Object.entries(options.policies ?? {}))
+  for (const [name, policy] of Object.entries<unknown>(options.policies ?? {}))
     if (typeof policy !== 'function') fail(`policies.${name}`, 'must be a function (user, c) => boolean')
 
   const argon2 = { ...ARGON2_FLOOR, ...options.argon2 }

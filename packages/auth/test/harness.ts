@@ -7,15 +7,20 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { onTestFinished } from 'vitest'
-import { type AuthOptions, createAuth, type Policy, problemErrorHandler, problemNotFound, type ResetMail, type UserRecord } from '../src/index.js'
+import {
+  type AuthOptions,
+  createAuth,
+  problemErrorHandler,
+  problemNotFound,
+  type ResetMail,
+  type UserRecord,
+} from '../src/index.js'
 import { migrateSqlite, openSqlite, sqliteCounts, sqliteStore } from '../src/sqlite/index.js'
 import { fastHasher } from '../src/testing/index.js'
 
 export const T0 = new Date('2026-11-21T10:00:00.000Z')
 export const SECRET = 'test-secret-that-is-long-enough-0123456789'
 export const PASSWORD = 'correct horse battery staple'
-
-type Policies = { admin: Policy<UserRecord>; owner: Policy<UserRecord>; broken: Policy<UserRecord> }
 
 export interface RequestInit {
   json?: unknown
@@ -25,7 +30,7 @@ export interface RequestInit {
   ip?: string
 }
 
-export const harness = (overrides: Partial<AuthOptions<UserRecord, Policies>> = {}) => {
+export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'owner' | 'broken'>> = {}) => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-'))
   const db = openSqlite(join(dir, 'auth.db'))
   migrateSqlite(db)

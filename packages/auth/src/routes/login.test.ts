@@ -64,7 +64,8 @@ describe('POST /auth/login', () => {
   it('limits attempts per email across rotating IPs: the 11th gets 429 with Retry-After, even with the right password', async () => {
     const h = harness()
     await h.signup()
-    for (let i = 0; i < 10; i++) expect((await h.login('ada@example.com', 'wrong password here', `198.51.100.${i}`)).status).toBe(401)
+    for (let i = 0; i < 10; i++)
+      expect((await h.login('ada@example.com', 'wrong password here', `198.51.100.${i}`)).status).toBe(401)
     const limited = await h.login('ada@example.com', PASSWORD, '198.51.100.99')
     expect(limited.status).toBe(429)
     expect(limited.headers.get('retry-after')).toBe('900')
@@ -79,7 +80,10 @@ describe('POST /auth/login', () => {
     const h = harness()
     for (let i = 0; i < 98; i++) expect((await h.login(`user${i}@example.com`, PASSWORD, '192.0.2.1')).status).toBe(401)
     expect((await h.request('POST', '/auth/login', { json: { email: 'x' }, ip: '192.0.2.1' })).status).toBe(400)
-    expect((await h.request('POST', '/auth/login', { body: '{', headers: { 'Content-Type': 'application/json' }, ip: '192.0.2.1' })).status).toBe(400)
+    expect(
+      (await h.request('POST', '/auth/login', { body: '{', headers: { 'Content-Type': 'application/json' }, ip: '192.0.2.1' }))
+        .status,
+    ).toBe(400)
     const limited = await h.login('fresh@example.com', PASSWORD, '192.0.2.1')
     expect(limited.status).toBe(429)
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
@@ -89,8 +93,14 @@ describe('POST /auth/login', () => {
   it('keys the limit on the right-most X-Forwarded-For entry: spoofed left entries do not rotate it', async () => {
     const h = harness({ rateLimit: { ip: { max: 3, windowSeconds: 60 } } })
     for (let i = 0; i < 3; i++)
-      await h.request('POST', '/auth/login', { json: { email: `a${i}@x.io`, password: 'p' }, headers: { 'X-Forwarded-For': `10.0.0.${i}, 192.0.2.9` } })
-    const res = await h.request('POST', '/auth/login', { json: { email: 'z@x.io', password: 'p' }, headers: { 'X-Forwarded-For': '10.9.9.9, 192.0.2.9' } })
+      await h.request('POST', '/auth/login', {
+        json: { email: `a${i}@x.io`, password: 'p' },
+        headers: { 'X-Forwarded-For': `10.0.0.${i}, 192.0.2.9` },
+      })
+    const res = await h.request('POST', '/auth/login', {
+      json: { email: 'z@x.io', password: 'p' },
+      headers: { 'X-Forwarded-For': '10.9.9.9, 192.0.2.9' },
+    })
     expect(res.status).toBe(429)
   })
 

@@ -51,7 +51,9 @@ describe('POST /auth/refresh', () => {
   it('lets exactly one of 20 concurrent refreshes with one value win, and the session survives', async () => {
     const h = harness()
     const { refresh } = await h.signup()
-    const results = await Promise.all(Array.from({ length: 20 }, () => h.request('POST', '/auth/refresh', { headers: cookieHeader(refresh) })))
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => h.request('POST', '/auth/refresh', { headers: cookieHeader(refresh) })),
+    )
     const winners = results.filter((r) => r.status === 200)
     expect(winners).toHaveLength(1)
     expect(results.filter((r) => r.status === 401)).toHaveLength(19)
@@ -93,7 +95,7 @@ describe('POST /auth/refresh', () => {
   it('refuses the cookie from a foreign Origin or a cross-site fetch with 403, spending nothing', async () => {
     const h = harness()
     const { refresh } = await h.signup()
-    for (const headers of [{ Origin: 'https://evil.test' }, { 'Sec-Fetch-Site': 'cross-site' }])
+    for (const headers of [{ Origin: 'https://evil.test' }, { 'Sec-Fetch-Site': 'cross-site' }] as Record<string, string>[])
       expect((await h.request('POST', '/auth/refresh', { headers: { ...cookieHeader(refresh), ...headers } })).status).toBe(403)
     const same = await h.request('POST', '/auth/refresh', { headers: { ...cookieHeader(refresh), Origin: 'http://app.test' } })
     expect(same.status).toBe(200)
@@ -101,11 +103,15 @@ describe('POST /auth/refresh', () => {
 
   it('uses Secure cookies named __Secure-refresh_token when cookies are secure', async () => {
     const h = harness({ publicUrl: 'https://app.test' })
-    const res = await h.request('POST', '/auth/signup', { json: { name: 'S', email: 's@example.com', password: 'correct horse battery staple' } })
+    const res = await h.request('POST', '/auth/signup', {
+      json: { name: 'S', email: 's@example.com', password: 'correct horse battery staple' },
+    })
     const line = res.headers.getSetCookie().join('\n')
     expect(line).toMatch(/^__Secure-refresh_token=[^;]+; Max-Age=2592000; Path=\/auth; HttpOnly; Secure; SameSite=Strict$/)
     const value = refreshCookie(res) as string
     expect((await h.request('POST', '/auth/refresh', { headers: { Cookie: `refresh_token=${value}` } })).status).toBe(401)
-    expect((await h.request('POST', '/auth/refresh', { headers: { Cookie: `__Secure-refresh_token=${value}` } })).status).toBe(200)
+    expect((await h.request('POST', '/auth/refresh', { headers: { Cookie: `__Secure-refresh_token=${value}` } })).status).toBe(
+      200,
+    )
   })
 })

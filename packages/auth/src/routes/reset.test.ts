@@ -94,7 +94,10 @@ describe('POST /auth/reset-password', () => {
     const { h, token } = await withToken({ rateLimit: { email: { max: 100, windowSeconds: 900 } } })
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        h.request('POST', '/auth/reset-password', { json: { token, newPassword: `concurrent passphrase ${i}` }, ip: `192.0.2.${i}` }),
+        h.request('POST', '/auth/reset-password', {
+          json: { token, newPassword: `concurrent passphrase ${i}` },
+          ip: `192.0.2.${i}`,
+        }),
       ),
     )
     const winners = results.map((r, i) => (r.status === 204 ? i : -1)).filter((i) => i >= 0)
@@ -106,7 +109,9 @@ describe('POST /auth/reset-password', () => {
   it('rate-limits reset attempts on the email of the token owner', async () => {
     const { h, token } = await withToken()
     for (let i = 0; i < 10; i++)
-      expect((await h.request('POST', '/auth/reset-password', { json: { token, newPassword: 'short' }, ip: `192.0.2.${i}` })).status).toBe(400)
+      expect(
+        (await h.request('POST', '/auth/reset-password', { json: { token, newPassword: 'short' }, ip: `192.0.2.${i}` })).status,
+      ).toBe(400)
     const limited = await h.request('POST', '/auth/reset-password', { json: { token, newPassword: NEW }, ip: '192.0.2.200' })
     expect(limited.status).toBe(429)
     expect(limited.headers.get('retry-after')).toBe('900')

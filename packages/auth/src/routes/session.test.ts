@@ -7,7 +7,12 @@ describe('GET /auth/me and POST /auth/logout', () => {
     const { bearer, user } = await h.signup()
     const res = await h.request('GET', '/auth/me', { headers: bearer })
     expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({ id: user.id, name: 'Ada', email: 'ada@example.com', createdAt: '2026-11-21T10:00:00.000Z' })
+    expect(await res.json()).toEqual({
+      id: user.id,
+      name: 'Ada',
+      email: 'ada@example.com',
+      createdAt: '2026-11-21T10:00:00.000Z',
+    })
     expect((await h.request('GET', '/auth/me')).status).toBe(401)
   })
 
@@ -68,7 +73,9 @@ describe('POST /auth/change-password', () => {
 
   it('requires a signed-in user', async () => {
     const h = harness()
-    const res = await h.request('POST', '/auth/change-password', { json: { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' } })
+    const res = await h.request('POST', '/auth/change-password', {
+      json: { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' },
+    })
     expect(res.status).toBe(401)
   })
 })

@@ -62,8 +62,12 @@ describe('POST /auth/signup', () => {
     const h = harness()
     const emoji = '🔑🗝️🔒🔓🛡️⚔️🏰🐉'
     expect([...emoji].length).toBeGreaterThanOrEqual(8)
-    expect((await h.request('POST', '/auth/signup', { json: { name: 'E', email: 'e@example.com', password: emoji } })).status).toBe(201)
-    expect((await h.request('POST', '/auth/signup', { json: { name: 'F', email: 'f@example.com', password: '🔑🔑🔑🔑' } })).status).toBe(400)
+    expect(
+      (await h.request('POST', '/auth/signup', { json: { name: 'E', email: 'e@example.com', password: emoji } })).status,
+    ).toBe(201)
+    expect(
+      (await h.request('POST', '/auth/signup', { json: { name: 'F', email: 'f@example.com', password: '🔑🔑🔑🔑' } })).status,
+    ).toBe(400)
     await h.signup('space@example.com', '  spaced out passphrase  ')
     expect((await h.login('space@example.com', 'spaced out passphrase')).status).toBe(401)
     expect((await h.login('space@example.com', '  spaced out passphrase  ')).status).toBe(200)
@@ -77,7 +81,10 @@ describe('POST /auth/signup', () => {
 
   it('answers malformed JSON, a wrong content type and an oversized body with problem documents', async () => {
     const h = harness()
-    const malformed = await h.request('POST', '/auth/signup', { body: '{"name":', headers: { 'Content-Type': 'application/json' } })
+    const malformed = await h.request('POST', '/auth/signup', {
+      body: '{"name":',
+      headers: { 'Content-Type': 'application/json' },
+    })
     expect(malformed.status).toBe(400)
     expect(await malformed.json()).toMatchObject({ status: 400 })
     const text = await h.request('POST', '/auth/signup', { body: 'name=a', headers: { 'Content-Type': 'text/plain' } })

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest'
+import { createAuth } from './index.js'
+import { migrateSqlite, openSqlite, sqliteStore } from './sqlite/index.js'
+
+const db = openSqlite(':memory:')
+migrateSqlite(db)
+const base = { secret: 's'.repeat(32), store: sqliteStore(db), sendMail: () => {} }
+
+describe('createAuth refuses bad options at construction, naming the option', () => {
+  it.each([
+    ['a missing secret', { secret: undefined }, /`secret` is required.*AUTH_SECRET/],
+    ['an empty secret', { secret: '' }, /`secret` is required/],
+    ['a 31-character secret', { secret: 's'.repeat(31) }, /`secret` must be at least 32 characters/],
+    ['a missing store', { store: undefined }, /`store` is required/],
+    ['a missing sendMail', { sendMail: undefined }, /`sendMail` is required/],
+    ['argon2 memory below 19456 KiB', { argon2: { memoryCost: 19455 } }, /`argon2.memoryCost`/],
+    ['argon2 time cost below 2', { argon2: { timeCost: 1 } }, /`argon2.timeCost`/],
+    ['argon2 parallelism below 1', { argon2: { parallelism: 0 } }, /`argon2.parallelism`/],
+    ['a policy that is not a function', { policies: { admin: 'yes' } }, /`policies.admin`/],
+    ['a relative publicUrl', { publicUrl: '/app' }, /`publicUrl`/],
+    ['a zero access token lifetime', { accessTokenTtl: 0 }, /`accessTokenTtl`/],
+    ['a zero rate limit', { rateLimit: { ip: { max: 0, windowSeconds: 60 } } }, /`rateLimit.ip.max`/],
+  ])('%s', (_, change, message) => {
+    expect(() => createAuth({ ...base, ...change } as never)).toThrow(message)
+  })
+
+  it('accepts the minimum and stronger argon2 parameters', () => {
+    expect(() => createAuth({ ...base, argon2: { memoryCost: 65536, timeCost: 3, parallelism: 4 } })).not.toThrow()
+  })
+
+  it('refuses a guard that names an unregistered policy when the route is wired, not on the first request', () => {
+    const auth = createAuth({ ...base, policies: { admin: () => true } })
+    expect(() => auth.guard('admin')).not.toThrow()
+    expect(() => (auth.guard as (name: string) => unknown)('root')).toThrow(/`root`/)
+  })
+})

@@ -1,0 +1,54 @@
+/**
+ * The types we promise, checked by the compiler (`pnpm typecheck`): policy names are checked,
+ * and a guarded handler's user is typed and non-null, its `raw` the store's record.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { Hono } from 'hono'
+import { expectTypeOf } from 'vitest'
+import { type AuthUser, createAuth, type UserRecord } from './index.js'
+import type { sqliteStore } from './sqlite/index.js'
+
+declare const store: ReturnType<typeof sqliteStore>
+const auth = createAuth({
+  secret: 'x'.repeat(32),
+  store,
+  sendMail: () => {},
+  policies: {
+    admin: (user) => user.raw.role === 'admin',
+    owner: async (user, c) => c.req.param('id') === user.id,
+  },
+})
+
+auth.guard(true)
+auth.guard('admin')
+auth.guard('owner')
+// @ts-expect-error -- a misspelt policy does not compile
+auth.guard('admn')
+// @ts-expect-error -- nor does `false`
+auth.guard(false)
+
+new Hono().get('/x', auth.guard('admin'), (c) => {
+  expectTypeOf(c.get('user')).toEqualTypeOf<AuthUser<UserRecord>>()
+  expectTypeOf(c.get('user').raw.role).toEqualTypeOf<string | null>()
+  expectTypeOf(c.var.sessionId).toEqualTypeOf<string>()
+  return c.text(c.get('user').email)
+})
+
+const app = new OpenAPIHono()
+app.openapi(auth.route({ method: 'get', path: '/y', auth: 'owner', responses: { 204: { description: 'none' } } }), (c) => {
+  expectTypeOf(c.var.user).toEqualTypeOf<AuthUser<UserRecord>>()
+  expectTypeOf(c.var.user.id).toBeString()
+  return c.body(null, 204)
+})
+// @ts-expect-error -- route() checks policy names too
+auth.route({ method: 'get', path: '/z', auth: 'nobody', responses: {} })
+
+const bare = createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {} })
+bare.guard(true)
+// @ts-expect-error -- without policies only `true` is allowed
+bare.guard('admin')
+
+// @ts-expect-error -- the secret is required
+createAuth({ store, sendMail: () => {} })
+// @ts-expect-error -- so is sendMail
+createAuth({ secret: 'x'.repeat(32), store })
