@@ -8,10 +8,12 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
 import type { RefreshCookie } from './cookies.js'
 import type { GuardEnv } from './guard.js'
+import { peekJson } from './http.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import type { ResetMail, ResolvedOptions } from './options.js'
 import type { PasswordHasher } from './password.js'
 import type { rateLimiter } from './rate-limit.js'
+import { emailFromBody } from './schemas.js'
 import type { Store, UserRecord } from './store/types.js'
 
 export interface Kit<U extends UserRecord = UserRecord> {
@@ -28,6 +30,10 @@ export interface Kit<U extends UserRecord = UserRecord> {
 }
 
 export type AuthApp = OpenAPIHono
+
+/** The rate limit of an endpoint whose body carries the `email` to key on (signup, login, forgot-password). */
+export const limitOnBodyEmail = (kit: Kit, endpoint: string): MiddlewareHandler =>
+  kit.limit(endpoint, async (c) => emailFromBody(await peekJson(c)))
 
 export const userJson = (user: UserRecord) => ({
   id: user.id,

@@ -4,10 +4,9 @@
  * `sendMail`, which runs after the response is decided and never changes it.
  */
 import { createRoute, z } from '@hono/zod-openapi'
-import { peekJson } from '../http.js'
-import type { AuthApp, Kit } from '../kit.js'
+import { type AuthApp, type Kit, limitOnBodyEmail } from '../kit.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
-import { EmailField, emailFromBody, jsonBody, jsonContent, problemResponse } from '../schemas.js'
+import { EmailField, jsonBody, jsonContent, problemResponse } from '../schemas.js'
 
 const ForgotBody = z.object({ email: EmailField }).openapi('ForgotPasswordRequest')
 const Accepted = z.object({ message: z.string() }).openapi('Accepted')
@@ -20,7 +19,7 @@ export const forgotPassword = (app: AuthApp, kit: Kit) =>
       path: '/forgot-password',
       tags: ['auth'],
       summary: 'Mail a password reset token',
-      middleware: [kit.limit('forgot-password', async (c) => emailFromBody(await peekJson(c)))],
+      middleware: [limitOnBodyEmail(kit, 'forgot-password')],
       request: { body: jsonBody(ForgotBody) },
       responses: {
         202: jsonContent(Accepted, 'Accepted, whether or not the account exists'),

@@ -4,10 +4,9 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
-import { peekJson } from '../http.js'
-import { type AuthApp, type Kit, startSession } from '../kit.js'
+import { type AuthApp, type Kit, limitOnBodyEmail, startSession } from '../kit.js'
 import { normalizePassword } from '../password.js'
-import { AuthResultSchema, EmailField, emailFromBody, jsonBody, jsonContent, PasswordField, problemResponse } from '../schemas.js'
+import { AuthResultSchema, EmailField, jsonBody, jsonContent, PasswordField, problemResponse } from '../schemas.js'
 
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
 
@@ -18,7 +17,7 @@ export const login = (app: AuthApp, kit: Kit) =>
       path: '/login',
       tags: ['auth'],
       summary: 'Sign in',
-      middleware: [kit.limit('login', async (c) => emailFromBody(await peekJson(c)))],
+      middleware: [limitOnBodyEmail(kit, 'login')],
       request: { body: jsonBody(LoginBody) },
       responses: {
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),

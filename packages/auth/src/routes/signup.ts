@@ -2,8 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
-import { peekJson } from '../http.js'
-import { type AuthApp, type Kit, startSession } from '../kit.js'
+import { type AuthApp, type Kit, limitOnBodyEmail, startSession } from '../kit.js'
 import { normalizePassword, passwordWeakness } from '../password.js'
 import {
   AuthResultSchema,
@@ -27,7 +26,7 @@ export const signup = (app: AuthApp, kit: Kit) =>
       path: '/signup',
       tags: ['auth'],
       summary: 'Create an account',
-      middleware: [kit.limit('signup', async (c) => emailFromBody(await peekJson(c)))],
+      middleware: [limitOnBodyEmail(kit, 'signup')],
       request: { body: jsonBody(SignupBody) },
       responses: {
         201: jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie is set'),
