@@ -1,0 +1,12 @@
+/**
+ * drizzle-kit config of the PostgreSQL store: `npx drizzle-kit generate --config drizzle.postgres.config.ts`.
+ * drizzle-kit writes foreign keys as `REFERENCES "public"."auth_…"`; after generating, strip the
+ * `"public".` so the tables follow the connection's `search_path` like the CREATE TABLEs do.
+ */
+import { defineConfig } from 'drizzle-kit'
+
+export default defineConfig({
+  dialect: 'postgresql',
+  schema: './src/postgres/schema.ts',
+  out: './drizzle/postgres',
+})
