@@ -1,0 +1,177 @@
+/**
+ * The PostgreSQL store on Drizzle + node-postgres. It runs under READ COMMITTED with many
+ * connections and many server instances, so single use and rotation are decided by conditional
+ * `UPDATE … WHERE <still unspent> RETURNING`: of concurrent callers exactly one gets the row.
+ * Row locks are always taken in one order (users → reset tokens → sessions → refresh tokens),
+ * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
+ * It does not create tables: {@link migratePostgres} does.
+ */
+import { and, eq, gt, isNull, ne } from 'drizzle-orm'
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
+import type { Pool } from 'pg'
+import type { RotateResult, SessionRecord, Store, UserRecord, UserWithHash } from '../store/types.js'
+import * as schema from './schema.js'
+import { refreshTokens, resetTokens, sessions, users } from './schema.js'
+
+type Db = NodePgDatabase<typeof schema>
+type UserRow = typeof users.$inferSelect
+
+const toUser = ({ passwordHash: _, ...user }: UserRow): UserRecord => user
+const withHash = (row: UserRow | undefined): UserWithHash | null =>
+  row ? { user: toUser(row), passwordHash: row.passwordHash } : null
+
+const sessionAlive = (session: SessionRecord, now: Date, idleMs: number, absoluteMs: number): boolean =>
+  now.getTime() < session.refreshedAt.getTime() + idleMs && now.getTime() < session.createdAt.getTime() + absoluteMs
+
+/**
+ * A {@link Store} on a node-postgres `Pool`. Call {@link migratePostgres} once before use.
+ * The tables are found through the connection's `search_path` (normally `public`).
+ *
+ * @example
+ * const pool = new Pool({ connectionString: process.env.DATABASE_URL })
+ * await migratePostgres(pool)
+ * const auth = createAuth({ secret, store: postgresStore(pool), sendMail })
+ */
+export const postgresStore = (pool: Pool): Store<UserRecord> => {
+  const db: Db = drizzle({ client: pool, schema })
+
+  return {
+    async createUser(input) {
+      const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
+      return row ? toUser(row) : null
+    },
+
+    async findUserByEmail(email) {
+      const [row] = await db.select().from(users).where(eq(users.email, email))
+      return withHash(row)
+    },
+
+    async findUserById(id) {
+      const [row] = await db.select().from(users).where(eq(users.id, id))
+      return withHash(row)
+    },
+
+    async updatePasswordHash(userId, passwordHash) {
+      await db.update(users).set({ passwordHash }).where(eq(users.id, userId))
+    },
+
+    async replacePassword(userId, passwordHash, keepSessionId) {
+      await db.transaction(async (tx) => {
+        await tx.update(users).set({ passwordHash }).where(eq(users.id, userId))
+        const others = keepSessionId
+          ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
+          : eq(sessions.userId, userId)
+        await tx.delete(sessions).where(others)
+      })
+    },
+
+    async setRole(email, role) {
+      const rows = await db.update(users).set({ role }).where(eq(users.email, email)).returning({ id: users.id })
+      return rows.length === 1
+    },
+
+    async createSession({ id, userId, refreshHash, now }) {
+      await db.transaction(async (tx) => {
+        await tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now })
+        await tx.insert(refreshTokens).values({ hash: refreshHash, sessionId: id, createdAt: now })
+      })
+    },
+
+    async findSession(sessionId) {
+      const [row] = await db
+        .select({ session: sessions, user: users })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where(eq(sessions.id, sessionId))
+      return row ? { session: row.session, user: toUser(row.user) } : null
+    },
+
+    async rotateRefresh({ hash, nextHash, now, graceMs, idleMs, absoluteMs }) {
+      return db.transaction(async (tx): Promise<RotateResult> => {
+        const [token] = await tx
+          .select({ sessionId: refreshTokens.sessionId })
+          .from(refreshTokens)
+          .where(eq(refreshTokens.hash, hash))
+        if (!token) return { status: 'unknown' }
+        // The session row first: logout and reuse delete it, then cascade to its refresh tokens.
+        const [row] = await tx
+          .select({ session: sessions, user: users })
+          .from(sessions)
+          .innerJoin(users, eq(users.id, sessions.userId))
+          .where(eq(sessions.id, token.sessionId))
+          .for('no key update', { of: sessions })
+        if (!row) return { status: 'unknown' }
+        const { session } = row
+
+        // The decision: only one caller finds the value still unspent.
+        const spent = await tx
+          .update(refreshTokens)
+          .set({ rotatedAt: now })
+          .where(and(eq(refreshTokens.hash, hash), isNull(refreshTokens.rotatedAt)))
+          .returning({ hash: refreshTokens.hash })
+        if (spent.length === 0) {
+          const [rotated] = await tx
+            .select({ rotatedAt: refreshTokens.rotatedAt })
+            .from(refreshTokens)
+            .where(eq(refreshTokens.hash, hash))
+          if (!rotated?.rotatedAt) return { status: 'unknown' }
+          if (now.getTime() - rotated.rotatedAt.getTime() < graceMs) return { status: 'race' }
+          await tx.delete(sessions).where(eq(sessions.id, session.id))
+          return { status: 'reused' }
+        }
+        if (!sessionAlive(session, now, idleMs, absoluteMs)) {
+          await tx.delete(sessions).where(eq(sessions.id, session.id))
+          return { status: 'expired' }
+        }
+        await tx.insert(refreshTokens).values({ hash: nextHash, sessionId: session.id, createdAt: now })
+        await tx.update(sessions).set({ refreshedAt: now }).where(eq(sessions.id, session.id))
+        return { status: 'rotated', session: { ...session, refreshedAt: now }, user: toUser(row.user) }
+      })
+    },
+
+    async deleteSession(sessionId) {
+      await db.delete(sessions).where(eq(sessions.id, sessionId))
+    },
+
+    async createResetToken({ userId, tokenHash, expiresAt }) {
+      await db.transaction(async (tx) => {
+        // Serialises concurrent requests of one user, so only the newest token survives.
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update')
+        await tx.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
+        await tx.insert(resetTokens).values({ hash: tokenHash, userId, expiresAt })
+      })
+    },
+
+    async findResetToken(tokenHash, now) {
+      const [row] = await db
+        .select({ userId: users.id, email: users.email })
+        .from(resetTokens)
+        .innerJoin(users, eq(users.id, resetTokens.userId))
+        .where(and(eq(resetTokens.hash, tokenHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now)))
+      return row ?? null
+    },
+
+    async consumeResetToken({ tokenHash, now, passwordHash }) {
+      return db.transaction(async (tx) => {
+        // The owner's row first, as createResetToken takes it, before the token row.
+        const [owner] = await tx
+          .select({ id: users.id })
+          .from(resetTokens)
+          .innerJoin(users, eq(users.id, resetTokens.userId))
+          .where(eq(resetTokens.hash, tokenHash))
+          .for('no key update', { of: users })
+        if (!owner) return null
+        // The decision: only one caller finds the token still unused.
+        const [spent] = await tx
+          .update(resetTokens)
+          .set({ usedAt: now })
+          .where(and(eq(resetTokens.hash, tokenHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now)))
+          .returning({ userId: resetTokens.userId })
+        if (!spent) return null
+        await tx.update(users).set({ passwordHash }).where(eq(users.id, spent.userId))
+        await tx.delete(sessions).where(eq(sessions.userId, spent.userId))
+        return spent.userId
+      })
+    },
+  }
+}
