@@ -1,0 +1,167 @@
+/**
+ * The PostgreSQL store, its migration and the shared rate-limit store, against a real server
+ * (`PG_TEST_URL`, default postgres://postgres@127.0.0.1:5432/test). Every test gets a fresh
+ * schema of its own, so files and tests may run in parallel. Without a reachable server the
+ * tests skip and say why.
+ */
+import { randomBytes, randomUUID } from 'node:crypto'
+import pg from 'pg'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { storeConformance } from '../testing/store-conformance.js'
+import { migratePostgres, postgresRateLimitStore, postgresStore } from './index.js'
+
+const url = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+
+const unreachable = await (async (): Promise<string | null> => {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('select 1')
+    return null
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error)
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+})()
+if (unreachable) {
+  const shown = new URL(url)
+  if (shown.password) shown.password = '***'
+  console.warn(`PostgreSQL not reachable at ${shown.href} (${unreachable}): skipping the PostgreSQL tests. Set PG_TEST_URL.`)
+}
+
+/** A fresh schema and pools whose connections use it; `connect()` opens another "instance". */
+const freshSchema = async ({ migrate = true } = {}) => {
+  const name = `lk_${randomBytes(6).toString('hex')}`
+  const pools: pg.Pool[] = []
+  const connect = () => {
+    const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${name}` })
+    pools.push(pool)
+    return pool
+  }
+  const pool = connect()
+  await pool.query(`create schema ${name}`)
+  if (migrate) await migratePostgres(pool, { migrationsSchema: name })
+  const count = async (table: string): Promise<number> =>
+    Number((await pool.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]?.n)
+  const drop = async () => {
+    await pool.query(`drop schema ${name} cascade`)
+    await Promise.all(pools.map((p) => p.end()))
+  }
+  return { name, pool, connect, count, drop }
+}
+
+describe.skipIf(unreachable !== null)('PostgreSQL', () => {
+  storeConformance('postgres', async () => {
+    const db = await freshSchema()
+    return { store: postgresStore(db.pool), close: db.drop }
+  })
+
+  describe('postgresStore under mixed concurrency', () => {
+    it('never deadlocks when refresh, logout, reset and password change hit one user at once', async () => {
+      const db = await freshSchema()
+      const store = postgresStore(db.pool)
+      const now = new Date('2026-11-21T10:00:00.000Z')
+      const lifetimes = { now, graceMs: 10_000, idleMs: 86_400_000, absoluteMs: 86_400_000 }
+      const later = new Date(now.getTime() + 60_000)
+      const failures: unknown[] = []
+      try {
+        for (let round = 0; round < 25; round++) {
+          const user = await store.createUser({
+            id: randomUUID(),
+            name: 'M',
+            email: `${randomUUID()}@x.test`,
+            passwordHash: 'h',
+            createdAt: now,
+          })
+          if (!user) throw new Error('createUser refused a fresh email')
+          const sid = randomUUID()
+          await store.createSession({ id: sid, userId: user.id, refreshHash: `r-${sid}`, now })
+          await store.createResetToken({ userId: user.id, tokenHash: `t-${sid}`, expiresAt: later })
+          const outcomes = await Promise.allSettled([
+            store.rotateRefresh({ hash: `r-${sid}`, nextHash: `n-${sid}`, ...lifetimes }),
+            store.deleteSession(sid),
+            store.rotateRefresh({ hash: `r-${sid}`, nextHash: `m-${sid}`, ...lifetimes }),
+            store.consumeResetToken({ tokenHash: `t-${sid}`, now, passwordHash: 'p' }),
+            store.createResetToken({ userId: user.id, tokenHash: `u-${sid}`, expiresAt: later }),
+            store.replacePassword(user.id, 'q', null),
+          ])
+          for (const outcome of outcomes) if (outcome.status === 'rejected') failures.push(outcome.reason)
+        }
+      } finally {
+        await db.drop()
+      }
+      expect(failures).toEqual([])
+    })
+  })
+
+  describe('migratePostgres', () => {
+    let db: Awaited<ReturnType<typeof freshSchema>>
+    beforeEach(async () => {
+      db = await freshSchema({ migrate: false })
+    })
+    afterEach(() => db.drop())
+
+    it('creates the tables once, however many instances migrate at once, and again is a no-op', async () => {
+      const instances = Array.from({ length: 5 }, () => db.connect())
+      await Promise.all(instances.map((pool) => migratePostgres(pool, { migrationsSchema: db.name })))
+      await migratePostgres(db.pool, { migrationsSchema: db.name })
+      expect(await db.count('__latchkey_migrations')).toBe(1)
+      for (const table of ['auth_users', 'auth_sessions', 'auth_refresh_tokens', 'auth_reset_tokens', 'auth_rate_limits'])
+        expect(await db.count(table)).toBe(0)
+    })
+  })
+
+  describe('postgresRateLimitStore', () => {
+    const T = Date.parse('2026-11-21T10:00:00.000Z')
+    let db: Awaited<ReturnType<typeof freshSchema>>
+    beforeEach(async () => {
+      db = await freshSchema()
+    })
+    afterEach(() => db.drop())
+
+    it('counts per key within a window and starts a new window once it ends', async () => {
+      const store = postgresRateLimitStore(db.pool)
+      expect(await store.hit('login:ip:1', 5, 1000, T)).toEqual({ count: 1, resetAt: T + 1000 })
+      expect(await store.hit('login:ip:1', 5, 1000, T + 10)).toEqual({ count: 2, resetAt: T + 1000 })
+      expect(await store.hit('login:ip:2', 5, 1000, T + 20)).toEqual({ count: 1, resetAt: T + 1020 })
+      expect(await store.hit('login:ip:1', 5, 1000, T + 999)).toEqual({ count: 3, resetAt: T + 1000 })
+      expect(await store.hit('login:ip:1', 5, 1000, T + 1000)).toEqual({ count: 1, resetAt: T + 2000 })
+      expect(await store.hit('login:ip:1', 5, 1000, T + 1500)).toEqual({ count: 2, resetAt: T + 2000 })
+    })
+
+    it('shares one count between two instances on separate pools', async () => {
+      const a = postgresRateLimitStore(db.pool)
+      const b = postgresRateLimitStore(db.connect())
+      const counts = []
+      for (let i = 0; i < 6; i++) counts.push((await (i % 2 ? b : a).hit('signup:email:x', 3, 60_000, T + i)).count)
+      expect(counts).toEqual([1, 2, 3, 4, 5, 6])
+    })
+
+    it('gives 50 concurrent hits from two instances the counts 1..50, each exactly once', async () => {
+      const stores = [postgresRateLimitStore(db.pool), postgresRateLimitStore(db.connect())]
+      const hits = await Promise.all(Array.from({ length: 50 }, (_, i) => stores[i % 2]!.hit('login:ip:flood', 10, 60_000, T)))
+      expect(hits.map((h) => h.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
+      expect(new Set(hits.map((h) => h.resetAt))).toEqual(new Set([T + 60_000]))
+    })
+
+    it('prunes ended windows, keeps open ones, and a pruned key starts again at 1', async () => {
+      const store = postgresRateLimitStore(db.pool, { pruneIntervalMs: 0 })
+      for (let i = 0; i < 200; i++) await store.hit(`login:ip:${i}`, 5, 1000, T)
+      await store.hit('login:ip:open', 5, 10_000, T + 500)
+      expect(await db.count('auth_rate_limits')).toBe(201)
+      expect(await store.prune(T + 1000)).toBe(200)
+      expect(await db.count('auth_rate_limits')).toBe(1)
+      expect((await store.hit('login:ip:open', 5, 10_000, T + 1000)).count).toBe(2)
+      expect((await store.hit('login:ip:7', 5, 1000, T + 1000)).count).toBe(1)
+    })
+
+    it('prunes by itself at most once per interval, so distinct keys do not pile up', async () => {
+      const store = postgresRateLimitStore(db.pool, { pruneIntervalMs: 60_000 })
+      for (let minute = 0; minute < 5; minute++)
+        for (let i = 0; i < 50; i++) await store.hit(`reset:email:${minute}-${i}`, 5, 30_000, T + minute * 60_000 + i)
+      // Each minute's first hit pruned the previous minute's ended windows.
+      expect(await db.count('auth_rate_limits')).toBe(50)
+    })
+  })
+})
