@@ -1,0 +1,277 @@
+/**
+ * Consumer test: the package as a stranger gets it. `pnpm pack` the built library, install the
+ * tarball with plain npm into a fresh project outside the workspace, compile the root README's
+ * "Use it in your own Hono app" example with a strict `tsc`, run it, and talk to it over HTTP.
+ * Catches missing files, wrong `exports`, leaked `workspace:` ranges and peers that do not dedupe.
+ *
+ * The install line and the example are read from the README at test time, so the README cannot drift.
+ * Needs `dist/` (`pnpm build`, which `pnpm test` runs first) and the npm registry; skips, saying
+ * why, when the registry is unreachable.
+ */
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
+import { createRequire } from 'node:module'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join, relative } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const run = promisify(execFile)
+const PKG_DIR = fileURLToPath(new URL('..', import.meta.url))
+const README = fileURLToPath(new URL('../../../README.md', import.meta.url))
+const SETUP_TIMEOUT = 240_000
+
+/** npm must not inherit pnpm's `npm_config_*` settings or vitest's NODE_ENV. */
+const npmEnv = (): NodeJS.ProcessEnv =>
+  Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'NODE_ENV'))
+
+const registryUnreachable = async (): Promise<string | null> => {
+  try {
+    await run('npm', ['ping'], { env: npmEnv(), timeout: 20_000 })
+    return null
+  } catch (error) {
+    return `npm registry unreachable (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`
+  }
+}
+
+/** The section of the root README under `## Use it in your own Hono app`, up to the next `## `. */
+const readmeSection = (): string => {
+  const text = readFileSync(README, 'utf8')
+  const start = text.indexOf('\n## Use it in your own Hono app')
+  if (start < 0) throw new Error('README has no "Use it in your own Hono app" section')
+  const end = text.indexOf('\n## ', start + 1)
+  return text.slice(start, end < 0 ? undefined : end)
+}
+
+const codeBlocks = (section: string, lang: string): string[] =>
+  [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] ?? '')
+
+/** Package names from every `pnpm add` line of the section's first `sh` block, flags and comments dropped. */
+const readmeInstallNames = (section: string): string[] => {
+  const sh = codeBlocks(section, 'sh')[0] ?? ''
+  return sh
+    .split('\n')
+    .map((line) => line.replace(/#.*/, '').trim())
+    .filter((line) => line.startsWith('pnpm add '))
+    .flatMap((line) => line.slice('pnpm add '.length).split(/\s+/))
+    .filter((word) => word !== '' && !word.startsWith('-'))
+}
+
+const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+    })
+  })
+
+const filesUnder = (dir: string): string[] =>
+  readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => statSync(join(dir, f)).isFile())
+
+const waitForListening = (child: ChildProcess, output: string[]): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output.join('')}`)), 30_000)
+    const onData = (chunk: Buffer) => {
+      output.push(chunk.toString())
+      if (output.join('').includes('listening on')) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout?.on('data', onData)
+    child.stderr?.on('data', (chunk: Buffer) => output.push(chunk.toString()))
+    child.once('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited with ${code}:\n${output.join('')}`))
+    })
+  })
+
+const skipReason = await registryUnreachable()
+if (skipReason) console.warn(`consumer test skipped: ${skipReason}`)
+
+describe.skipIf(skipReason !== null)('the packed library in a fresh npm project', () => {
+  const work = mkdtempSync(join(tmpdir(), 'latchkey-consumer-'))
+  const packDir = join(work, 'pack')
+  const app = join(work, 'app')
+  const output: string[] = []
+  let server: ChildProcess | undefined
+  let base = ''
+  let tarballFiles: string[] = []
+
+  beforeAll(async () => {
+    const started = Date.now()
+    const lap = (step: string) => console.log(`consumer: ${step} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
+    if (!existsSync(join(PKG_DIR, 'dist/index.js'))) throw new Error('packages/auth/dist is missing: run `pnpm build` first')
+
+    mkdirSync(packDir)
+    await run('pnpm', ['pack', '--pack-destination', packDir], { cwd: PKG_DIR, env: npmEnv() })
+    const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz')) ?? 'missing.tgz')
+    const { stdout: listing } = await run('tar', ['-tzf', tarball])
+    tarballFiles = listing
+      .split('\n')
+      .filter(Boolean)
+      .map((f) => f.replace(/^package\//, ''))
+    console.log(`consumer: ${relative(packDir, tarball)} is ${statSync(tarball).size} bytes, ${tarballFiles.length} files`)
+
+    mkdirSync(app)
+    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
+    const section = readmeSection()
+    const pinned: Record<string, string> = {
+      '@latchkey/auth': tarball,
+      typescript: 'typescript@~5.9',
+      '@types/node': '@types/node@20',
+    }
+    const specs = readmeInstallNames(section).map((name) => pinned[name] ?? name)
+    expect(specs).toContain(tarball)
+    // --ignore-scripts: better-sqlite3 has no prebuilt binary reachable here and would compile from
+    // source (1-2 minutes). Its binary is copied below from the workspace's copy instead, which is an
+    // honest shortcut only when the versions match; otherwise it is compiled with `npm rebuild`.
+    await run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', ...specs], {
+      cwd: app,
+      env: npmEnv(),
+      timeout: SETUP_TIMEOUT,
+    })
+    lap('npm install')
+    const ours = dirname(createRequire(join(PKG_DIR, 'package.json')).resolve('better-sqlite3/package.json'))
+    const theirs = join(app, 'node_modules/better-sqlite3')
+    const version = (dir: string) => (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string }).version
+    const binary = 'build/Release/better_sqlite3.node'
+    if (version(ours) === version(theirs) && existsSync(join(ours, binary))) {
+      mkdirSync(join(theirs, 'build/Release'), { recursive: true })
+      copyFileSync(join(ours, binary), join(theirs, binary))
+    } else {
+      await run('npm', ['rebuild', 'better-sqlite3'], { cwd: app, env: npmEnv(), timeout: SETUP_TIMEOUT })
+    }
+
+    const example = codeBlocks(section, 'ts')[0]
+    if (!example?.includes('createAuth')) throw new Error('README example not found')
+    writeFileSync(join(app, 'app.ts'), example)
+    writeFileSync(
+      join(app, 'types.ts'),
+      [
+        "import { createAuth } from '@latchkey/auth'",
+        "import { openSqlite, sqliteStore } from '@latchkey/auth/sqlite'",
+        '',
+        "const db = openSqlite(':memory:')",
+        "// @ts-expect-error better-sqlite3's types reach the consumer; an `any` would accept this",
+        'db.noSuchMethod()',
+        "const auth = createAuth({ secret: 'x'.repeat(32), store: sqliteStore(db), sendMail: () => {}, policies: { admin: () => true } })",
+        '// @ts-expect-error policy names come from the policies map',
+        "auth.guard('admn')",
+        '',
+      ].join('\n'),
+    )
+    // skipLibCheck: drizzle-orm's own declarations name drivers this app does not install (mysql2,
+    // gel). types.ts above proves our declarations still resolve to real types.
+    const tsconfig = {
+      compilerOptions: {
+        strict: true,
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        target: 'ES2022',
+        outDir: 'dist',
+        skipLibCheck: true,
+        types: ['node'],
+      },
+      include: ['app.ts', 'types.ts'],
+    }
+    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig))
+    await run(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: app }).catch((error: { stdout?: string }) => {
+      throw new Error(`tsc failed:\n${error.stdout ?? String(error)}`)
+    })
+    lap('tsc')
+
+    const port = await freePort()
+    base = `http://127.0.0.1:${port}`
+    server = spawn(process.execPath, ['dist/app.js'], {
+      cwd: app,
+      env: { ...npmEnv(), PORT: String(port), AUTH_SECRET: 'consumer-test-secret-0123456789abcdef', NODE_ENV: 'development' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    await waitForListening(server, output)
+    lap('server listening')
+  }, SETUP_TIMEOUT)
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((resolve) => server?.once('exit', resolve))
+      server.kill('SIGTERM')
+      await exited
+    }
+    rmSync(work, { recursive: true, force: true })
+  })
+
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    })
+
+  it('ships dist, the SQLite migrations and the docs, and nothing from the workspace', () => {
+    expect(tarballFiles).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'LICENSE',
+        'dist/index.js',
+        'dist/index.d.ts',
+        'dist/sqlite/index.js',
+        'dist/testing/index.js',
+        'drizzle/sqlite/meta/_journal.json',
+      ]),
+    )
+    expect(tarballFiles.filter((f) => /\.test\.|\.test-d\.|\.map$|^src\/|^test\//.test(f))).toEqual([])
+    const manifest = readFileSync(join(app, 'node_modules/@latchkey/auth/package.json'), 'utf8')
+    expect(manifest).not.toContain('workspace:')
+  })
+
+  it('installs only the driver the app uses, and shares the app’s hono', () => {
+    const modules = join(app, 'node_modules')
+    expect(existsSync(join(modules, 'better-sqlite3'))).toBe(true)
+    expect(existsSync(join(modules, 'pg'))).toBe(false)
+    expect(existsSync(join(modules, 'vitest'))).toBe(false)
+    // A nested copy of hono or zod would give the app two incompatible Hono types.
+    const nested = join(modules, '@latchkey/auth/node_modules')
+    expect(existsSync(nested) ? filesUnder(nested).filter((f) => /^(hono|zod|@hono)\//.test(f)) : []).toEqual([])
+  })
+
+  it('signs up, logs in and reaches the guarded route over real HTTP', async () => {
+    const account = { name: 'Ada', email: 'ada@example.com', password: 'correct horse battery staple' }
+    const signup = await post('/auth/signup', account)
+    expect(signup.status).toBe(201)
+    expect(((await signup.json()) as { accessToken: unknown }).accessToken).toEqual(expect.any(String))
+
+    const login = await post('/auth/login', { email: account.email, password: account.password })
+    expect(login.status).toBe(200)
+    expect(login.headers.getSetCookie().some((c) => /^refresh_token=.+HttpOnly/i.test(c))).toBe(true)
+    const { accessToken } = (await login.json()) as { accessToken: string }
+
+    const hello = await fetch(`${base}/hello`, { headers: { Authorization: `Bearer ${accessToken}` } })
+    expect(hello.status).toBe(200)
+    expect(await hello.json()).toEqual({ hello: 'Ada' })
+
+    const admin = await fetch(`${base}/admin/ping`, { headers: { Authorization: `Bearer ${accessToken}` } })
+    expect(admin.status).toBe(403)
+  })
+
+  it('answers an anonymous caller with 401 and a problem document', async () => {
+    const res = await fetch(`${base}/hello`)
+    expect(res.status).toBe(401)
+    expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/)
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/)
+  })
+})
