@@ -4,7 +4,8 @@
  * "Use it in your own Hono app" example with a strict `tsc`, run it, and talk to it over HTTP.
  * Catches missing files, wrong `exports`, leaked `workspace:` ranges and peers that do not dedupe.
  *
- * The install line and the example are read from the README at test time, so the README cannot drift.
+ * The install line and the example are read from the README at test time, so the README cannot drift;
+ * the library README's first example (from the tarball) is compiled as well.
  * Needs `dist/` (`pnpm build`, which `pnpm test` runs first) and the npm registry; skips, saying
  * why, when the registry is unreachable.
  */
@@ -160,6 +161,11 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     const example = codeBlocks(section, 'ts')[0]
     if (!example?.includes('createAuth')) throw new Error('README example not found')
     writeFileSync(join(app, 'app.ts'), example)
+    // The library README's first example, as it ships in the tarball: it must compile too.
+    const libReadme = readFileSync(join(app, 'node_modules/@latchkey/auth/README.md'), 'utf8')
+    const libExample = codeBlocks(libReadme, 'ts')[0]
+    if (!libExample?.includes('createAuth')) throw new Error('packages/auth/README.md example not found')
+    writeFileSync(join(app, 'library-readme.ts'), libExample)
     writeFileSync(
       join(app, 'types.ts'),
       [
@@ -187,7 +193,7 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
         skipLibCheck: true,
         types: ['node'],
       },
-      include: ['app.ts', 'types.ts'],
+      include: ['app.ts', 'types.ts', 'library-readme.ts'],
     }
     writeFileSync(join(app, 'tsconfig.json'), JSON.stringify(tsconfig))
     await run(join(app, 'node_modules/.bin/tsc'), ['-p', '.'], { cwd: app }).catch((error: { stdout?: string }) => {
@@ -226,7 +232,9 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     expect(tarballFiles).toEqual(
       expect.arrayContaining([
         'package.json',
+        'README.md',
         'LICENSE',
+        'CHANGELOG.md',
         'dist/index.js',
         'dist/index.d.ts',
         'dist/sqlite/index.js',
