@@ -28,8 +28,16 @@ export const jsonBodyGuard = (maxBytes = 64 * 1024): MiddlewareHandler =>
     async function jsonOnly(c, next) {
       if (WITH_BODY.has(c.req.method)) {
         const length = c.req.header('content-length')
-        // Without Content-Length (chunked, or an in-process Request) the body stream itself tells.
-        const hasBody = length !== undefined ? Number(length) > 0 : c.req.raw.body !== null
+        // On the wire (RFC 9112 §6.3) neither Content-Length nor Transfer-Encoding means no body,
+        // though the Node adapter still hands every POST a body stream. In-process Requests
+        // (app.request) carry no Content-Length: there the body stream itself tells.
+        const fromSocket = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined
+        const hasBody =
+          length !== undefined
+            ? Number(length) > 0
+            : fromSocket
+              ? c.req.header('transfer-encoding') !== undefined
+              : c.req.raw.body !== null
         if (hasBody && !JSON_TYPE.test(c.req.header('content-type') ?? ''))
           throw new AuthError('unsupported_media_type', { detail: 'Request bodies must be application/json.' })
       }
