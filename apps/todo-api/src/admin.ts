@@ -1,0 +1,24 @@
+/**
+ * GET /admin/stats, guarded by the `admin` policy (`user.raw.role === 'admin'`, registered in
+ * app.ts). The policy reads the user as stored at request time, so `cli set-role` applies at once.
+ */
+import { type OpenAPIHono, z } from '@hono/zod-openapi'
+import type { AppAuth } from './app.js'
+import type { AppDatabase } from './db.js'
+
+const Stats = z
+  .object({ users: z.number().int().openapi({ example: 12 }), todos: z.number().int().openapi({ example: 345 }) })
+  .openapi('Stats')
+
+export const adminRoutes = (app: OpenAPIHono, { auth, db }: { auth: AppAuth; db: AppDatabase }) =>
+  app.openapi(
+    auth.route({
+      method: 'get',
+      path: '/admin/stats',
+      auth: 'admin',
+      tags: ['admin'],
+      summary: 'Number of users and todos',
+      responses: { 200: { description: 'Row counts', content: { 'application/json': { schema: Stats } } } },
+    }),
+    async (c) => c.json(await db.stats(), 200),
+  )

@@ -1,0 +1,134 @@
+/**
+ * Wires the HTTP app: app-wide middleware (request log, security headers, body guard), the
+ * auth routes from @latchkey/auth with the `admin` policy, the todo, admin, health and reset-page
+ * routes, the OpenAPI document and its reference page. It opens nothing: main.ts passes in the
+ * database and the mailer, so tests and other hosts can build the same app.
+ */
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
+import {
+  type Auth,
+  createAuth,
+  jsonBodyGuard,
+  problemErrorHandler,
+  problemNotFound,
+  problemResponse,
+  type UserRecord,
+  validationHook,
+} from '@latchkey/auth'
+import { Scalar } from '@scalar/hono-api-reference'
+import type { MiddlewareHandler } from 'hono'
+import { secureHeaders } from 'hono/secure-headers'
+import { v7 as uuidv7 } from 'uuid'
+import { adminRoutes } from './admin.js'
+import type { AppDatabase } from './db.js'
+import type { Mailer } from './mail.js'
+import { resetPageRoute } from './reset-page.js'
+import { todoRoutes } from './todos.js'
+
+/** The auth component of this app: SQLite users, one policy named `admin`. */
+export type AppAuth = Auth<UserRecord, 'admin'>
+
+export interface AppOptions {
+  secret: string
+  db: AppDatabase
+  mailer: Mailer
+  /** Base URL of links and of the same-origin check, without a trailing slash. */
+  publicUrl: string
+  production: boolean
+  trustProxy: boolean
+  version: string
+  /** One line per request: method, path without query, status, milliseconds. */
+  logRequest?: (line: string) => void
+  /** Unexpected errors (name and message only). */
+  logError?: (line: string) => void
+  now?: () => Date
+}
+
+/**
+ * Logs method, path, status and duration. Never the query string: it may carry `access_token`
+ * (or a reset `token`), and never headers or bodies, which carry tokens and passwords.
+ */
+const requestLog = (write: (line: string) => void): MiddlewareHandler =>
+  async function requestLog(c, next) {
+    const started = performance.now()
+    await next()
+    write(`${c.req.method} ${c.req.path} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
+  }
+
+export const createApp = (options: AppOptions) => {
+  const { db, mailer, publicUrl } = options
+  const logError = options.logError ?? ((line: string) => console.error(line))
+  const now = options.now ?? (() => new Date())
+
+  const auth: AppAuth = createAuth({
+    secret: options.secret,
+    store: db.authStore,
+    sendMail: (mail) => mailer.sendReset(mail),
+    policies: { admin: (user) => user.raw.role === 'admin' },
+    publicUrl,
+    trustProxy: options.trustProxy,
+    secureCookies: options.production || publicUrl.startsWith('https:'),
+    log: logError,
+    now,
+  })
+
+  const app = new OpenAPIHono({ defaultHook: validationHook })
+  app.use('*', requestLog(options.logRequest ?? ((line) => console.log(line))))
+  app.use('*', secureHeaders())
+  app.use('*', jsonBodyGuard())
+  app.onError(problemErrorHandler(logError))
+  app.notFound(problemNotFound)
+
+  // Responses with personal data are never stored by caches along the way.
+  for (const path of ['/todos', '/todos/*', '/admin/*'])
+    app.use(path, async function noStore(c, next) {
+      await next()
+      c.header('Cache-Control', 'no-store')
+    })
+
+  app.route('/auth', auth.routes)
+  todoRoutes(app, { auth, todos: db.todos, newId: () => uuidv7(), now })
+  adminRoutes(app, { auth, db })
+  resetPageRoute(app)
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/health',
+      tags: ['ops'],
+      summary: 'Liveness: 200 when the database answers',
+      responses: {
+        200: {
+          description: 'The service and its database answer',
+          content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } },
+        },
+        503: problemResponse('The database does not answer'),
+      },
+    }),
+    async (c) => {
+      if (await db.ping()) return c.json({ status: 'ok' as const }, 200)
+      const problem = {
+        type: 'urn:latchkey:problem:unavailable',
+        title: 'Service unavailable',
+        status: 503,
+        detail: 'The database does not answer.',
+      }
+      return c.json(problem, 503, { 'Content-Type': 'application/problem+json' })
+    },
+  )
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Latchkey todo API',
+      version: options.version,
+      description:
+        'Reference server of @latchkey/auth: email/password sign-in and a private todo list per user. ' +
+        'Errors are RFC 9457 problem documents (application/problem+json).',
+    },
+    servers: [{ url: publicUrl }],
+  })
+  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Latchkey todo API' }))
+
+  return app
+}

@@ -1,0 +1,113 @@
+/**
+ * Entry point: read the configuration, open the database, listen, and stop gracefully on
+ * SIGTERM/SIGINT (no new connections, in-flight requests finish, database closed, exit 0).
+ * `node dist/main.js` runs in production unless NODE_ENV says otherwise; `--dev` (the
+ * `pnpm dev` script) runs in development and may generate AUTH_SECRET.
+ */
+import { readFileSync } from 'node:fs'
+import { createServer, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { getRequestListener } from '@hono/node-server'
+import { createApp } from './app.js'
+import { appDir, type Config, ConfigError, loadConfig } from './config.js'
+import { type AppDatabase, openDatabase } from './db.js'
+import { createMailer } from './mail.js'
+
+const SHUTDOWN_GRACE_MS = 10_000
+
+const die = (message: string): never => {
+  console.error(`todo-api: ${message}`)
+  process.exit(1)
+}
+
+const errorMessage = (err: unknown): string => (err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err))
+
+let config: Config
+try {
+  config = loadConfig(process.env, { dev: process.argv.includes('--dev') })
+} catch (err) {
+  if (err instanceof ConfigError) die(err.message)
+  throw err
+}
+// Libraries read it too; the config decided it (production unless set, development under --dev).
+process.env.NODE_ENV = config.nodeEnv
+for (const notice of config.notices) console.log(notice)
+
+let db: AppDatabase
+try {
+  db = openDatabase(config.database)
+} catch (err) {
+  die(`cannot open the database named by DATABASE_URL (${config.database.path}): ${errorMessage(err)}`)
+}
+
+// The app needs PUBLIC_URL, whose default names the port actually bound (PORT=0 picks a free one),
+// so the server listens first and the app is built before the first request can arrive.
+let handle: (request: Request, env: object) => Response | Promise<Response> = () => new Response(null, { status: 503 })
+const listener = getRequestListener((request, env) => handle(request, env))
+
+let stopping = false
+const inFlight = new Set<ServerResponse>()
+const server = createServer((req, res) => {
+  inFlight.add(res)
+  res.once('close', () => inFlight.delete(res))
+  // While stopping, a kept-alive connection is closed after its response instead of holding the exit.
+  if (stopping) res.setHeader('Connection', 'close')
+  return listener(req, res)
+})
+
+server.once('error', (err: NodeJS.ErrnoException) => {
+  db.close()
+  die(
+    err.code === 'EADDRINUSE' ? `PORT ${config.port} is already in use` : `cannot listen on PORT ${config.port}: ${err.message}`,
+  )
+})
+
+server.listen(config.port, () => {
+  const { port } = server.address() as AddressInfo
+  const publicUrl = config.publicUrl ?? `http://localhost:${port}`
+  const { version } = JSON.parse(readFileSync(new URL('package.json', `file://${appDir}/`), 'utf8')) as { version: string }
+  let mailer: ReturnType<typeof createMailer>
+  try {
+    mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl, production: config.production })
+    const app = createApp({
+      secret: config.secret,
+      db,
+      mailer,
+      publicUrl,
+      production: config.production,
+      trustProxy: config.trustProxy,
+      version,
+    })
+    handle = app.fetch
+  } catch (err) {
+    server.close()
+    db.close()
+    die(errorMessage(err))
+  }
+
+  console.log(`listening on http://localhost:${port} (NODE_ENV=${config.nodeEnv})`)
+  if (!config.production) console.log(`API reference: http://localhost:${port}/docs`)
+
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.error(`${signal} again: exiting without waiting`)
+      process.exit(1)
+    }
+    stopping = true
+    console.log(`${signal}: shutting down, waiting for in-flight requests`)
+    // Connections still busy after the grace period are cut so the process does end.
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
+    force.unref()
+    server.close(async () => {
+      clearTimeout(force)
+      mailer.close()
+      await db.close()
+      console.log('stopped')
+      process.exit(0)
+    })
+    server.closeIdleConnections()
+    for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close')
+  }
+  process.on('SIGTERM', stop)
+  process.on('SIGINT', stop)
+})

@@ -1,0 +1,112 @@
+/**
+ * GET /reset-password?token=…: the page the reset mail links to. A self-contained form that
+ * POSTs JSON to /auth/reset-password. Nothing is loaded from elsewhere; the inline style and
+ * script are allowed by their hashes in the CSP, and the token is read from the URL by the
+ * script (never echoed into the HTML), then removed from the address bar.
+ */
+import { createHash } from 'node:crypto'
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
+
+const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem;color:#222}
+label{display:block;margin:1rem 0 .25rem}input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
+button{margin-top:1.25rem;padding:.5rem 1.25rem;font:inherit}#status{margin-top:1.25rem;min-height:1.5em}`
+
+const SCRIPT = `(() => {
+  const form = document.getElementById('form')
+  const status = document.getElementById('status')
+  const token = new URLSearchParams(location.search).get('token')
+  history.replaceState(null, '', location.pathname)
+  if (!token) {
+    form.hidden = true
+    status.textContent = 'This link has no reset token. Ask for a new reset mail.'
+    return
+  }
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    const newPassword = form.elements.password.value
+    if (newPassword !== form.elements.confirm.value) {
+      status.textContent = 'The two passwords differ.'
+      return
+    }
+    form.elements.submit.disabled = true
+    status.textContent = 'Saving…'
+    try {
+      const res = await fetch('auth/reset-password', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ token, newPassword }),
+        credentials: 'omit',
+      })
+      if (res.status === 204) {
+        form.hidden = true
+        status.textContent = 'Your password has been changed and every session signed out. Sign in with the new password.'
+        return
+      }
+      const problem = await res.json().catch(() => null)
+      status.textContent = (problem && ((problem.errors && problem.errors[0] && problem.errors[0].message) || problem.detail)) || 'Something went wrong (' + res.status + ').'
+    } catch {
+      status.textContent = 'The server could not be reached. Try again.'
+    }
+    form.elements.submit.disabled = false
+  })
+})()`
+
+const hash = (source: string) => `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`
+
+/** The page's CSP: exactly its own style and script, fetches to its own origin, nothing else. */
+export const RESET_PAGE_CSP = [
+  "default-src 'none'",
+  `style-src ${hash(STYLE)}`,
+  `script-src ${hash(SCRIPT)}`,
+  "connect-src 'self'",
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>Reset your password</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<h1>Reset your password</h1>
+<noscript><p>This page needs JavaScript to send the new password.</p></noscript>
+<form id="form">
+<label for="password">New password (at least 8 characters)</label>
+<input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+<label for="confirm">Repeat it</label>
+<input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="8" required>
+<button name="submit" type="submit">Set new password</button>
+</form>
+<p id="status" role="status"></p>
+<script>${SCRIPT}</script>
+</body>
+</html>
+`
+
+export const resetPageRoute = (app: OpenAPIHono) =>
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/reset-password',
+      tags: ['pages'],
+      summary: 'HTML form that redeems a reset token (the link in the reset mail)',
+      request: {
+        query: z.object({ token: z.string().optional().openapi({ description: 'The reset token from the mail' }) }),
+      },
+      responses: {
+        200: { description: 'The reset form', content: { 'text/html': { schema: z.string() } } },
+      },
+    }),
+    (c) => {
+      c.header('Cache-Control', 'no-store')
+      c.header('Referrer-Policy', 'no-referrer')
+      c.header('Content-Security-Policy', RESET_PAGE_CSP)
+      return c.html(PAGE, 200)
+    },
+  )

@@ -1,0 +1,200 @@
+/**
+ * The todo routes (CONTRACT §5), all `auth: true`. The owner is always the signed-in user,
+ * never anything the client sends; PATCH and DELETE match id AND owner in one statement and
+ * answer 404 naming the id (never 403) when nothing matches. Storage is the TodoStore's job.
+ */
+import { type OpenAPIHono, z } from '@hono/zod-openapi'
+import { AuthError, problemResponse } from '@latchkey/auth'
+import type { AppAuth } from './app.js'
+import type { Todo, TodoChanges, TodoStore } from './todo-store.js'
+
+const codePoints = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+// Length is counted in code points, as JSON Schema's maxLength counts it.
+const Title = z
+  .string()
+  .refine((s) => s.trim() !== '', 'Title must not be empty or blank')
+  .refine((s) => codePoints(s) <= 500, 'Title must be at most 500 characters')
+  .openapi({ minLength: 1, maxLength: 500, example: 'Buy milk' })
+
+export const TodoSchema = z
+  .object({
+    id: z.uuid(),
+    userId: z.string(),
+    title: z.string(),
+    done: z.boolean(),
+    createdAt: z.string().openapi({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' }),
+  })
+  .openapi('Todo')
+
+const CreateTodo = z
+  .object({ title: Title, done: z.boolean().optional().openapi({ default: false }) })
+  .openapi('CreateTodoRequest', { description: 'Other fields (id, userId, createdAt, …) are ignored.' })
+
+const UpdateTodo = z
+  .object({ title: Title.optional(), done: z.boolean().optional() })
+  .refine((b) => b.title !== undefined || b.done !== undefined, 'Send at least one of title and done')
+  .openapi('UpdateTodoRequest', { description: 'At least one of title and done; other fields are ignored.' })
+
+const BOOLEANS: Record<string, boolean> = {
+  true: true,
+  '1': true,
+  yes: true,
+  on: true,
+  false: false,
+  '0': false,
+  no: false,
+  off: false,
+}
+
+const DoneQuery = z
+  .string()
+  .transform((s, ctx) => {
+    const value = BOOLEANS[s.toLowerCase()]
+    if (value === undefined) {
+      ctx.issues.push({ code: 'custom', input: s, message: 'done must be one of true, false, 1, 0, yes, no, on, off' })
+      return z.NEVER
+    }
+    return value
+  })
+  .optional()
+  .openapi({
+    type: 'boolean',
+    description: 'Only done (true) or open (false) todos. Also accepts 1/0, yes/no and on/off, in any case.',
+  })
+
+const LimitQuery = z
+  .string()
+  .regex(/^\d+$/, 'limit must be a whole number from 1 to 100')
+  .transform(Number)
+  .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
+  .optional()
+  .default(20)
+  .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Most todos to return' })
+
+const IdParam = z.object({
+  id: z.string().openapi({
+    param: { name: 'id', in: 'path' },
+    description: 'The todo id (a UUID). Any other value simply matches nothing: 404.',
+    example: '019a8f3c-5b2e-7c1d-9e4f-0a1b2c3d4e5f',
+  }),
+})
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+})
+const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { 'application/json': { schema } } })
+
+/** The wire form of a todo: timestamps as ISO 8601 UTC with milliseconds. */
+export const todoJson = (todo: Todo) => ({
+  id: todo.id,
+  userId: todo.userId,
+  title: todo.title,
+  done: todo.done,
+  createdAt: todo.createdAt.toISOString(),
+})
+
+const notFound = (id: string) => new AuthError('not_found', { detail: `No todo with id ${id}` })
+
+export interface TodoRouteDeps {
+  auth: AppAuth
+  todos: TodoStore
+  /** UUIDv7, monotonic within the process. */
+  newId: () => string
+  now: () => Date
+}
+
+export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRouteDeps) => {
+  const tags = ['todos']
+
+  app.openapi(
+    auth.route({
+      method: 'post',
+      path: '/todos',
+      auth: true,
+      tags,
+      summary: 'Create a todo owned by the caller',
+      request: { body: jsonBody(CreateTodo) },
+      responses: {
+        201: json(TodoSchema, 'The created todo'),
+        400: problemResponse('Invalid body'),
+      },
+    }),
+    async (c) => {
+      const { title, done } = c.req.valid('json')
+      const todo = await todos.create({ id: newId(), userId: c.var.user.id, title, done: done ?? false, createdAt: now() })
+      return c.json(todoJson(todo), 201)
+    },
+  )
+
+  app.openapi(
+    auth.route({
+      method: 'get',
+      path: '/todos',
+      auth: true,
+      tags,
+      summary: "The caller's todos, newest first",
+      request: { query: z.object({ done: DoneQuery, limit: LimitQuery }) },
+      responses: {
+        200: json(z.array(TodoSchema), 'At most `limit` todos, newest `createdAt` first (ties: newest id first)'),
+        400: problemResponse('Invalid `done` or `limit`'),
+      },
+    }),
+    async (c) => {
+      const { done, limit } = c.req.valid('query')
+      const list = await todos.list(c.var.user.id, { done, limit })
+      return c.json(list.map(todoJson), 200)
+    },
+  )
+
+  app.openapi(
+    auth.route({
+      method: 'patch',
+      path: '/todos/{id}',
+      auth: true,
+      tags,
+      summary: 'Change the title or done flag of one of the caller’s todos',
+      request: { params: IdParam, body: jsonBody(UpdateTodo) },
+      responses: {
+        200: json(TodoSchema, 'The updated todo'),
+        400: problemResponse('Invalid body'),
+        404: problemResponse('The caller has no todo with this id'),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const { title, done } = c.req.valid('json')
+      const changes: TodoChanges = {}
+      if (title !== undefined) changes.title = title
+      if (done !== undefined) changes.done = done
+      const todo = await todos.update(c.var.user.id, id, changes)
+      if (!todo) throw notFound(id)
+      return c.json(todoJson(todo), 200)
+    },
+  )
+
+  app.openapi(
+    auth.route({
+      method: 'delete',
+      path: '/todos/{id}',
+      auth: true,
+      tags,
+      summary: 'Delete one of the caller’s todos',
+      request: { params: IdParam },
+      responses: {
+        204: { description: 'Deleted' },
+        404: problemResponse('The caller has no todo with this id'),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      if (!(await todos.remove(c.var.user.id, id))) throw notFound(id)
+      return c.body(null, 204)
+    },
+  )
+}
