@@ -1,0 +1,50 @@
+/** Start-up refusals: each is a non-zero exit with one line on stderr naming the variable. */
+import { describe, expect, it } from 'vitest'
+import { randomSecret, runServerToExit } from './support.js'
+
+const SMTP_URL = 'smtp://127.0.0.1:2525'
+
+const refusal = async (env: Record<string, string>) => {
+  const result = await runServerToExit(env)
+  expect(result.code, result.stdout).not.toBe(0)
+  expect(result.code).not.toBeNull()
+  const lines = result.stderr.trim().split('\n')
+  expect(lines, result.stderr).toHaveLength(1)
+  expect(result.stdout).not.toMatch(/listening/)
+  return lines[0] ?? ''
+}
+
+describe.concurrent('start-up configuration', () => {
+  it('refuses to start without AUTH_SECRET, naming it', async () => {
+    expect(await refusal({ NODE_ENV: 'production', SMTP_URL })).toMatch(/AUTH_SECRET/)
+    expect(await refusal({ NODE_ENV: 'development' })).toMatch(/AUTH_SECRET/)
+  })
+
+  it('refuses an AUTH_SECRET shorter than 32 characters', async () => {
+    expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: 'x'.repeat(31) })).toMatch(/AUTH_SECRET.*32/)
+  })
+
+  it('refuses production without SMTP_URL, and NODE_ENV defaults to production', async () => {
+    expect(await refusal({ NODE_ENV: 'production', AUTH_SECRET: randomSecret() })).toMatch(/SMTP_URL/)
+    expect(await refusal({ AUTH_SECRET: randomSecret() })).toMatch(/SMTP_URL/)
+  })
+
+  it.each([
+    ['PORT', { PORT: 'eighty' }],
+    ['PORT', { PORT: '70000' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/todo' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://localhost/todo' }],
+    ['PUBLIC_URL', { PUBLIC_URL: 'not a url' }],
+    ['SMTP_URL', { SMTP_URL: 'http://mail.example.com' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
+  ])('names %s when it is invalid (%o)', async (name, env) => {
+    const line = await refusal({ NODE_ENV: 'production', AUTH_SECRET: randomSecret(), SMTP_URL, ...env })
+    expect(line).toContain(name)
+  })
+
+  it('says plainly that PostgreSQL is not supported yet', async () => {
+    const line = await refusal({ NODE_ENV: 'development', AUTH_SECRET: randomSecret(), DATABASE_URL: 'postgresql://u:p@db/todo' })
+    expect(line).toMatch(/PostgreSQL.*not supported/)
+    expect(line).not.toContain('u:p')
+  })
+})

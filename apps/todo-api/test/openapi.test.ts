@@ -1,0 +1,160 @@
+/**
+ * The published description: /openapi.json passes a standard OpenAPI 3.1 validator and says
+ * what the guards do; /docs serves a reference page; /reset-password is self-contained.
+ */
+import { createHash } from 'node:crypto'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningServer, request, startServer } from './support.js'
+
+interface Operation {
+  security?: Record<string, string[]>[]
+  responses: Record<string, unknown>
+  'x-policy'?: string
+  parameters?: { name: string; in: string }[]
+}
+interface Document {
+  openapi: string
+  paths: Record<string, Record<string, Operation>>
+  components: { securitySchemes: Record<string, { type: string; scheme?: string }> }
+}
+
+let server: RunningServer
+let doc: Document
+
+beforeAll(async () => {
+  server = await startServer()
+  const reply = await request(server.base, 'GET', '/openapi.json')
+  expect(reply.status).toBe(200)
+  doc = reply.body as Document
+})
+
+afterAll(async () => {
+  await server?.stop()
+})
+
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ id: `${method.toUpperCase()} ${path}`, op })),
+  )
+
+describe('GET /openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    expect(doc.openapi).toMatch(/^3\.1\./)
+    const validator = new Validator()
+    const result = await validator.validate(structuredClone(doc) as unknown as Record<string, unknown>)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(validator.version).toBe('3.1')
+  })
+
+  it('describes every route of the contract', () => {
+    expect(
+      operations()
+        .map((o) => o.id)
+        .sort(),
+    ).toEqual(
+      [
+        'POST /auth/signup',
+        'POST /auth/login',
+        'POST /auth/refresh',
+        'POST /auth/logout',
+        'GET /auth/me',
+        'POST /auth/change-password',
+        'POST /auth/forgot-password',
+        'POST /auth/reset-password',
+        'POST /todos',
+        'GET /todos',
+        'PATCH /todos/{id}',
+        'DELETE /todos/{id}',
+        'GET /admin/stats',
+        'GET /health',
+        'GET /reset-password',
+      ].sort(),
+    )
+  })
+
+  it('gives every guarded operation a bearer security requirement and a 401', () => {
+    const bearer = Object.entries(doc.components.securitySchemes).find(([, s]) => s.type === 'http' && s.scheme === 'bearer')?.[0]
+    expect(bearer).toBeDefined()
+    const guarded = operations().filter(({ op }) => op.security?.some((req) => bearer! in req))
+    expect(guarded.map((g) => g.id).sort()).toEqual(
+      [
+        'POST /auth/logout',
+        'GET /auth/me',
+        'POST /auth/change-password',
+        'POST /todos',
+        'GET /todos',
+        'PATCH /todos/{id}',
+        'DELETE /todos/{id}',
+        'GET /admin/stats',
+      ].sort(),
+    )
+    for (const { id, op } of guarded) expect(op.responses, id).toHaveProperty('401')
+  })
+
+  it('marks /admin/stats with x-policy "admin" and a 403, and no other operation with a policy', () => {
+    const stats = doc.paths['/admin/stats']?.get
+    expect(stats?.['x-policy']).toBe('admin')
+    expect(stats?.responses).toHaveProperty('403')
+    expect(
+      operations()
+        .filter(({ op }) => op['x-policy'] !== undefined)
+        .map((o) => o.id),
+    ).toEqual(['GET /admin/stats'])
+  })
+
+  it('documents the list query and the id path parameter', () => {
+    const list = doc.paths['/todos']?.get
+    expect(list?.parameters?.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:done', 'query:limit'])
+    expect(list?.responses).toHaveProperty('400')
+    for (const method of ['patch', 'delete']) {
+      const op = doc.paths['/todos/{id}']?.[method]
+      expect(op?.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(['path:id'])
+      expect(op?.responses).toHaveProperty('404')
+    }
+    expect(doc.paths['/todos']?.post?.responses).toHaveProperty('201')
+  })
+})
+
+describe('GET /docs', () => {
+  it('serves an interactive reference page for /openapi.json', async () => {
+    const page = await request(server.base, 'GET', '/docs')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(page.text).toContain('/openapi.json')
+  })
+})
+
+describe('GET /reset-password', () => {
+  it('is a no-store, no-referrer page whose CSP allows exactly its own inline script and style', async () => {
+    const page = await request(server.base, 'GET', '/reset-password?token=abc')
+    expect(page.status).toBe(200)
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+    const csp = page.headers.get('content-security-policy') ?? ''
+    expect(csp).toContain("default-src 'none'")
+
+    const hashOf = (source: string) => `'sha256-${createHash('sha256').update(source).digest('base64')}'`
+    const scripts = [...page.text.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '')
+    const styles = [...page.text.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => m[1] ?? '')
+    expect(scripts).toHaveLength(1)
+    expect(styles).toHaveLength(1)
+    expect(csp).toContain(`script-src ${hashOf(scripts[0]!)}`)
+    expect(csp).toContain(`style-src ${hashOf(styles[0]!)}`)
+    expect(csp).toContain("connect-src 'self'")
+    // The script posts JSON to the reset endpoint.
+    expect(scripts[0]).toContain("fetch('auth/reset-password'")
+    expect(scripts[0]).toContain("'Content-Type': 'application/json'")
+  })
+
+  it('loads nothing from elsewhere and never echoes the token into the HTML', async () => {
+    const token = '"><script>alert(1)</script>'
+    const page = await request(server.base, 'GET', `/reset-password?token=${encodeURIComponent(token)}`)
+    expect(page.status).toBe(200)
+    expect(page.text).not.toContain('alert(1)')
+    expect(page.text).not.toMatch(/\b(src|href)\s*=/i)
+    expect(page.text).not.toMatch(/https?:\/\//)
+    expect(page.text).not.toMatch(/@import|url\(/)
+  })
+})
