@@ -129,6 +129,8 @@ export const createApp = (options: AppOptions) => {
     servers: [{ url: publicUrl }],
   })
   app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Latchkey todo API' }))
+  // Browsers ask for it on every page; an empty answer keeps their consoles free of 404s.
+  app.get('/favicon.ico', (c) => c.body(null, 204))
 
   return app
 }
