@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
 import { getRequestListener } from '@hono/node-server'
 import { createApp } from './app.js'
 import { appDir, type Config, ConfigError, loadConfig } from './config.js'
@@ -65,7 +66,7 @@ server.once('error', (err: NodeJS.ErrnoException) => {
 server.listen(config.port, () => {
   const { port } = server.address() as AddressInfo
   const publicUrl = config.publicUrl ?? `http://localhost:${port}`
-  const { version } = JSON.parse(readFileSync(new URL('package.json', `file://${appDir}/`), 'utf8')) as { version: string }
+  const { version } = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')) as { version: string }
   let mailer: ReturnType<typeof createMailer>
   try {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl, production: config.production })
