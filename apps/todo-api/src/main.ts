@@ -8,11 +8,9 @@ import { readFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { getRequestListener } from '@hono/node-server'
-import { createApp } from './app.js'
 import { appDir, type Config, ConfigError, loadConfig } from './config.js'
-import { type AppDatabase, openDatabase } from './db.js'
-import { createMailer } from './mail.js'
+import type { AppDatabase } from './db.js'
+import type { Mailer } from './mail.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -33,6 +31,14 @@ try {
 // Libraries read it too; the config decided it (production unless set, development under --dev).
 process.env.NODE_ENV = config.nodeEnv
 for (const notice of config.notices) console.log(notice)
+
+// Loaded once the configuration is known to be good, so a refusal comes at once.
+const [{ getRequestListener }, { createApp }, { openDatabase }, { createMailer }] = await Promise.all([
+  import('@hono/node-server'),
+  import('./app.js'),
+  import('./db.js'),
+  import('./mail.js'),
+])
 
 let db: AppDatabase
 try {
@@ -67,7 +73,7 @@ server.listen(config.port, () => {
   const { port } = server.address() as AddressInfo
   const publicUrl = config.publicUrl ?? `http://localhost:${port}`
   const { version } = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')) as { version: string }
-  let mailer: ReturnType<typeof createMailer>
+  let mailer: Mailer
   try {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl, production: config.production })
     const app = createApp({
