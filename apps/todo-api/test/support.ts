@@ -145,8 +145,9 @@ export const run = (
   })
 }
 
-/** Runs `node dist/main.js` expecting it to refuse to start. */
-export const runServerToExit = (env: Env) => run(process.execPath, [MAIN], { env: { PORT: '0', ...env } })
+/** Runs `node dist/main.js` expecting it to refuse to start (on a temp database, should it not). */
+export const runServerToExit = (env: Env) =>
+  run(process.execPath, [MAIN], { env: { PORT: '0', DATABASE_URL: `file:${join(freshDir(), 'todo.db')}`, ...env } })
 
 export interface Mail {
   to: string[]
