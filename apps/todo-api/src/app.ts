@@ -15,12 +15,12 @@ import {
   type UserRecord,
   validationHook,
 } from '@latchkey/auth'
-import { Scalar } from '@scalar/hono-api-reference'
 import type { MiddlewareHandler } from 'hono'
 import { secureHeaders } from 'hono/secure-headers'
 import { v7 as uuidv7 } from 'uuid'
 import { adminRoutes } from './admin.js'
 import type { AppDatabase } from './db.js'
+import { docsRoutes } from './docs.js'
 import type { Mailer } from './mail.js'
 import { resetPageRoute } from './reset-page.js'
 import { todoRoutes } from './todos.js'
@@ -128,7 +128,7 @@ export const createApp = (options: AppOptions) => {
     },
     servers: [{ url: publicUrl }],
   })
-  app.get('/docs', Scalar({ url: '/openapi.json', pageTitle: 'Latchkey todo API' }))
+  docsRoutes(app, '/openapi.json', 'Latchkey todo API')
   // Browsers ask for it on every page; an empty answer keeps their consoles free of 404s.
   app.get('/favicon.ico', (c) => c.body(null, 204))
 
