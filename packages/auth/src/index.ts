@@ -20,7 +20,15 @@ export { ARGON2_FLOOR } from './options.js'
 export { argon2Hasher, type PasswordHasher } from './password.js'
 export { type Hit, type MemoryRateLimitOptions, memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
 export { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig } from './route.js'
-export { canonicalEmail, ProblemSchema, problemResponse, UserSchema, validationHook } from './schemas.js'
+export {
+  canonicalEmail,
+  codePointString,
+  ProblemSchema,
+  problemResponse,
+  rateLimitedResponse,
+  UserSchema,
+  validationHook,
+} from './schemas.js'
 export type {
   ConsumeResetInput,
   NewResetToken,

@@ -36,6 +36,8 @@ describe('auth.route: guarded operations in the OpenAPI document', () => {
       expect(doc.paths?.[`/auth/${path}`]?.post, path).toBeDefined()
     expect(doc.paths?.['/auth/me']?.get?.security).toEqual([{ bearerAuth: [] }])
     expect(doc.paths?.['/auth/logout']?.post?.responses?.['401']).toBeDefined()
+    const limited = doc.paths?.['/auth/login']?.post?.responses?.['429'] as { headers?: Record<string, unknown> } | undefined
+    expect(limited?.headers).toHaveProperty('Retry-After')
 
     // And the guard really runs on such a route.
     const res = await app.request('/stats')

@@ -48,6 +48,14 @@ export const problemResponse = (description: string) => ({
   content: { 'application/problem+json': { schema: ProblemSchema } },
 })
 
+/** The documented 429 of a rate-limited operation, with its `Retry-After` header. */
+export const rateLimitedResponse = {
+  ...problemResponse('Too many attempts from this client or for this email'),
+  headers: z.object({
+    'Retry-After': z.string().openapi({ description: 'Whole seconds until the window ends', example: '900' }),
+  }),
+}
+
 export const UserSchema = z
   .object({
     id: z.string(),

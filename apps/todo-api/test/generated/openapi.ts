@@ -53,9 +53,11 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem']
           }
         }
-        /** @description Too many attempts */
+        /** @description Too many attempts from this client or for this email */
         429: {
           headers: {
+            /** @description Whole seconds until the window ends */
+            'Retry-After': string
             [name: string]: unknown
           }
           content: {
@@ -120,9 +122,11 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem']
           }
         }
-        /** @description Too many attempts */
+        /** @description Too many attempts from this client or for this email */
         429: {
           headers: {
+            /** @description Whole seconds until the window ends */
+            'Retry-After': string
             [name: string]: unknown
           }
           content: {
@@ -376,9 +380,11 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem']
           }
         }
-        /** @description Too many attempts */
+        /** @description Too many attempts from this client or for this email */
         429: {
           headers: {
+            /** @description Whole seconds until the window ends */
+            'Retry-After': string
             [name: string]: unknown
           }
           content: {
@@ -432,9 +438,11 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem']
           }
         }
-        /** @description Too many attempts */
+        /** @description Too many attempts from this client or for this email */
         429: {
           headers: {
+            /** @description Whole seconds until the window ends */
+            'Retry-After': string
             [name: string]: unknown
           }
           content: {

@@ -6,7 +6,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { type AuthApp, type Kit, limitOnBodyEmail } from '../kit.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
-import { EmailField, jsonBody, jsonContent, problemResponse } from '../schemas.js'
+import { EmailField, jsonBody, jsonContent, problemResponse, rateLimitedResponse } from '../schemas.js'
 
 const ForgotBody = z.object({ email: EmailField }).openapi('ForgotPasswordRequest')
 const Accepted = z.object({ message: z.string() }).openapi('Accepted')
@@ -24,7 +24,7 @@ export const forgotPassword = (app: AuthApp, kit: Kit) =>
       responses: {
         202: jsonContent(Accepted, 'Accepted, whether or not the account exists'),
         400: problemResponse('Invalid input'),
-        429: problemResponse('Too many attempts'),
+        429: rateLimitedResponse,
       },
     }),
     async (c) => {

@@ -6,7 +6,15 @@ import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
 import { type AuthApp, type Kit, limitOnBodyEmail, startSession } from '../kit.js'
 import { normalizePassword } from '../password.js'
-import { AuthResultSchema, EmailField, jsonBody, jsonContent, PasswordField, problemResponse } from '../schemas.js'
+import {
+  AuthResultSchema,
+  EmailField,
+  jsonBody,
+  jsonContent,
+  PasswordField,
+  problemResponse,
+  rateLimitedResponse,
+} from '../schemas.js'
 
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
 
@@ -23,7 +31,7 @@ export const login = (app: AuthApp, kit: Kit) =>
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
         400: problemResponse('Invalid input'),
         401: problemResponse('Wrong email or password'),
-        429: problemResponse('Too many attempts'),
+        429: rateLimitedResponse,
       },
     }),
     async (c) => {

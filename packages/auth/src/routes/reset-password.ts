@@ -10,7 +10,7 @@ import { peekJson } from '../http.js'
 import type { AuthApp, Kit } from '../kit.js'
 import { tokenHash } from '../opaque-token.js'
 import { normalizePassword, passwordWeakness } from '../password.js'
-import { jsonBody, NewPasswordField, problemResponse } from '../schemas.js'
+import { jsonBody, NewPasswordField, problemResponse, rateLimitedResponse } from '../schemas.js'
 
 const ResetBody = z.object({ token: z.string().min(1).max(1024), newPassword: NewPasswordField }).openapi('ResetPasswordRequest')
 
@@ -34,7 +34,7 @@ export const resetPassword = (app: AuthApp, kit: Kit) => {
       responses: {
         204: { description: 'Password replaced; every session of the account is revoked' },
         400: problemResponse('Invalid input, a refused password, or an invalid, used or expired token'),
-        429: problemResponse('Too many attempts'),
+        429: rateLimitedResponse,
       },
     }),
     async (c) => {

@@ -13,6 +13,7 @@ import {
   jsonContent,
   NewPasswordField,
   problemResponse,
+  rateLimitedResponse,
 } from '../schemas.js'
 
 const SignupBody = z
@@ -32,7 +33,7 @@ export const signup = (app: AuthApp, kit: Kit) =>
         201: jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie is set'),
         400: problemResponse('Invalid input or a refused password'),
         409: problemResponse('An account with this email exists'),
-        429: problemResponse('Too many attempts'),
+        429: rateLimitedResponse,
       },
     }),
     async (c) => {
