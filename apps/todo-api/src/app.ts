@@ -25,7 +25,7 @@ import type { Mailer } from './mail.js'
 import { resetPageRoute } from './reset-page.js'
 import { todoRoutes } from './todos.js'
 
-/** The auth component of this app: SQLite users, one policy named `admin`. */
+/** The auth component of this app: the store's users (SQLite or PostgreSQL), one policy named `admin`. */
 export type AppAuth = Auth<UserRecord, 'admin'>
 
 export interface AppOptions {
@@ -63,6 +63,8 @@ export const createApp = (options: AppOptions) => {
   const auth: AppAuth = createAuth({
     secret: options.secret,
     store: db.authStore,
+    // On PostgreSQL the counts live in the database, so every instance counts against one limit.
+    ...(db.rateLimitStore ? { rateLimit: { store: db.rateLimitStore } } : {}),
     sendMail: (mail) => mailer.sendReset(mail),
     policies: { admin: (user) => user.raw.role === 'admin' },
     publicUrl,

@@ -6,8 +6,8 @@
  *   pnpm --filter @latchkey/todo-api cli set-role ada@example.com admin
  */
 import { canonicalEmail } from '@latchkey/auth'
-import { ConfigError, parseDatabaseUrl } from './config.js'
-import { openDatabase } from './db.js'
+import { ConfigError, describeDatabase, parseDatabaseUrl } from './config.js'
+import { type AppDatabase, openDatabase } from './db.js'
 
 const USAGE = 'usage: cli set-role <email> <role>'
 
@@ -27,7 +27,15 @@ const main = async (args: string[]): Promise<number> => {
     }
     throw err
   }
-  const db = openDatabase(target)
+  let db: AppDatabase
+  try {
+    db = await openDatabase(target)
+  } catch (err) {
+    console.error(
+      `cli: cannot open the database named by DATABASE_URL (${describeDatabase(target)}): ${err instanceof Error ? err.message : String(err)}`,
+    )
+    return 1
+  }
   try {
     const canonical = canonicalEmail(email)
     if (!(await db.authStore.setRole(canonical, role.trim()))) {

@@ -14,8 +14,8 @@ export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
-/** Where the database lives. PostgreSQL is parsed so it can be refused with a clear message. */
-export type DatabaseTarget = { kind: 'sqlite'; path: string }
+/** Where the database lives: a SQLite file (or memory), or a PostgreSQL connection URL. */
+export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
 
 export interface Config {
   /** `NODE_ENV` as the process runs: `production` unless set, `development` under `pnpm dev`. */
@@ -42,12 +42,19 @@ const fail = (message: string): never => {
   throw new ConfigError(message)
 }
 
-/** `DATABASE_URL`: `file:<path>` (relative paths are relative to the app folder) or `:memory:`. */
+/**
+ * `DATABASE_URL`: `file:<path>` (relative paths are relative to the app folder) or `:memory:`
+ * selects SQLite; `postgres://…` or `postgresql://…` selects PostgreSQL (a libpq-style URL, as
+ * node-postgres reads it: `?options=-c%20search_path%3Dtodo` picks a schema).
+ */
 export const parseDatabaseUrl = (value: string | undefined, baseDir: string = appDir): DatabaseTarget => {
   const url = value?.trim() || 'file:./data/todo.db'
   if (url === ':memory:' || url === 'file::memory:') return { kind: 'sqlite', path: ':memory:' }
-  if (/^postgres(ql)?:\/\//i.test(url))
-    fail('DATABASE_URL: PostgreSQL is not supported by the reference server yet; use file:<path> or :memory:')
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    // node-postgres parses it leniently; a URL that does not even parse is a typo worth naming.
+    if (!URL.canParse(url)) fail('DATABASE_URL is not a valid postgres:// URL (postgres://user:password@host:5432/database)')
+    return { kind: 'postgres', url }
+  }
   if (!url.startsWith('file:')) fail(`DATABASE_URL must be file:<path>, :memory: or postgres://…, got "${url.split(':')[0]}:…"`)
   let path = url.slice('file:'.length)
   if (path.startsWith('//')) {
@@ -59,6 +66,14 @@ export const parseDatabaseUrl = (value: string | undefined, baseDir: string = ap
   }
   if (!path) fail('DATABASE_URL: file: needs a path, for example file:./data/todo.db')
   return { kind: 'sqlite', path: isAbsolute(path) ? path : resolve(baseDir, path) }
+}
+
+/** The database for messages: the SQLite path, or the PostgreSQL URL without its password. */
+export const describeDatabase = (target: DatabaseTarget): string => {
+  if (target.kind === 'sqlite') return target.path
+  const url = new URL(target.url)
+  if (url.password) url.password = '***'
+  return url.href
 }
 
 const parsePort = (value: string | undefined): number => {

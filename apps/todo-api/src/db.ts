@@ -1,12 +1,13 @@
 /**
  * Opens the database named by `DATABASE_URL` and brings its tables up to date: the auth tables
- * from @latchkey/auth's migrations, then the app's own from `drizzle/`. Each dialect returns the
- * same {@link AppDatabase}; PostgreSQL is refused by the config until its store exists.
+ * from @latchkey/auth's migrations, then the app's own from `drizzle/` (SQLite) or
+ * `drizzle/postgres/` (PostgreSQL, in `postgres/database.ts`, loaded only when used). Each
+ * dialect returns the same {@link AppDatabase}.
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Store } from '@latchkey/auth'
+import type { RateLimitStore, Store } from '@latchkey/auth'
 import { schema as authSchema, migrateSqlite, openSqlite, sqliteStore } from '@latchkey/auth/sqlite'
 import { count } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/better-sqlite3'
@@ -21,6 +22,8 @@ export const migrationsFolder = fileURLToPath(new URL('../drizzle', import.meta.
 export interface AppDatabase {
   /** The store @latchkey/auth runs on. */
   authStore: Store
+  /** Where rate-limit counts live when several instances must share them; unset: in memory. */
+  rateLimitStore?: RateLimitStore
   todos: TodoStore
   /** Row counts for the admin route. */
   stats(): Promise<{ users: number; todos: number }>
@@ -61,10 +64,14 @@ const openSqliteDatabase = (path: string): AppDatabase => {
   }
 }
 
-/** Opens and migrates the database. Idempotent on an existing file. */
-export const openDatabase = (target: DatabaseTarget): AppDatabase => {
+/** Opens and migrates the database. Idempotent on an existing database. */
+export const openDatabase = async (target: DatabaseTarget): Promise<AppDatabase> => {
   switch (target.kind) {
     case 'sqlite':
       return openSqliteDatabase(target.path)
+    case 'postgres': {
+      const { openPostgresDatabase } = await import('./postgres/database.js')
+      return openPostgresDatabase(target.url)
+    }
   }
 }

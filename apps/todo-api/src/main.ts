@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
-import { appDir, type Config, ConfigError, loadConfig } from './config.js'
+import { appDir, type Config, ConfigError, describeDatabase, loadConfig } from './config.js'
 import type { AppDatabase } from './db.js'
 import type { Mailer } from './mail.js'
 
@@ -42,9 +42,9 @@ const [{ getRequestListener }, { createApp }, { openDatabase }, { createMailer }
 
 let db: AppDatabase
 try {
-  db = openDatabase(config.database)
+  db = await openDatabase(config.database)
 } catch (err) {
-  die(`cannot open the database named by DATABASE_URL (${config.database.path}): ${errorMessage(err)}`)
+  die(`cannot open the database named by DATABASE_URL (${describeDatabase(config.database)}): ${errorMessage(err)}`)
 }
 
 // The app needs PUBLIC_URL, whose default names the port actually bound (PORT=0 picks a free one),

@@ -33,7 +33,7 @@ describe.concurrent('start-up configuration', () => {
     ['PORT', { PORT: 'eighty' }],
     ['PORT', { PORT: '70000' }],
     ['DATABASE_URL', { DATABASE_URL: 'mysql://localhost/todo' }],
-    ['DATABASE_URL', { DATABASE_URL: 'postgres://localhost/todo' }],
+    ['DATABASE_URL', { DATABASE_URL: 'postgres://host:99999/todo' }],
     ['PUBLIC_URL', { PUBLIC_URL: 'not a url' }],
     ['SMTP_URL', { SMTP_URL: 'http://mail.example.com' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
@@ -42,9 +42,13 @@ describe.concurrent('start-up configuration', () => {
     expect(line).toContain(name)
   })
 
-  it('says plainly that PostgreSQL is not supported yet', async () => {
-    const line = await refusal({ NODE_ENV: 'development', AUTH_SECRET: randomSecret(), DATABASE_URL: 'postgresql://u:p@db/todo' })
-    expect(line).toMatch(/PostgreSQL.*not supported/)
-    expect(line).not.toContain('u:p')
+  it('names DATABASE_URL, without its password, when PostgreSQL cannot be reached', async () => {
+    const line = await refusal({
+      NODE_ENV: 'development',
+      AUTH_SECRET: randomSecret(),
+      DATABASE_URL: 'postgresql://u:secret-pw@127.0.0.1:1/todo',
+    })
+    expect(line).toMatch(/DATABASE_URL \(postgresql:\/\/u:\*\*\*@127\.0\.0\.1:1\/todo\).*ECONNREFUSED/)
+    expect(line).not.toContain('secret-pw')
   })
 })
