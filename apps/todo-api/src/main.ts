@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { createServer, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { appDir, type Config, ConfigError, describeDatabase, loadConfig } from './config.js'
 import type { AppDatabase } from './db.js'
 import type { Mailer } from './mail.js'
@@ -54,12 +55,17 @@ const listener = getRequestListener((request, env) => handle(request, env))
 
 let stopping = false
 const inFlight = new Set<ServerResponse>()
+// Handlers still running. One can outlive its connection (the client hung up mid-request), and
+// must still find the database open: shutdown waits for these, not only for the sockets.
+const handling = new Set<Promise<unknown>>()
 const server = createServer((req, res) => {
   inFlight.add(res)
   res.once('close', () => inFlight.delete(res))
   // While stopping, a kept-alive connection is closed after its response instead of holding the exit.
   if (stopping) res.setHeader('Connection', 'close')
-  return listener(req, res)
+  const handled: Promise<unknown> = listener(req, res).finally(() => handling.delete(handled))
+  handling.add(handled)
+  return handled
 })
 
 server.once('error', (err: NodeJS.ErrnoException) => {
@@ -107,6 +113,7 @@ server.listen(config.port, () => {
     force.unref()
     server.close(async () => {
       clearTimeout(force)
+      await Promise.race([Promise.allSettled(handling), sleep(SHUTDOWN_GRACE_MS, undefined, { ref: false })])
       mailer.close()
       await db.close()
       console.log('stopped')

@@ -169,3 +169,43 @@ describe.skipIf(unreachable !== null)('the todo API on PostgreSQL and on SQLite'
     expect(counts).toEqual({ users: 2, todos: 14 })
   })
 })
+
+describe.skipIf(unreachable !== null)('graceful shutdown on PostgreSQL', () => {
+  it('lets handlers whose clients hung up finish before the pool closes, then exits 0', async () => {
+    const db = await freshPostgresSchema()
+    try {
+      const server = await startServer({ env: { DATABASE_URL: db.url }, startTimeoutMs: 20_000 })
+      // Signups spend tens of milliseconds hashing between their queries; abort them all mid-way.
+      const aborted = new AbortController()
+      const signups = Array.from({ length: 24 }, (_, i) =>
+        fetch(`${server.base}/auth/signup`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Hung', email: `hung-up-${i}@example.com`, password: 'plum tractor hung lantern' }),
+          signal: aborted.signal,
+        }).catch(() => null),
+      )
+      // The rate limiter is each signup's first query: once it has counted some, handlers are running.
+      const begun = async () =>
+        (
+          await db.query<{ n: number }>(
+            "select coalesce(sum(count), 0)::int as n from auth_rate_limits where key like 'signup:ip:%'",
+          )
+        )[0]?.n ?? 0
+      await expect.poll(begun, { timeout: 10_000, interval: 2 }).toBeGreaterThan(0)
+      aborted.abort()
+      server.process.kill('SIGTERM')
+      await Promise.all(signups)
+      expect(await server.exited).toEqual({ code: 0, signal: null })
+      expect(server.stderr()).not.toMatch(/unexpected error|pool/i)
+
+      // Every signup that began ran to its end: an account and its session each.
+      const [row] = await db.query<{ users: number; sessions: number }>(
+        'select (select count(*) from auth_users)::int as users, (select count(*) from auth_sessions)::int as sessions',
+      )
+      expect(row).toEqual({ users: await begun(), sessions: await begun() })
+    } finally {
+      await db.drop()
+    }
+  })
+})
