@@ -52,8 +52,13 @@ const requestLog = (write: (line: string) => void): MiddlewareHandler =>
   async function requestLog(c, next) {
     const started = performance.now()
     await next()
-    write(`${c.req.method} ${c.req.path} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
+    write(`${c.req.method} ${printable(c.req.path)} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
   }
+
+// The path arrives percent-decoded and is the client's to choose: a control character would
+// forge log lines (%0A) or drive the terminal (%1B), so each is written as a \u escape.
+const printable = (s: string) =>
+  s.replace(/[\p{Cc}\u2028\u2029]/gu, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
 export const createApp = (options: AppOptions) => {
   const { db, mailer, publicUrl } = options

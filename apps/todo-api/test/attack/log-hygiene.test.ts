@@ -1,0 +1,214 @@
+/**
+ * Log hygiene: everything the server process writes (stdout and stderr, to its exit) during a
+ * full end-to-end run, including failures, a dead mail server and credentials in the query
+ * string, holds no password, JWT (nor its signature), refresh value, reset token, hash of
+ * either, stored `$argon2` hash or the secret. The run is in production with SMTP, where
+ * nothing prints a reset link; the development run excludes exactly the one line CONTRACT §1
+ * prints by design and checks that line is the only place its token appears. A client-chosen
+ * path cannot forge log lines or write terminal escapes.
+ */
+import { createHash } from 'node:crypto'
+import Database from 'better-sqlite3'
+import { describe, expect, it } from 'vitest'
+import { cookieFrom, type RunningServer, randomSecret, request, startServer, startSmtp } from '../support.js'
+import { forgeJwt, freshIp, strongPassword, until } from './helpers.js'
+
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+
+/** Drives every endpoint, good and bad, and returns every secret it handled. */
+const endToEnd = async (server: RunningServer, resetToken: (email: string) => Promise<string>) => {
+  const secrets: string[] = []
+  const keep = (...values: (string | undefined | null)[]) => {
+    for (const v of values) if (v) secrets.push(v)
+  }
+  const call = (method: string, path: string, options: Parameters<typeof request>[3] = {}) =>
+    request(server.base, method, path, { ...options, headers: { 'x-forwarded-for': freshIp(), ...options.headers } })
+  const refreshOf = (reply: Awaited<ReturnType<typeof call>>) => cookieFrom(reply, 'refresh_token')
+  const keepAuth = (reply: Awaited<ReturnType<typeof call>>) => {
+    const token = (reply.body as { accessToken?: string } | null)?.accessToken
+    const cookie = refreshOf(reply)
+    const value = cookie?.split('=')[1]
+    keep(token, token?.split('.')[2], value, value && sha256(value))
+    return { token: token ?? '', cookie: cookie ?? '' }
+  }
+
+  const email = `logs-${freshIp().replaceAll('.', '')}@example.com`
+  const [first, second, third, wrong] = [strongPassword(), strongPassword(), strongPassword(), strongPassword()]
+  keep(first, second, third, wrong)
+
+  const signup = keepAuth(await call('POST', '/auth/signup', { body: { name: 'Logan', email, password: first } }))
+  expect(signup.token).not.toBe('')
+  expect((await call('POST', '/auth/login', { body: { email, password: wrong } })).status).toBe(401)
+  expect((await call('POST', '/auth/login', { body: { email: 'nobody@example.com', password: wrong } })).status).toBe(401)
+  const session = keepAuth(await call('POST', '/auth/login', { body: { email, password: first } }))
+
+  // Every place a credential can travel, including the query string.
+  expect((await call('GET', '/auth/me', { token: session.token })).status).toBe(200)
+  expect((await call('GET', `/todos?limit=5&access_token=${session.token}`)).status).toBe(200)
+  expect((await call('GET', '/todos', { cookie: `token=${session.token}` })).status).toBe(200)
+  const todo = await call('POST', `/todos?access_token=${session.token}`, { body: { title: 'log me not' } })
+  expect(todo.status).toBe(201)
+  const id = (todo.body as { id: string }).id
+  expect((await call('PATCH', `/todos/${id}?access_token=${session.token}`, { body: { done: true } })).status).toBe(200)
+  expect((await call('GET', `/todos?access_token=${session.token}x`)).status).toBe(401)
+  expect((await call('GET', `/todos?access_token=${session.token}&access_token=${session.token}`)).status).toBe(401)
+  const forged = forgeJwt({ alg: 'none' }, { sub: 'x', sid: 'y' }, null)
+  keep(forged)
+  expect((await call('GET', '/todos', { token: forged })).status).toBe(401)
+
+  // Rotation, a loser of the race, and reuse of a rotated value.
+  const rotated = keepAuth(await call('POST', '/auth/refresh', { cookie: session.cookie }))
+  expect(rotated.cookie).not.toBe('')
+  expect((await call('POST', '/auth/refresh', { cookie: session.cookie })).status).toBe(401)
+  expect((await call('POST', '/auth/refresh', { cookie: 'refresh_token=not-a-real-value-at-all' })).status).toBe(401)
+
+  // Bodies that fail, carrying passwords: malformed, oversized, not JSON, weak.
+  const raw = { 'content-type': 'application/json' }
+  expect((await call('POST', '/auth/login', { body: `{"email":"${email}","password":"${first}"`, headers: raw })).status).toBe(
+    400,
+  )
+  expect((await call('POST', '/auth/login', { body: { email, password: `${first}${'x'.repeat(70_000)}` } })).status).toBe(413)
+  const textBody = { 'content-type': 'text/plain' }
+  expect((await call('POST', '/auth/login', { body: `email=${email}&password=${first}`, headers: textBody })).status).toBe(415)
+  expect(
+    (await call('POST', '/auth/signup', { body: { name: 'Weak', email: `w${email}`, password: 'password123' } })).status,
+  ).toBe(400)
+
+  expect(
+    (await call('POST', '/auth/change-password', { token: rotated.token, body: { currentPassword: wrong, newPassword: second } }))
+      .status,
+  ).toBe(400)
+  expect(
+    (await call('POST', '/auth/change-password', { token: rotated.token, body: { currentPassword: first, newPassword: second } }))
+      .status,
+  ).toBe(204)
+
+  // Reset: the page, a refused password (token kept), the redemption, a second redemption.
+  const token = await resetToken(email)
+  keep(token, sha256(token), encodeURIComponent(token))
+  expect((await call('GET', `/reset-password?token=${encodeURIComponent(token)}`)).status).toBe(200)
+  expect((await call('POST', '/auth/reset-password', { body: { token, newPassword: 'password123' } })).status).toBe(400)
+  expect((await call('POST', '/auth/reset-password', { body: { token, newPassword: third } })).status).toBe(204)
+  expect((await call('POST', '/auth/reset-password', { body: { token, newPassword: third } })).status).toBe(400)
+  expect((await call('POST', '/auth/reset-password', { body: { token: `${token}x`, newPassword: third } })).status).toBe(400)
+
+  const last = keepAuth(await call('POST', '/auth/login', { body: { email, password: third } }))
+  expect((await call('POST', '/auth/logout', { token: last.token })).status).toBe(204)
+  expect((await call('GET', '/auth/me', { token: last.token })).status).toBe(401)
+
+  const db = new Database(server.dbPath, { readonly: true })
+  try {
+    keep(...(db.prepare('select password_hash from auth_users').pluck().all() as string[]))
+    keep(
+      ...(db
+        .prepare('select hash from auth_refresh_tokens union all select hash from auth_reset_tokens')
+        .pluck()
+        .all() as string[]),
+    )
+  } finally {
+    db.close()
+  }
+  return { email, secrets }
+}
+
+const expectClean = (output: string, secrets: string[]) => {
+  expect(secrets.length).toBeGreaterThan(20)
+  const found = secrets.filter((s) => output.includes(s))
+  expect(found, 'a secret reached the server output').toEqual([])
+  expect(output).not.toContain('$argon2')
+  expect(output).not.toContain('access_token')
+}
+
+describe('log hygiene', () => {
+  it('in production with SMTP: no secret in anything the server writes, even when the mail server is gone', async () => {
+    const smtp = await startSmtp()
+    const secret = randomSecret()
+    const server = await startServer({
+      env: { NODE_ENV: 'production', SMTP_URL: smtp.url, TRUST_PROXY: 'true', AUTH_SECRET: secret },
+    })
+    let secrets: string[] = []
+    try {
+      const run = await endToEnd(server, async (email) => {
+        const before = smtp.mails.length
+        await request(server.base, 'POST', '/auth/forgot-password', {
+          body: { email },
+          headers: { 'x-forwarded-for': freshIp() },
+        })
+        const mail = await smtp.waitFor(email, before)
+        return decodeURIComponent(/token=(\S+)/.exec(mail.text)?.[1] ?? '')
+      })
+      secrets = [...run.secrets, secret]
+      // The mail server goes away: the failure is logged, the token is not.
+      await smtp.close()
+      const forgot = await request(server.base, 'POST', '/auth/forgot-password', {
+        body: { email: run.email },
+        headers: { 'x-forwarded-for': freshIp() },
+      })
+      expect(forgot.status).toBe(202)
+      await server.waitForOutput(/POST \/auth\/forgot-password 202/)
+      await until(() => /sendMail failed/.test(server.stderr()), 5_000, 'the sendMail failure line')
+    } finally {
+      await server.stop()
+    }
+    const output = server.stdout() + server.stderr()
+    expect(output).toMatch(/^POST \/auth\/reset-password 204 \d+ms$/m)
+    expect(output).not.toContain('reset-password?token=')
+    expectClean(output, secrets)
+  })
+
+  it('in development without SMTP: the one reset-link line CONTRACT §1 prints is the only place its token appears', async () => {
+    const secret = randomSecret()
+    const server = await startServer({ env: { NODE_ENV: 'development', TRUST_PROXY: 'true', AUTH_SECRET: secret } })
+    const link = /^\[dev mail\] password reset link for \S+: http:\/\/localhost:\d+\/reset-password\?token=([A-Za-z0-9_-]{43})$/
+    let secrets: string[] = []
+    try {
+      const run = await endToEnd(server, async (email) => {
+        const before = server
+          .stdout()
+          .split('\n')
+          .filter((l) => link.test(l)).length
+        await request(server.base, 'POST', '/auth/forgot-password', {
+          body: { email },
+          headers: { 'x-forwarded-for': freshIp() },
+        })
+        const linkLines = () =>
+          server
+            .stdout()
+            .split('\n')
+            .filter((l) => link.test(l))
+        await until(() => linkLines().length > before, 5_000, 'the reset link line')
+        return link.exec(linkLines().at(-1) ?? '')?.[1] ?? ''
+      })
+      secrets = [...run.secrets, secret]
+    } finally {
+      await server.stop()
+    }
+    const lines = (server.stdout() + server.stderr()).split('\n')
+    const linkLines = lines.filter((l) => link.test(l))
+    expect(linkLines).toHaveLength(1)
+    expectClean(lines.filter((l) => !link.test(l)).join('\n'), secrets)
+  })
+
+  it('writes one line per request: a path cannot forge log lines or send terminal escapes', async () => {
+    const server = await startServer()
+    try {
+      const forged = [
+        '/x%0AGET%20/admin/stats%20200%201ms',
+        '/x%0D%0A%5Bdev%20mail%5D%20password%20reset%20link%20for%20admin@example.com:%20http://evil.example/reset-password',
+        '/x%1B%5B2J%1B%5B31mRED',
+        '/todos/%0Aforged',
+        '/x%E2%80%A8y%C2%85z',
+      ]
+      for (const path of forged) expect((await request(server.base, 'GET', path)).status).toBe(404)
+      await request(server.base, 'GET', '/health')
+      await server.waitForOutput(/^GET \/health 200/)
+    } finally {
+      await server.stop()
+    }
+    const lines = server.stdout().split('\n')
+    const requestLines = lines.filter((l) => /^[A-Z]+ \//.test(l))
+    expect(requestLines).toHaveLength(6)
+    expect(lines.filter((l) => /^GET \/admin\/stats/.test(l) || /^\[dev mail\]/.test(l))).toEqual([])
+    expect(server.stdout().replaceAll('\n', '')).not.toMatch(/[\p{Cc}\u2028\u2029]/u)
+  })
+})
