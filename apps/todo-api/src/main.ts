@@ -34,12 +34,14 @@ process.env.NODE_ENV = config.nodeEnv
 for (const notice of config.notices) console.log(notice)
 
 // Loaded once the configuration is known to be good, so a refusal comes at once.
-const [{ getRequestListener }, { createApp }, { openDatabase }, { createMailer }] = await Promise.all([
-  import('@hono/node-server'),
-  import('./app.js'),
-  import('./db.js'),
-  import('./mail.js'),
-])
+const [{ getRequestListener, RequestError }, { AuthError, toAuthError }, { createApp }, { openDatabase }, { createMailer }] =
+  await Promise.all([
+    import('@hono/node-server'),
+    import('@latchkey/auth'),
+    import('./app.js'),
+    import('./db.js'),
+    import('./mail.js'),
+  ])
 
 let db: AppDatabase
 try {
@@ -51,7 +53,15 @@ try {
 // The app needs PUBLIC_URL, whose default names the port actually bound (PORT=0 picks a free one),
 // so the server listens first and the app is built before the first request can arrive.
 let handle: (request: Request, env: object) => Response | Promise<Response> = () => new Response(null, { status: 503 })
-const listener = getRequestListener((request, env) => handle(request, env))
+const listener = getRequestListener((request, env) => handle(request, env), {
+  // Requests the adapter cannot turn into a URL (HTTP/1.0 without Host, a malformed Host, a
+  // backslash in the path) never reach the app: answer them as the app answers every error.
+  errorHandler: (err) =>
+    (err instanceof RequestError
+      ? new AuthError('validation_failed', { detail: 'The request target or Host header is malformed.' })
+      : toAuthError(err)
+    ).getResponse(),
+})
 
 let stopping = false
 const inFlight = new Set<ServerResponse>()
