@@ -1,0 +1,115 @@
+/**
+ * What every scenario shares: the run's settings, paths, the pinned cores, and helpers to
+ * start the reference server and the baselines and to hand a job to the load generator.
+ */
+import { randomBytes } from 'node:crypto'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Job, JobResult, MeasuredJob, Stream } from './job.js'
+import { cpuMs, machineMs, type Pinning, type Running, runJson, startServer, writeJson } from './procs.js'
+import { accessToken, type SeededUser } from './seed.js'
+
+export const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url))
+export const DIST = join(BENCH_DIR, 'dist')
+export const APP_MAIN = join(BENCH_DIR, '..', 'apps', 'todo-api', 'dist', 'main.js')
+
+/** Durations and sample counts; `--quick` shrinks every one of them. */
+export interface Sizes {
+  /** Warm-up and measured seconds of a throughput run. */
+  warmup: number
+  seconds: number
+  /** Rounds of the interleaved throughput comparisons (the median is kept). */
+  rounds: number
+  loginSamples: number
+  pairSamples: number
+  stormSeconds: number
+}
+
+export const FULL: Sizes = { warmup: 3, seconds: 10, rounds: 3, loginSamples: 150, pairSamples: 300, stormSeconds: 12 }
+export const QUICK: Sizes = { warmup: 1, seconds: 3, rounds: 1, loginSamples: 40, pairSamples: 100, stormSeconds: 4 }
+
+export interface Ctx {
+  quick: boolean
+  sizes: Sizes
+  dir: string
+  pinning: Pinning
+  secret: string
+  /** argon2id hash of the seeded password at the default parameters. */
+  hash: string
+  smtpUrl: string
+  /** `--profile`: node flags that make every server write a CPU profile here on exit. */
+  profileDir: string | null
+  progress(line: string): void
+}
+
+const profiling = (ctx: Ctx, name: string): string[] =>
+  ctx.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []
+
+let jobs = 0
+
+/**
+ * Runs one job against `server` in the load-generator process (pinned to the load core) and
+ * returns its result, with the server's CPU time per request and how busy the rest of the
+ * machine was meanwhile (other processes make every number noisier).
+ */
+export const runLoad = async (ctx: Ctx, server: Running, streams: Stream[]): Promise<MeasuredJob> => {
+  jobs++
+  const job: Job = { base: server.base, streams, addressPrefix: jobs }
+  const file = writeJson(join(ctx.dir, `job-${jobs}.json`), job)
+  const longest = Math.max(...streams.map((s) => s.warmupSeconds + s.seconds))
+  const [cpu0, m0] = [cpuMs(server.pid), machineMs()]
+  const result = await runJson<JobResult>({
+    script: join(DIST, 'load.js'),
+    args: [file],
+    cores: ctx.pinning.load,
+    timeoutMs: (longest + 60) * 1000,
+  })
+  const [cpu1, m1] = [cpuMs(server.pid), machineMs()]
+  const requests = result.streams.reduce((n, s) => n + s.requests + s.warmupRequests, 0)
+  const others = m1.busy - m0.busy - (cpu1 - cpu0) - result.loadCpuMs
+  return {
+    ...result,
+    serverCpuMsPerRequest: (cpu1 - cpu0) / Math.max(1, requests),
+    othersCpuShare: Math.max(0, others / Math.max(1, m1.total - m0.total)),
+  }
+}
+
+/** The reference server as production runs it: built, NODE_ENV=production, SMTP configured, one trusted proxy. */
+export const startApp = (ctx: Ctx, name: string, dbPath: string): Promise<Running> =>
+  startServer({
+    name,
+    script: APP_MAIN,
+    nodeArgs: profiling(ctx, name),
+    cores: ctx.pinning.server,
+    dir: ctx.dir,
+    env: {
+      AUTH_SECRET: ctx.secret,
+      PORT: '0',
+      DATABASE_URL: `file:${dbPath}`,
+      NODE_ENV: 'production',
+      SMTP_URL: ctx.smtpUrl,
+      TRUST_PROXY: 'true',
+    },
+  })
+
+export const startBaseline = (ctx: Ctx, mode: 'bare' | 'jwt', dbPath: string): Promise<Running> =>
+  startServer({
+    name: `baseline-${mode}`,
+    script: join(DIST, 'servers', 'baseline.js'),
+    args: [mode],
+    nodeArgs: profiling(ctx, `baseline-${mode}`),
+    cores: ctx.pinning.server,
+    dir: ctx.dir,
+    env: { AUTH_SECRET: ctx.secret, PORT: '0', DATABASE_PATH: dbPath, NODE_ENV: 'production' },
+  })
+
+/** Starts the reference server once on a new file, so its own migrations create every table, and stops it. */
+export const migrateWithApp = async (ctx: Ctx, dbPath: string): Promise<void> => {
+  const app = await startApp(ctx, `migrate-${jobs++}`, dbPath)
+  await app.stop()
+}
+
+export const newSecret = (): string => randomBytes(32).toString('base64url')
+
+/** A 15-minute access token for a seeded session, signed with this run's secret. */
+export const accessTokenFor = (ctx: Ctx, user: SeededUser): Promise<string> => accessToken(ctx.secret, user)

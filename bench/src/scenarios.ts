@@ -1,0 +1,434 @@
+/**
+ * The seven scenarios of issue 5. Each one starts what it needs, drives it through the load
+ * generator, and returns table rows (ratio against its baseline, target, verdict) plus the
+ * raw numbers for the JSON file.
+ */
+import { join } from 'node:path'
+import { accessTokenFor, type Ctx, DIST, migrateWithApp, runLoad, startApp, startBaseline } from './context.js'
+import type { MeasuredJob, StreamResult, Variant } from './job.js'
+import { type Running, rssKiB, runJson } from './procs.js'
+import { PASSWORD, type SeededUser, seed } from './seed.js'
+import { median, percentile, sortedCopy, trim } from './stats.js'
+
+export interface Row {
+  id: string
+  scenario: string
+  measured: string
+  baseline: string
+  ratio: number
+  target: string
+  pass: boolean
+  note?: string
+}
+
+export interface Outcome {
+  rows: Row[]
+  raw: Record<string, unknown>
+}
+
+const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 1)} ms`
+const rps = (x: number) => `${Math.round(x).toLocaleString('en-US')} req/s`
+const round = (x: number, digits = 3) => Number(x.toFixed(digits))
+
+/** Non-2xx answers and socket errors of a stream, as a note; empty when all went well. */
+const problems = (r: StreamResult, expected = /^2/): string => {
+  const bad = Object.entries(r.statuses).filter(([code]) => !expected.test(code))
+  const parts = bad.map(([code, n]) => `${n}×${code}`)
+  if (r.errors) parts.push(`${r.errors} socket errors`)
+  return parts.length ? `${r.name}: ${parts.join(', ')}` : ''
+}
+
+const closedLoop = (ctx: Ctx, name: string, variant: Variant, connections = 32) => ({
+  name,
+  connections,
+  variants: [variant],
+  seconds: ctx.sizes.seconds,
+  maxRequests: ctx.sizes.seconds * 100_000,
+  warmupSeconds: ctx.sizes.warmup,
+})
+
+const bearer = (tokens: string[]) => tokens.map((t) => ({ authorization: `Bearer ${t}` }))
+const userHeader = (users: SeededUser[]) => users.map((u) => ({ 'x-user-id': u.id }))
+const loginBody = (email: string, password: string) => JSON.stringify({ email, password })
+
+/** The main data set of scenarios 1–5: readers with todos, writers, and accounts that only log in. */
+export interface MainData {
+  dbPath: string
+  readers: SeededUser[]
+  writers: SeededUser[]
+  logins: SeededUser[]
+}
+
+export const prepareMain = async (ctx: Ctx): Promise<MainData> => {
+  const dbPath = join(ctx.dir, 'main.db')
+  await migrateWithApp(ctx, dbPath)
+  const readers = seed(dbPath, { prefix: 'reader', users: 10, todosPerUser: 100, hash: ctx.hash })
+  const writers = seed(dbPath, { prefix: 'writer', users: 10, todosPerUser: 0, hash: ctx.hash })
+  const logins = seed(dbPath, { prefix: 'login', users: 4000, todosPerUser: 0, hash: ctx.hash })
+  return { dbPath, readers, writers, logins }
+}
+
+/** One closed-loop run: its stream, the server's CPU per request, the machine's other load. */
+interface Run extends StreamResult {
+  serverCpuMsPerRequest: number
+  othersCpuShare: number
+}
+
+const single = (job: MeasuredJob): Run => {
+  const [stream] = job.streams
+  if (!stream) throw new Error('the load generator returned no stream')
+  return { ...stream, serverCpuMsPerRequest: job.serverCpuMsPerRequest, othersCpuShare: job.othersCpuShare }
+}
+
+/** Runs every server's load `rounds` times, in rotating order (so drift hits all alike), and keeps each run. */
+const interleaved = async (
+  ctx: Ctx,
+  runs: { key: string; server: Running; variant: Variant }[],
+): Promise<Record<string, Run[]>> => {
+  const out: Record<string, Run[]> = {}
+  for (let r = 0; r < ctx.sizes.rounds; r++) {
+    for (let i = 0; i < runs.length; i++) {
+      const run = runs[(i + r) % runs.length]
+      if (!run) continue
+      const result = single(await runLoad(ctx, run.server, [closedLoop(ctx, run.key, run.variant)]))
+      ctx.progress(
+        `  round ${r + 1}/${ctx.sizes.rounds} ${run.key}: ${Math.round(result.rps)} req/s, ` +
+          `${(result.serverCpuMsPerRequest * 1000).toFixed(0)} µs CPU/req, others ${(100 * result.othersCpuShare).toFixed(0)}% CPU`,
+      )
+      out[run.key] = [...(out[run.key] ?? []), result]
+    }
+  }
+  return out
+}
+
+const medianRps = (results: Run[] | undefined) => median((results ?? []).map((r) => r.rps))
+const medianCpu = (results: Run[] | undefined) => median((results ?? []).map((r) => r.serverCpuMsPerRequest))
+/** Numbers of each run without its samples, for the JSON file. */
+const strip = (m: Record<string, Run[]>) =>
+  Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.map(({ samples: _, ...rest }) => rest)]))
+
+/** Scenarios 1 and 2: guarded reads and writes against bare Hono and hono/jwt, 32 connections. */
+export const throughput = async (ctx: Ctx, data: MainData): Promise<Outcome> => {
+  const app = await startApp(ctx, 'todo-api', data.dbPath)
+  const bare = await startBaseline(ctx, 'bare', data.dbPath)
+  const jwt = await startBaseline(ctx, 'jwt', data.dbPath)
+  try {
+    const readTokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
+    const writeTokens = bearer(await Promise.all(data.writers.map((u) => accessTokenFor(ctx, u))))
+    const read = (headers: Record<string, string>[]): Variant => ({
+      label: 'read',
+      method: 'GET',
+      path: '/todos?limit=20',
+      headers,
+    })
+    const write = (headers: Record<string, string>[]): Variant => ({
+      label: 'write',
+      method: 'POST',
+      path: '/todos',
+      headers,
+      bodies: [JSON.stringify({ title: 'Benchmark todo: buy milk' })],
+    })
+
+    ctx.progress('scenario 1: GET /todos?limit=20, 32 connections')
+    const reads = await interleaved(ctx, [
+      { key: 'app', server: app, variant: read(readTokens) },
+      { key: 'bare', server: bare, variant: read(userHeader(data.readers)) },
+      { key: 'jwt', server: jwt, variant: read(readTokens) },
+    ])
+    ctx.progress('scenario 2: POST /todos, 32 connections')
+    const writes = await interleaved(ctx, [
+      { key: 'app', server: app, variant: write(writeTokens) },
+      { key: 'bare', server: bare, variant: write(userHeader(data.writers)) },
+    ])
+
+    const [ra, rb, rj] = [medianRps(reads.app), medianRps(reads.bare), medianRps(reads.jwt)]
+    const [wa, wb] = [medianRps(writes.app), medianRps(writes.bare)]
+    const notes = [...Object.values(reads), ...Object.values(writes)]
+      .flat()
+      .map((r) => problems(r))
+      .filter(Boolean)
+    const note = notes.length ? notes.join('; ') : undefined
+    const rows: Row[] = [
+      {
+        id: '1a',
+        scenario: 'Guarded GET /todos?limit=20 vs bare Hono',
+        measured: rps(ra),
+        baseline: rps(rb),
+        ratio: ra / rb,
+        target: '≥ 0.85',
+        pass: ra / rb >= 0.85,
+        ...(note ? { note } : {}),
+      },
+      {
+        id: '1b',
+        scenario: 'Guarded GET /todos?limit=20 vs hono/jwt',
+        measured: rps(ra),
+        baseline: rps(rj),
+        ratio: ra / rj,
+        target: '≥ 0.95',
+        pass: ra / rj >= 0.95,
+      },
+      {
+        id: '2',
+        scenario: 'POST /todos vs bare Hono',
+        measured: rps(wa),
+        baseline: rps(wb),
+        ratio: wa / wb,
+        target: '≥ 0.85',
+        pass: wa / wb >= 0.85,
+      },
+    ]
+    const cpu = {
+      reads: { app: medianCpu(reads.app), bare: medianCpu(reads.bare), jwt: medianCpu(reads.jwt) },
+      writes: { app: medianCpu(writes.app), bare: medianCpu(writes.bare) },
+    }
+    return { rows, raw: { cpuMsPerRequest: cpu, reads: strip(reads), writes: strip(writes) } }
+  } finally {
+    await Promise.all([app.stop(), bare.stop(), jwt.stop()])
+  }
+}
+
+/** Scenarios 3, 4 and 5: login cost, login timing, and reads during a login storm. */
+export const logins = async (ctx: Ctx, data: MainData): Promise<Outcome> => {
+  const app = await startApp(ctx, 'todo-api-login', data.dbPath)
+  const rows: Row[] = []
+  const raw: Record<string, unknown> = {}
+  // The email limit is 10 per 15 minutes: each scenario gets its own accounts, each used a few times at most.
+  const pool = { login: data.logins.slice(0, 400), wrong: data.logins.slice(400, 1000), storm: data.logins.slice(1000) }
+  try {
+    // 3. Login p50 against raw argon2 verify p50, one request at a time.
+    ctx.progress('scenario 3: login p50 vs raw argon2 verify p50')
+    const n = ctx.sizes.loginSamples
+    const loginVariant: Variant = {
+      label: 'login',
+      method: 'POST',
+      path: '/auth/login',
+      headers: [{}],
+      bodies: pool.login.map((u) => loginBody(u.email, PASSWORD)),
+      uniqueForwardedFor: true,
+    }
+    const [login] = (
+      await runLoad(ctx, app, [
+        {
+          name: 'login',
+          connections: 1,
+          variants: [loginVariant],
+          seconds: 60,
+          maxRequests: n,
+          warmupSeconds: 5,
+          warmupMaxRequests: 10,
+        },
+      ])
+    ).streams
+    const argon = await runJson<{ samples: number[] }>({
+      script: join(DIST, 'argon2-verify.js'),
+      args: ['10', String(n)],
+      cores: ctx.pinning.server,
+      timeoutMs: 120_000,
+      env: { ARGON2_HASH: ctx.hash },
+    })
+    const loginP50 = percentile(sortedCopy(login?.samples.login ?? []), 50)
+    const argonP50 = percentile(sortedCopy(argon.samples), 50)
+    const loginNote = login ? problems(login) : 'no result'
+    rows.push({
+      id: '3',
+      scenario: 'Login p50 vs raw argon2id verify p50',
+      measured: ms(loginP50),
+      baseline: ms(argonP50),
+      ratio: loginP50 / argonP50,
+      target: '≤ 1.15',
+      pass: loginP50 / argonP50 <= 1.15,
+      ...(loginNote ? { note: loginNote } : {}),
+    })
+    raw.login = { loginP50, argonP50, samples: login?.latency, statuses: login?.statuses }
+
+    // 4. Unknown email vs wrong password, interleaved on one connection (A B A B …) after a warm-up.
+    ctx.progress('scenario 4: unknown email vs wrong password, interleaved')
+    const pairs = ctx.sizes.pairSamples
+    const tag = Date.now().toString(36)
+    const [pair] = (
+      await runLoad(ctx, app, [
+        {
+          name: 'pair',
+          connections: 1,
+          variants: [
+            {
+              label: 'unknown',
+              method: 'POST',
+              path: '/auth/login',
+              headers: [{}],
+              bodies: Array.from({ length: pairs + 40 }, (_, i) => loginBody(`nobody-${tag}-${i}@bench.test`, PASSWORD)),
+              uniqueForwardedFor: true,
+            },
+            {
+              label: 'wrong',
+              method: 'POST',
+              path: '/auth/login',
+              headers: [{}],
+              bodies: pool.wrong.map((u) => loginBody(u.email, `${PASSWORD} but wrong`)),
+              uniqueForwardedFor: true,
+            },
+          ],
+          seconds: 90,
+          maxRequests: pairs,
+          warmupSeconds: 5,
+          warmupMaxRequests: 20,
+        },
+      ])
+    ).streams
+    const unknown = trim(pair?.samples.unknown ?? [], 0.1)
+    const wrong = trim(pair?.samples.wrong ?? [], 0.1)
+    const [mu, mw] = [median(unknown), median(wrong)]
+    const pairNote = pair ? problems(pair, /^401$/) : 'no result'
+    rows.push({
+      id: '4',
+      scenario: 'Login: unknown email vs wrong password (medians, 10% trimmed)',
+      measured: ms(mu),
+      baseline: ms(mw),
+      ratio: mu / mw,
+      target: '0.95 – 1.05',
+      pass: Math.abs(mu / mw - 1) <= 0.05,
+      ...(pairNote ? { note: pairNote } : {}),
+    })
+    raw.timing = { unknownMedian: mu, wrongMedian: mw, n: [unknown.length, wrong.length], statuses: pair?.statuses }
+
+    // 5. Read p99 while 8 clients log in continuously, against the same reads alone.
+    ctx.progress('scenario 5: reads during a login storm')
+    const readTokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
+    const seconds = ctx.sizes.stormSeconds
+    const reads = {
+      name: 'reads',
+      connections: 4,
+      overallRate: 200,
+      variants: [{ label: 'read', method: 'GET', path: '/todos?limit=20', headers: readTokens } satisfies Variant],
+      seconds,
+      maxRequests: seconds * 200,
+      warmupSeconds: 2,
+    }
+    const storm = {
+      name: 'storm',
+      connections: 8,
+      variants: [{ ...loginVariant, bodies: pool.storm.map((u) => loginBody(u.email, PASSWORD)) }],
+      seconds: seconds + 1,
+      maxRequests: (seconds + 1) * 400,
+      warmupSeconds: 2,
+    }
+    const [idle] = (await runLoad(ctx, app, [reads])).streams
+    const during = await runLoad(ctx, app, [reads, storm])
+    const busy = during.streams.find((s) => s.name === 'reads')
+    const stormResult = during.streams.find((s) => s.name === 'storm')
+    const idleP99 = idle?.latency.p99 ?? Number.NaN
+    const busyP99 = busy?.latency.p99 ?? Number.NaN
+    const stormNote = [idle, busy, stormResult].map((r) => (r ? problems(r) : 'no result')).filter(Boolean)
+    rows.push({
+      id: '5',
+      scenario: `Read p99 (200 req/s) during a login storm (8 clients, ${Math.round(stormResult?.rps ?? 0)} logins/s) vs idle`,
+      measured: ms(busyP99),
+      baseline: ms(idleP99),
+      ratio: busyP99 / idleP99,
+      target: '≤ 3',
+      pass: busyP99 / idleP99 <= 3,
+      ...(stormNote.length ? { note: stormNote.join('; ') } : {}),
+    })
+    raw.storm = { idle: idle?.latency, busy: busy?.latency, logins: stormResult?.latency, loginRps: stormResult?.rps }
+    return { rows, raw }
+  } finally {
+    await app.stop()
+  }
+}
+
+/** Scenario 6: GET /todos p50 on 1,000,000 todos across 10,000 users against 1,000 todos across 10. */
+export const scale = async (ctx: Ctx): Promise<Outcome> => {
+  ctx.progress('scenario 6: seeding 1,000 and 1,000,000 todos')
+  const small = join(ctx.dir, 'small.db')
+  const large = join(ctx.dir, 'large.db')
+  await migrateWithApp(ctx, small)
+  await migrateWithApp(ctx, large)
+  const started = performance.now()
+  const smallUsers = seed(small, { prefix: 'small', users: 10, todosPerUser: 100, hash: ctx.hash })
+  const largeUsers = seed(large, { prefix: 'large', users: 10_000, todosPerUser: 100, hash: ctx.hash })
+  const seedSeconds = (performance.now() - started) / 1000
+  ctx.progress(`  seeded in ${seedSeconds.toFixed(1)} s`)
+  const smallApp = await startApp(ctx, 'todo-api-small', small)
+  const largeApp = await startApp(ctx, 'todo-api-large', large)
+  try {
+    const variant = async (users: SeededUser[]): Promise<Variant> => ({
+      label: 'read',
+      method: 'GET',
+      path: '/todos?limit=20',
+      headers: bearer(await Promise.all(users.map((u) => accessTokenFor(ctx, u)))),
+    })
+    const runs = await interleaved(ctx, [
+      { key: 'small', server: smallApp, variant: await variant(smallUsers) },
+      { key: 'large', server: largeApp, variant: await variant(largeUsers) },
+    ])
+    const p50 = (results: Run[] | undefined) => median((results ?? []).map((r) => r.latency.p50))
+    const [ps, pl] = [p50(runs.small), p50(runs.large)]
+    const notes = [...(runs.small ?? []), ...(runs.large ?? [])].map((r) => problems(r)).filter(Boolean)
+    return {
+      rows: [
+        {
+          id: '6',
+          scenario: 'GET /todos p50: 1,000,000 todos / 10,000 users vs 1,000 todos (32 connections)',
+          measured: ms(pl),
+          baseline: ms(ps),
+          ratio: pl / ps,
+          target: '≤ 1.5',
+          pass: pl / ps <= 1.5,
+          ...(notes.length ? { note: notes.join('; ') } : {}),
+        },
+      ],
+      raw: {
+        seedSeconds,
+        small: { p50: ps, rps: medianRps(runs.small), cpuMsPerRequest: medianCpu(runs.small) },
+        large: { p50: pl, rps: medianRps(runs.large), cpuMsPerRequest: medianCpu(runs.large), rssKiB: rssKiB(largeApp.pid) },
+      },
+    }
+  } finally {
+    await Promise.all([smallApp.stop(), largeApp.stop()])
+  }
+}
+
+interface LimiterResult {
+  count: number
+  emailLength: number
+  trackedKeys: number
+  seconds: number
+  rssGrowthMiB: number
+  heapGrowthMiB: number
+}
+
+/** The bound the limiter documents (rate-limit.ts: "about 25 MB at worst" for 100,000 keys). */
+export const LIMITER_BOUND_MIB = 25
+
+/** Scenario 7: RSS growth of the in-memory limiter after 10^6 distinct keys. */
+export const limiterMemory = async (ctx: Ctx): Promise<Outcome> => {
+  ctx.progress('scenario 7: limiter memory after 10^6 distinct keys')
+  const measure = (count: number, emailLength: number) =>
+    runJson<LimiterResult>({
+      script: join(DIST, 'limiter-memory.js'),
+      args: [String(count), String(emailLength)],
+      nodeArgs: ['--expose-gc'],
+      cores: ctx.pinning.load,
+      timeoutMs: 180_000,
+    })
+  const typical = await measure(1_000_000, 24)
+  const longest = await measure(1_000_000, 254)
+  const worst = Math.max(typical.rssGrowthMiB, longest.rssGrowthMiB)
+  return {
+    rows: [
+      {
+        id: '7',
+        scenario: `Limiter RSS growth after 10^6 distinct keys (${longest.trackedKeys.toLocaleString('en-US')} kept; 24/254-char emails)`,
+        measured: `${typical.rssGrowthMiB.toFixed(1)} / ${longest.rssGrowthMiB.toFixed(1)} MiB`,
+        baseline: `${LIMITER_BOUND_MIB} MiB`,
+        ratio: worst / LIMITER_BOUND_MIB,
+        target: '≤ 1',
+        pass: worst <= LIMITER_BOUND_MIB,
+      },
+    ],
+    raw: { typical, longest },
+  }
+}
+
+export { round }

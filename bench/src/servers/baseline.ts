@@ -1,0 +1,102 @@
+/**
+ * The baseline servers, on the same SQLite file as the reference server and the same todo
+ * query (the one Drizzle generates for `GET /todos`), answering the same JSON:
+ *
+ * - `bare`: plain Hono, no auth at all; the caller names the user in `x-user-id`. The ceiling.
+ * - `jwt`: Hono's own stateless `hono/jwt` middleware (HS256, same secret); the user is `sub`.
+ *   It checks `iss` and `aud` like ours but never looks at a session: a revoked token keeps working until it expires.
+ *
+ * Run as `node baseline.js bare|jwt` with DATABASE_PATH, AUTH_SECRET and PORT (0: any free port).
+ * Prints `listening on http://127.0.0.1:<port>` once ready; SIGTERM stops it.
+ */
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { getRequestListener } from '@hono/node-server'
+import Database from 'better-sqlite3'
+import { Hono, type MiddlewareHandler } from 'hono'
+import { jwt } from 'hono/jwt'
+import { v7 as uuidv7 } from 'uuid'
+
+const mode = process.argv[2]
+if (mode !== 'bare' && mode !== 'jwt') throw new Error('usage: node baseline.js bare|jwt')
+const path = process.env.DATABASE_PATH
+if (!path) throw new Error('DATABASE_PATH is required')
+const secret = process.env.AUTH_SECRET ?? ''
+
+const db = new Database(path)
+db.pragma('journal_mode = WAL')
+db.pragma('busy_timeout = 5000')
+
+interface TodoRow {
+  id: string
+  user_id: string
+  title: string
+  done: number
+  created_at: number
+}
+
+const list = db.prepare<[string, number], TodoRow>(
+  'select "id", "user_id", "title", "done", "created_at" from "todos" where "todos"."user_id" = ? ' +
+    'order by "todos"."created_at" desc, "todos"."id" desc limit ?',
+)
+const insert = db.prepare<[string, string, string, number, number], TodoRow>(
+  'insert into "todos" ("id", "user_id", "title", "done", "created_at") values (?, ?, ?, ?, ?) ' +
+    'returning "id", "user_id", "title", "done", "created_at"',
+)
+
+const todoJson = (row: TodoRow) => ({
+  id: row.id,
+  userId: row.user_id,
+  title: row.title,
+  done: row.done === 1,
+  createdAt: new Date(row.created_at).toISOString(),
+})
+
+type Env = { Variables: { userId: string } }
+
+const bareUser: MiddlewareHandler<Env> = async (c, next) => {
+  const id = c.req.header('x-user-id')
+  if (!id) return c.json({ title: 'Unauthorized' }, 401)
+  c.set('userId', id)
+  await next()
+}
+
+const jwtUser: MiddlewareHandler<Env> = async (c, next) => {
+  const sub = (c.get('jwtPayload' as never) as { sub?: unknown } | undefined)?.sub
+  if (typeof sub !== 'string') return c.json({ title: 'Unauthorized' }, 401)
+  c.set('userId', sub)
+  await next()
+}
+
+const app = new Hono<Env>()
+if (mode === 'bare') app.use('/todos', bareUser)
+else app.use('/todos', jwt({ secret, alg: 'HS256', verification: { iss: 'latchkey', aud: 'latchkey' } }), jwtUser)
+
+app.get('/todos', (c) => {
+  const limit = Number(c.req.query('limit') ?? 20)
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) return c.json({ title: 'Bad limit' }, 400)
+  return c.json(list.all(c.get('userId'), limit).map(todoJson))
+})
+
+app.post('/todos', async (c) => {
+  const body = (await c.req.json()) as { title?: unknown; done?: unknown }
+  if (typeof body.title !== 'string' || body.title.trim() === '' || body.title.length > 500)
+    return c.json({ title: 'Bad title' }, 400)
+  const done = body.done === true ? 1 : 0
+  const row = insert.get(uuidv7(), c.get('userId'), body.title, done, Date.now())
+  if (!row) return c.json({ title: 'Not stored' }, 500)
+  return c.json(todoJson(row), 201)
+})
+
+const server = createServer(getRequestListener(app.fetch))
+server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
+  const { port } = server.address() as AddressInfo
+  console.log(`listening on http://127.0.0.1:${port} (${mode})`)
+})
+process.on('SIGTERM', () => {
+  server.close(() => {
+    db.close()
+    process.exit(0)
+  })
+  server.closeAllConnections()
+})
