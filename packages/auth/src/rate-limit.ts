@@ -52,11 +52,25 @@ export const memoryRateLimitStore = (options: MemoryRateLimitOptions = {}): Rate
   const overflowCount = new Uint32Array(slots)
   const overflowReset = new Float64Array(slots)
 
+  // The oldest entry comes from one long-lived iterator: a Map keeps deleted slots until it
+  // rehashes, and a fresh iterator would step over all of them on every call (a flood of new
+  // keys made each hit cost hundreds of µs). The iterator is live: it sees entries set later.
+  let cursor = entries.entries()
+  const oldest = (): [string, Entry] | undefined => {
+    let next = cursor.next()
+    if (next.done) {
+      cursor = entries.entries()
+      next = cursor.next()
+    }
+    return next.done ? undefined : next.value
+  }
+
   // Walks from the oldest entry; a limited one is moved to the back so the walk stays short.
   const makeRoom = (now: number): boolean => {
-    let steps = 0
-    for (const [key, entry] of entries) {
-      if (++steps > 64) return false
+    for (let steps = 0; steps < 64; steps++) {
+      const next = oldest()
+      if (!next) return false
+      const [key, entry] = next
       entries.delete(key)
       if (entry.resetAt <= now || entry.count < entry.max) return true
       entries.set(key, entry)
