@@ -82,6 +82,16 @@ describe('guard: forged and tampered access tokens', () => {
     await expectRefused(await h.request('GET', '/private', { headers: bearer }))
   })
 
+  it('refuses a token it already accepted once its clock time has passed (verified tokens are remembered)', async () => {
+    const h = harness()
+    const { bearer } = await h.signup()
+    expect((await h.request('GET', '/private', { headers: bearer })).status).toBe(200)
+    h.clock.advance(15 * 60 * 1000 - 1000)
+    expect((await h.request('GET', '/private', { headers: bearer })).status).toBe(200)
+    h.clock.advance(1000)
+    await expectRefused(await h.request('GET', '/private', { headers: bearer }))
+  })
+
   it('refuses a correctly signed token whose session was revoked (logout) on the very next request', async () => {
     const h = harness()
     const { bearer } = await h.signup()
