@@ -165,23 +165,31 @@ describe('races', () => {
       for (let round = 0; round < 3; round++) {
         const todo = await create(`delete race ${round}`)
         const bystander = await create(`bystander ${round}`)
-        const requests = [
-          ...Array.from(
-            { length: 20 },
-            (_, i) => () => call('PATCH', `/todos/${todo.id}`, { token: ada.token, body: { title: `w${i}`, done: true } }),
-          ),
-          ...Array.from({ length: 5 }, () => () => call('DELETE', `/todos/${todo.id}`, { token: ada.token })),
-          ...Array.from({ length: 5 }, () => () => call('DELETE', `/todos/${todo.id}`, { token: bob.token })),
-          ...Array.from(
-            { length: 5 },
-            () => () => call('PATCH', `/todos/${todo.id}`, { token: bob.token, body: { title: 'bob was here' } }),
-          ),
+        const requests: { who: 'ada' | 'bob'; send: () => Promise<Reply> }[] = [
+          ...Array.from({ length: 20 }, (_, i) => ({
+            who: 'ada' as const,
+            send: () => call('PATCH', `/todos/${todo.id}`, { token: ada.token, body: { title: `w${i}`, done: true } }),
+          })),
+          ...Array.from({ length: 5 }, () => ({
+            who: 'ada' as const,
+            send: () => call('DELETE', `/todos/${todo.id}`, { token: ada.token }),
+          })),
+          ...Array.from({ length: 5 }, () => ({
+            who: 'bob' as const,
+            send: () => call('DELETE', `/todos/${todo.id}`, { token: bob.token }),
+          })),
+          ...Array.from({ length: 5 }, () => ({
+            who: 'bob' as const,
+            send: () => call('PATCH', `/todos/${todo.id}`, { token: bob.token, body: { title: 'bob was here' } }),
+          })),
         ]
         // Owners and intruders interleaved.
-        const order = requests.map((send, i) => ({ send, key: (i * 7919) % requests.length })).sort((x, y) => x.key - y.key)
+        const order = requests.map((r, i) => ({ ...r, key: (i * 7919) % requests.length })).sort((x, y) => x.key - y.key)
         const replies = await Promise.all(order.map(({ send }) => send()))
         expect(replies.filter((r) => r.status >= 500)).toEqual([])
         expect(count(replies, 204)).toBe(1)
+        // Whatever the order, the intruder got nothing but 404s.
+        expect(statuses(replies.filter((_, i) => order[i]?.who === 'bob'))).toEqual(Array(10).fill(404))
         for (const r of replies) {
           expect([200, 204, 404]).toContain(r.status)
           if (r.status === 200)
