@@ -111,12 +111,31 @@ const endToEnd = async (server: RunningServer, resetToken: (email: string) => Pr
   return { email, secrets }
 }
 
-const expectClean = (output: string, secrets: string[]) => {
+/** Hashes of every refresh value and reset token the server ever stored, read after it stopped. */
+const storedTokenHashes = (dbPath: string): Set<string> => {
+  const db = new Database(dbPath, { readonly: true })
+  try {
+    const sql = 'select hash from auth_refresh_tokens union all select hash from auth_reset_tokens'
+    return new Set(db.prepare(sql).pluck().all() as string[])
+  } finally {
+    db.close()
+  }
+}
+
+/**
+ * No known secret, and nothing shaped like one: no JWT, and no 256-bit base64url value whose
+ * SHA-256 the server stored (which catches tokens the test itself never saw, such as the one
+ * minted for a mail that could not be sent).
+ */
+const expectClean = (output: string, secrets: string[], tokenHashes: Set<string>) => {
   expect(secrets.length).toBeGreaterThan(20)
   const found = secrets.filter((s) => output.includes(s))
   expect(found, 'a secret reached the server output').toEqual([])
   expect(output).not.toContain('$argon2')
   expect(output).not.toContain('access_token')
+  expect(output).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+/)
+  const tokens = (output.match(/[A-Za-z0-9_-]{43}/g) ?? []).filter((t) => tokenHashes.has(sha256(t)))
+  expect(tokens, 'a refresh value or reset token reached the server output').toEqual([])
 }
 
 describe('log hygiene', () => {
@@ -153,7 +172,7 @@ describe('log hygiene', () => {
     const output = server.stdout() + server.stderr()
     expect(output).toMatch(/^POST \/auth\/reset-password 204 \d+ms$/m)
     expect(output).not.toContain('reset-password?token=')
-    expectClean(output, secrets)
+    expectClean(output, secrets, storedTokenHashes(server.dbPath))
   })
 
   it('in development without SMTP: the one reset-link line CONTRACT §1 prints is the only place its token appears', async () => {
@@ -186,7 +205,7 @@ describe('log hygiene', () => {
     const lines = (server.stdout() + server.stderr()).split('\n')
     const linkLines = lines.filter((l) => link.test(l))
     expect(linkLines).toHaveLength(1)
-    expectClean(lines.filter((l) => !link.test(l)).join('\n'), secrets)
+    expectClean(lines.filter((l) => !link.test(l)).join('\n'), secrets, storedTokenHashes(server.dbPath))
   })
 
   it('writes one line per request: a path cannot forge log lines or send terminal escapes', async () => {
