@@ -4,7 +4,7 @@
  * in the same statement. SQLite implementation here; a PostgreSQL one implements the same interface.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { and, desc, eq } from 'drizzle-orm'
+import { and, desc, eq, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { type TodoRow, todos } from './schema.js'
 
@@ -29,19 +29,43 @@ export const sqliteTodoStore = (client: BetterSqlite3.Database): TodoStore => {
   const db = drizzle({ client })
   const owned = (userId: string, id: string) => and(eq(todos.id, id), eq(todos.userId, userId))
 
+  // The statements of every request are built and prepared once, on first use, not per call:
+  // building the SQL cost more than running it (pnpm bench).
+  const p = sql.placeholder
+  const prepareCreate = () =>
+    db
+      .insert(todos)
+      .values({ id: p('id'), userId: p('userId'), title: p('title'), done: p('done'), createdAt: p('createdAt') })
+      .returning()
+      .prepare()
+  const prepareList = (byDone: boolean) =>
+    db
+      .select()
+      .from(todos)
+      // A placeholder in a condition is bound as given, unconverted: `done` goes in as SQLite's 0 or 1.
+      .where(byDone ? and(eq(todos.userId, p('userId')), eq(todos.done, p('done'))) : eq(todos.userId, p('userId')))
+      .orderBy(desc(todos.createdAt), desc(todos.id))
+      .limit(p('limit'))
+      .prepare()
+  let insert: ReturnType<typeof prepareCreate> | undefined
+  let listAll: ReturnType<typeof prepareList> | undefined
+  let listByDone: ReturnType<typeof prepareList> | undefined
+
   return {
     async create(todo) {
-      return db.insert(todos).values(todo).returning().get()
+      insert ??= prepareCreate()
+      const row = insert.get({ ...todo })
+      if (!row) throw new Error('insert into todos returned no row')
+      return row
     },
 
     async list(userId, { done, limit }) {
-      return db
-        .select()
-        .from(todos)
-        .where(done === undefined ? eq(todos.userId, userId) : and(eq(todos.userId, userId), eq(todos.done, done)))
-        .orderBy(desc(todos.createdAt), desc(todos.id))
-        .limit(limit)
-        .all()
+      if (done === undefined) {
+        listAll ??= prepareList(false)
+        return listAll.all({ userId, limit })
+      }
+      listByDone ??= prepareList(true)
+      return listByDone.all({ userId, done: done ? 1 : 0, limit })
     },
 
     async update(userId, id, changes) {

@@ -32,6 +32,16 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
   client.pragma('foreign_keys = ON')
   const db: Db = drizzle({ client, schema })
   const immediate = { behavior: 'immediate' } as const
+  // The guard's lookup runs on every request: built and prepared once, on first use (the
+  // tables may not exist yet when the store is made), instead of once per call.
+  const buildSessionById = () =>
+    db
+      .select({ session: sessions, user: users })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .where(eq(sessions.id, sql.placeholder('id')))
+      .prepare()
+  let sessionById: ReturnType<typeof buildSessionById> | undefined
 
   return {
     async createUser(input) {
@@ -74,12 +84,8 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
     },
 
     async findSession(sessionId) {
-      const row = db
-        .select({ session: sessions, user: users })
-        .from(sessions)
-        .innerJoin(users, eq(users.id, sessions.userId))
-        .where(eq(sessions.id, sessionId))
-        .get()
+      sessionById ??= buildSessionById()
+      const row = sessionById.get({ id: sessionId })
       return row ? { session: row.session, user: toUser(row.user) } : null
     },
 
