@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { memoryRateLimitStore } from './rate-limit.js'
+import { limitKey, memoryRateLimitStore } from './rate-limit.js'
 
 const WINDOW = 15 * 60 * 1000
 
@@ -45,5 +45,18 @@ describe('memoryRateLimitStore', () => {
     expect((await store.hit('fresh', 2, WINDOW, WINDOW + 1)).count).toBe(1)
     expect((await store.hit('fresh', 2, WINDOW, WINDOW + 2)).count).toBe(2)
     expect(store.size()).toBe(10)
+  })
+})
+
+describe('limitKey', () => {
+  it('keeps ordinary keys readable and bounds long ones: a 60,000-character email is a 64-byte key of its own', () => {
+    expect(limitKey('login', 'email', 'ada@example.com')).toBe('login:email:ada@example.com')
+    expect(limitKey('login', 'ip', '2001:db8::1')).toBe('login:ip:2001:db8::1')
+    const long = `${'a'.repeat(60_000)}@example.com`
+    const key = limitKey('forgot-password', 'email', long)
+    expect(key.length).toBeLessThanOrEqual(70)
+    expect(key).toBe(limitKey('forgot-password', 'email', long))
+    expect(key).not.toBe(limitKey('forgot-password', 'email', `b${long}`))
+    expect(key).not.toBe(limitKey('login', 'email', long))
   })
 })
