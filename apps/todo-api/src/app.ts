@@ -90,7 +90,9 @@ export const createApp = (options: AppOptions) => {
   for (const path of ['/todos', '/todos/*', '/admin/*'])
     app.use(path, async function noStore(c, next) {
       await next()
-      c.header('Cache-Control', 'no-store')
+      // On the response's own headers, as secureHeaders does: `c.header()` after the handler
+      // rebuilds the response around a stream of its body, a third of a GET /todos (pnpm bench).
+      c.res.headers.set('Cache-Control', 'no-store')
     })
 
   app.route('/auth', auth.routes)
