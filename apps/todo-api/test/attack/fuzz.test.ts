@@ -49,6 +49,8 @@ import {
 
 const TOTAL = Number(process.env.FUZZ_RUNS ?? 3000)
 const runs = (share: number) => Math.max(5, Math.round(TOTAL * share))
+/** Per property: two minutes, more for a long `FUZZ_RUNS`. */
+const TIMEOUT = Math.max(120_000, TOTAL * 80)
 const SECURE_NAME = '__Secure-refresh_token'
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i
 const canonical = (email: string) => email.trim().normalize('NFKC').toLowerCase()
@@ -280,319 +282,390 @@ const todoId = fc.oneof(
 const todoBody = object({ title: titleArb, done: field(fc.boolean()) })
 
 describe('fuzzing the auth endpoints', () => {
-  it('POST /auth/signup', async () => {
-    const valid = object({
-      name: fc.constant('Eve'),
-      email: fc.uuid().map((u) => `f-${u}@example.com`),
-      password: strongPasswordArb,
-    })
-    const body = fc.oneof(
-      valid,
-      object({ name: nameArb, email: emailArb, password: passwordArb }),
-      object({ name: nameArb, email: emailArb, password: passwordArb }),
-    )
-    const arb = caseArb(post, at('auth', 'signup'), bodyArb(body))
-    await check(
-      prop(arb, (_c, req, reply) => {
-        // Mass assignment: whatever the body said, a new account has no role and a server-made id.
-        const id = (reply.body as { user: { id: string } }).user.id
-        const row = view.db.prepare('select role, password_hash as hash from auth_users where id = ?').get(id) as {
-          role: unknown
-          hash: string
-        }
-        expect(row.role, req.url).toBeNull()
-        expect(row.hash).toMatch(/^\$argon2id\$/)
-        expect(Object.values(jsonOf(req))).not.toContain(id)
-      }),
-      runs(0.07),
-    )
-  }, 120_000)
+  it(
+    'POST /auth/signup',
+    async () => {
+      const valid = object({
+        name: fc.constant('Eve'),
+        email: fc.uuid().map((u) => `f-${u}@example.com`),
+        password: strongPasswordArb,
+      })
+      const body = fc.oneof(
+        valid,
+        object({ name: nameArb, email: emailArb, password: passwordArb }),
+        object({ name: nameArb, email: emailArb, password: passwordArb }),
+      )
+      const arb = caseArb(post, at('auth', 'signup'), bodyArb(body))
+      await check(
+        prop(arb, (_c, req, reply) => {
+          // Mass assignment: whatever the body said, a new account has no role and a server-made id.
+          const id = (reply.body as { user: { id: string } }).user.id
+          const row = view.db.prepare('select role, password_hash as hash from auth_users where id = ?').get(id) as {
+            role: unknown
+            hash: string
+          }
+          expect(row.role, req.url).toBeNull()
+          expect(row.hash).toMatch(/^\$argon2id\$/)
+          expect(Object.values(jsonOf(req))).not.toContain(id)
+        }),
+        runs(0.07),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('POST /auth/login', async () => {
-    const own = object({ email: ref('a.email', 'a.EMAIL'), password: ref('a.password') })
-    const arb = caseArb(
-      post,
-      at('auth', 'login'),
-      bodyArb(fc.oneof(own, own, object({ email: emailArb, password: passwordArb }))),
-    )
-    await check(
-      prop(arb, (_c, req) => {
-        const { email, password } = jsonOf(req)
-        expect(
-          typeof email === 'string' && canonical(email) === f.a.email && password === f.a.password,
-          'only the right password signs in',
-        ).toBe(true)
-      }),
-      runs(0.07),
-    )
-  }, 120_000)
+  it(
+    'POST /auth/login',
+    async () => {
+      const own = object({ email: ref('a.email', 'a.EMAIL'), password: ref('a.password') })
+      const arb = caseArb(
+        post,
+        at('auth', 'login'),
+        bodyArb(fc.oneof(own, own, object({ email: emailArb, password: passwordArb }))),
+      )
+      await check(
+        prop(arb, (_c, req) => {
+          const { email, password } = jsonOf(req)
+          expect(
+            typeof email === 'string' && canonical(email) === f.a.email && password === f.a.password,
+            'only the right password signs in',
+          ).toBe(true)
+        }),
+        runs(0.07),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('POST /auth/refresh', async () => {
-    const arb = caseArb(post, at('auth', 'refresh'), bodyArb(fc.constant({})))
-    await check(
-      prop(arb, (c, _req, reply) => {
-        expect(c.refresh.name === 'secure' && refIs(c.refresh.value, 'a.refresh'), 'only the current refresh value rotates').toBe(
-          true,
-        )
-        expect(refreshValueOf(reply)).toBeDefined()
-      }),
-      runs(0.07),
-    )
-  }, 120_000)
+  it(
+    'POST /auth/refresh',
+    async () => {
+      const arb = caseArb(post, at('auth', 'refresh'), bodyArb(fc.constant({})))
+      await check(
+        prop(arb, (c, _req, reply) => {
+          expect(
+            c.refresh.name === 'secure' && refIs(c.refresh.value, 'a.refresh'),
+            'only the current refresh value rotates',
+          ).toBe(true)
+          expect(refreshValueOf(reply)).toBeDefined()
+        }),
+        runs(0.07),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('POST /auth/logout', async () => {
-    await check(prop(caseArb(post, at('auth', 'logout'), bodyArb(fc.constant({})))), runs(0.03))
-  }, 120_000)
+  it(
+    'POST /auth/logout',
+    async () => {
+      await check(prop(caseArb(post, at('auth', 'logout'), bodyArb(fc.constant({})))), runs(0.03))
+    },
+    TIMEOUT,
+  )
 
-  it('GET /auth/me', async () => {
-    const arb = caseArb(fc.constant('GET'), at('auth', 'me'), fc.constant({ kind: 'none' as const }))
-    await check(
-      prop(arb, (_c, _req, reply) => expect((reply.body as { id: string }).id).toBe(f.a.userId)),
-      runs(0.06),
-    )
-  }, 120_000)
+  it(
+    'GET /auth/me',
+    async () => {
+      const arb = caseArb(fc.constant('GET'), at('auth', 'me'), fc.constant({ kind: 'none' as const }))
+      await check(
+        prop(arb, (_c, _req, reply) => expect((reply.body as { id: string }).id).toBe(f.a.userId)),
+        runs(0.06),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('POST /auth/change-password', async () => {
-    const current = fc.oneof(ref('a.password'), passwordArb)
-    const arb = caseArb(
-      post,
-      at('auth', 'change-password'),
-      bodyArb(object({ currentPassword: current, newPassword: passwordArb })),
-    )
-    await check(
-      prop(arb, (_c, req) => expect(jsonOf(req).currentPassword).toBe(f.a.password)),
-      runs(0.06),
-    )
-  }, 120_000)
+  it(
+    'POST /auth/change-password',
+    async () => {
+      const current = fc.oneof(ref('a.password'), passwordArb)
+      const arb = caseArb(
+        post,
+        at('auth', 'change-password'),
+        bodyArb(object({ currentPassword: current, newPassword: passwordArb })),
+      )
+      await check(
+        prop(arb, (_c, req) => expect(jsonOf(req).currentPassword).toBe(f.a.password)),
+        runs(0.06),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('POST /auth/forgot-password', async () => {
-    const arb = caseArb(post, at('auth', 'forgot-password'), bodyArb(object({ email: emailArb })))
-    await check(
-      prop(arb, (_c, _req, reply) => expect(reply.status).toBe(202)),
-      runs(0.06),
-    )
-  }, 120_000)
+  it(
+    'POST /auth/forgot-password',
+    async () => {
+      const arb = caseArb(post, at('auth', 'forgot-password'), bodyArb(object({ email: emailArb })))
+      await check(
+        prop(arb, (_c, _req, reply) => expect(reply.status).toBe(202)),
+        runs(0.06),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('POST /auth/reset-password', async () => {
-    const token = field(
-      fc.oneof(
-        { weight: 3, arbitrary: ref('a.reset') },
-        { weight: 2, arbitrary: text },
-        { weight: 1, arbitrary: fc.base64String({ minLength: 43, maxLength: 44 }) },
-      ),
-    )
-    const arb = caseArb(post, at('auth', 'reset-password'), bodyArb(object({ token, newPassword: passwordArb })))
-    await check(
-      prop(arb, (_c, req) => expect(jsonOf(req).token, 'only a live reset token resets').toBe(f.a.reset)),
-      runs(0.06),
-    )
-  }, 120_000)
+  it(
+    'POST /auth/reset-password',
+    async () => {
+      const token = field(
+        fc.oneof(
+          { weight: 3, arbitrary: ref('a.reset') },
+          { weight: 2, arbitrary: text },
+          { weight: 1, arbitrary: fc.base64String({ minLength: 43, maxLength: 44 }) },
+        ),
+      )
+      const arb = caseArb(post, at('auth', 'reset-password'), bodyArb(object({ token, newPassword: passwordArb })))
+      await check(
+        prop(arb, (_c, req) => expect(jsonOf(req).token, 'only a live reset token resets').toBe(f.a.reset)),
+        runs(0.06),
+      )
+    },
+    TIMEOUT,
+  )
 })
 
 describe('fuzzing the todo, admin and page endpoints', () => {
-  it('POST /todos', async () => {
-    await check(
-      prop(caseArb(post, at('todos'), bodyArb(todoBody)), (_c, req, reply) => {
-        const todo = reply.body as { id: string; userId: string }
-        expect(todo.userId).toBe(f.a.userId)
-        expect(Object.values(jsonOf(req))).not.toContain(todo.id)
-      }),
-      runs(0.08),
-    )
-  }, 120_000)
+  it(
+    'POST /todos',
+    async () => {
+      await check(
+        prop(caseArb(post, at('todos'), bodyArb(todoBody)), (_c, req, reply) => {
+          const todo = reply.body as { id: string; userId: string }
+          expect(todo.userId).toBe(f.a.userId)
+          expect(Object.values(jsonOf(req))).not.toContain(todo.id)
+        }),
+        runs(0.08),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('GET /todos', async () => {
-    const value = fc.oneof(text, fc.constantFrom('1', '100', '0', '101', 'true', 'false', 'YES', 'off', '1e1', '-1'))
-    const query = fc.array(fc.tuple(fc.constantFrom('limit', 'done', 'userId', 'limit', 'done'), fc.oneof(value, ref('v.id'))), {
-      maxLength: 3,
-    })
-    const arb = caseArb(fc.constant('GET'), at('todos'), fc.constant({ kind: 'none' as const }), query)
-    await check(
-      prop(arb, (_c, _req, reply) => {
-        for (const todo of reply.body as { userId: string }[]) expect(todo.userId).toBe(f.a.userId)
-      }),
-      runs(0.08),
-    )
-  }, 120_000)
+  it(
+    'GET /todos',
+    async () => {
+      const value = fc.oneof(text, fc.constantFrom('1', '100', '0', '101', 'true', 'false', 'YES', 'off', '1e1', '-1'))
+      const query = fc.array(
+        fc.tuple(fc.constantFrom('limit', 'done', 'userId', 'limit', 'done'), fc.oneof(value, ref('v.id'))),
+        {
+          maxLength: 3,
+        },
+      )
+      const arb = caseArb(fc.constant('GET'), at('todos'), fc.constant({ kind: 'none' as const }), query)
+      await check(
+        prop(arb, (_c, _req, reply) => {
+          for (const todo of reply.body as { userId: string }[]) expect(todo.userId).toBe(f.a.userId)
+        }),
+        runs(0.08),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('PATCH /todos/{id}', async () => {
-    const arb = caseArb(fc.constant('PATCH'), fc.tuple(fc.constant('todos'), todoId), bodyArb(todoBody))
-    await check(
-      prop(arb, (_c, _req, reply) => {
-        const todo = reply.body as { id: string; userId: string }
-        expect(todo.userId).toBe(f.a.userId)
-        expect(f.a.todoIds).toContain(todo.id)
-      }),
-      runs(0.09),
-    )
-  }, 120_000)
+  it(
+    'PATCH /todos/{id}',
+    async () => {
+      const arb = caseArb(fc.constant('PATCH'), fc.tuple(fc.constant('todos'), todoId), bodyArb(todoBody))
+      await check(
+        prop(arb, (_c, _req, reply) => {
+          const todo = reply.body as { id: string; userId: string }
+          expect(todo.userId).toBe(f.a.userId)
+          expect(f.a.todoIds).toContain(todo.id)
+        }),
+        runs(0.09),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('DELETE /todos/{id}', async () => {
-    const arb = caseArb(fc.constant('DELETE'), fc.tuple(fc.constant('todos'), todoId), bodyArb(fc.constant({})))
-    await check(
-      prop(arb, (c) => {
-        const [, id] = c.path
-        expect(id !== undefined && isRef(id) && id['§ref'] === 'a.todo', 'only the owner deletes').toBe(true)
-      }),
-      runs(0.07),
-    )
-  }, 120_000)
+  it(
+    'DELETE /todos/{id}',
+    async () => {
+      const arb = caseArb(fc.constant('DELETE'), fc.tuple(fc.constant('todos'), todoId), bodyArb(fc.constant({})))
+      await check(
+        prop(arb, (c) => {
+          const [, id] = c.path
+          expect(id !== undefined && isRef(id) && id['§ref'] === 'a.todo', 'only the owner deletes').toBe(true)
+        }),
+        runs(0.07),
+      )
+    },
+    TIMEOUT,
+  )
 
-  it('GET /admin/stats, /health, /openapi.json, /docs, /reset-password and /favicon.ico', async () => {
-    const page = fc.constantFrom(['admin', 'stats'], ['health'], ['openapi.json'], ['docs'], ['reset-password'], ['favicon.ico'])
-    const query = fc.array(fc.tuple(fc.constantFrom('token', 'url', 'configUrl'), fc.oneof(text, ref('a.reset'))), {
-      maxLength: 2,
-    })
-    const arb = caseArb(fc.constantFrom('GET', 'HEAD'), page, fc.constant({ kind: 'none' as const }), query)
-    let resetPage: string | undefined
-    await check(
-      prop(arb, (c, req, reply) => {
-        const path = new URL(req.url).pathname
-        expect(path, 'the admin route let a non-admin in').not.toBe('/admin/stats')
-        // The reset page is static: whatever the query, the same bytes (the token is never echoed into HTML).
-        if (path === '/reset-password' && c.method === 'GET') {
-          resetPage ??= reply.text
-          expect(reply.text).toBe(resetPage)
-          expect(reply.headers.get('cache-control')).toBe('no-store')
-          expect(reply.headers.get('referrer-policy')).toBe('no-referrer')
-        }
-      }),
-      runs(0.06),
-    )
-  }, 120_000)
+  it(
+    'GET /admin/stats, /health, /openapi.json, /docs, /reset-password and /favicon.ico',
+    async () => {
+      const page = fc.constantFrom(
+        ['admin', 'stats'],
+        ['health'],
+        ['openapi.json'],
+        ['docs'],
+        ['reset-password'],
+        ['favicon.ico'],
+      )
+      const query = fc.array(fc.tuple(fc.constantFrom('token', 'url', 'configUrl'), fc.oneof(text, ref('a.reset'))), {
+        maxLength: 2,
+      })
+      const arb = caseArb(fc.constantFrom('GET', 'HEAD'), page, fc.constant({ kind: 'none' as const }), query)
+      let resetPage: string | undefined
+      await check(
+        prop(arb, (c, req, reply) => {
+          const path = new URL(req.url).pathname
+          expect(path, 'the admin route let a non-admin in').not.toBe('/admin/stats')
+          // The reset page is static: whatever the query, the same bytes (the token is never echoed into HTML).
+          if (path === '/reset-password' && c.method === 'GET') {
+            resetPage ??= reply.text
+            expect(reply.text).toBe(resetPage)
+            expect(reply.headers.get('cache-control')).toBe('no-store')
+            expect(reply.headers.get('referrer-policy')).toBe('no-referrer')
+          }
+        }),
+        runs(0.06),
+      )
+    },
+    TIMEOUT,
+  )
 })
 
 describe('fuzzing any method on any path', () => {
-  it('answers every method and path with a 4xx problem document or a success, never a 5xx', async () => {
-    const method = fc.constantFrom(
-      'GET',
-      'HEAD',
-      'POST',
-      'PUT',
-      'PATCH',
-      'DELETE',
-      'OPTIONS',
-      'PROPFIND',
-      'SEARCH',
-      'LOCK',
-      'PURGE',
-      'QUERY',
-    )
-    const known = fc.constantFrom(
-      ['auth', 'signup'],
-      ['auth', 'login'],
-      ['auth', 'refresh'],
-      ['auth', 'logout'],
-      ['auth', 'me'],
-      ['auth', 'change-password'],
-      ['auth', 'forgot-password'],
-      ['auth', 'reset-password'],
-      ['todos'],
-      ['admin', 'stats'],
-      ['health'],
-      ['openapi.json'],
-      ['reset-password'],
-      ['docs', 'init.js'],
-      ['AUTH', 'ME'],
-      ['todos', ''],
-      ['', 'todos'],
-      ['auth'],
-      ['admin'],
-    )
-    const path = fc.oneof(
-      known,
-      fc.tuple(fc.constantFrom('todos', 'auth', 'admin', 'docs'), text),
-      fc.array(
-        fc.oneof(
-          text,
-          fc.constantFrom('..', '.', '%2e%2e', '%2F', '%').map((raw) => ({ raw })),
+  it(
+    'answers every method and path with a 4xx problem document or a success, never a 5xx',
+    async () => {
+      const method = fc.constantFrom(
+        'GET',
+        'HEAD',
+        'POST',
+        'PUT',
+        'PATCH',
+        'DELETE',
+        'OPTIONS',
+        'PROPFIND',
+        'SEARCH',
+        'LOCK',
+        'PURGE',
+        'QUERY',
+      )
+      const known = fc.constantFrom(
+        ['auth', 'signup'],
+        ['auth', 'login'],
+        ['auth', 'refresh'],
+        ['auth', 'logout'],
+        ['auth', 'me'],
+        ['auth', 'change-password'],
+        ['auth', 'forgot-password'],
+        ['auth', 'reset-password'],
+        ['todos'],
+        ['admin', 'stats'],
+        ['health'],
+        ['openapi.json'],
+        ['reset-password'],
+        ['docs', 'init.js'],
+        ['AUTH', 'ME'],
+        ['todos', ''],
+        ['', 'todos'],
+        ['auth'],
+        ['admin'],
+      )
+      const path = fc.oneof(
+        known,
+        fc.tuple(fc.constantFrom('todos', 'auth', 'admin', 'docs'), text),
+        fc.array(
+          fc.oneof(
+            text,
+            fc.constantFrom('..', '.', '%2e%2e', '%2F', '%').map((raw) => ({ raw })),
+          ),
+          { maxLength: 4 },
         ),
-        { maxLength: 4 },
-      ),
-    )
-    const body = bodyArb(fc.oneof(todoBody, object({ email: emailArb, password: passwordArb })))
-    await check(prop(caseArb(method, path, body)), runs(0.11))
-  }, 120_000)
+      )
+      const body = bodyArb(fc.oneof(todoBody, object({ email: emailArb, password: passwordArb })))
+      await check(prop(caseArb(method, path, body)), runs(0.11))
+    },
+    TIMEOUT,
+  )
 
-  it('answers unusual but valid HTTP framing (chunked, HTTP/1.0, absolute-form, repeated headers) the same way', async () => {
-    const arb = fc.record({
-      target: fc.constantFrom(
-        'POST /todos',
-        'POST /auth/login',
-        'PATCH /todos/{id}',
-        'GET /todos',
-        'POST /auth/refresh',
-        'DELETE /todos/{id}',
-      ),
-      http10: fc.boolean(),
-      absolute: fc.boolean(),
-      chunks: fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 4 }),
-      dupAuth: fc.boolean(),
-      dupCookie: fc.boolean(),
-      dupType: fc.boolean(),
-      lowerNames: fc.boolean(),
-      body: fc.option(fc.oneof(todoBody, object({ email: emailArb, password: passwordArb })), { freq: 4 }),
-    })
-    await check(
-      fc.asyncProperty(arb, async (r) => {
-        cases++
-        await prepare(r)
-        const [method = 'GET', rawPath = '/'] = r.target.split(' ')
-        const path = rawPath.replace('{id}', f.a.todoIds[0] ?? randomUUID())
-        const json = r.body === null || method === 'GET' ? '' : (JSON.stringify(r.body) ?? '')
-        const chunked = !r.http10 && json !== '' && r.chunks.length > 0
-        const head = [
-          `${method} ${r.absolute ? `http://127.0.0.1:${server.port}${path}` : path} HTTP/1.${r.http10 ? 0 : 1}`,
-          `Host: 127.0.0.1:${server.port}`,
-          'Connection: close',
-          `Authorization: Bearer ${f.a.token}`,
-          ...(r.dupAuth ? [`Authorization: Bearer ${f.a.token}`] : []),
-          `Cookie: ${SECURE_NAME}=${f.a.refresh}`,
-          ...(r.dupCookie ? ['Cookie: token=x'] : []),
-          ...(json ? ['Content-Type: application/json'] : []),
-          ...(json && r.dupType ? ['Content-Type: text/plain'] : []),
-          ...(json && !chunked ? [`Content-Length: ${Buffer.byteLength(json)}`] : []),
-          ...(chunked ? ['Transfer-Encoding: chunked'] : []),
-        ].map((line, i) => (r.lowerNames && i > 0 ? line.replace(/^[^:]+:/, (name) => name.toLowerCase()) : line))
-        let payload = Buffer.from(json)
-        if (chunked) {
-          const pieces: Buffer[] = []
-          let rest = payload
-          for (const size of [...r.chunks, rest.length]) {
-            const piece = rest.subarray(0, size)
-            rest = rest.subarray(size)
-            if (piece.length) pieces.push(Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n'))
+  it(
+    'answers unusual but valid HTTP framing (chunked, HTTP/1.0, absolute-form, repeated headers) the same way',
+    async () => {
+      const arb = fc.record({
+        target: fc.constantFrom(
+          'POST /todos',
+          'POST /auth/login',
+          'PATCH /todos/{id}',
+          'GET /todos',
+          'POST /auth/refresh',
+          'DELETE /todos/{id}',
+        ),
+        http10: fc.boolean(),
+        absolute: fc.boolean(),
+        chunks: fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 4 }),
+        dupAuth: fc.boolean(),
+        dupCookie: fc.boolean(),
+        dupType: fc.boolean(),
+        lowerNames: fc.boolean(),
+        body: fc.option(fc.oneof(todoBody, object({ email: emailArb, password: passwordArb })), { freq: 4 }),
+      })
+      await check(
+        fc.asyncProperty(arb, async (r) => {
+          cases++
+          await prepare(r)
+          const [method = 'GET', rawPath = '/'] = r.target.split(' ')
+          const path = rawPath.replace('{id}', f.a.todoIds[0] ?? randomUUID())
+          const json = r.body === null || method === 'GET' ? '' : (JSON.stringify(r.body) ?? '')
+          const chunked = !r.http10 && json !== '' && r.chunks.length > 0
+          const head = [
+            `${method} ${r.absolute ? `http://127.0.0.1:${server.port}${path}` : path} HTTP/1.${r.http10 ? 0 : 1}`,
+            `Host: 127.0.0.1:${server.port}`,
+            'Connection: close',
+            `Authorization: Bearer ${f.a.token}`,
+            ...(r.dupAuth ? [`Authorization: Bearer ${f.a.token}`] : []),
+            `Cookie: ${SECURE_NAME}=${f.a.refresh}`,
+            ...(r.dupCookie ? ['Cookie: token=x'] : []),
+            ...(json ? ['Content-Type: application/json'] : []),
+            ...(json && r.dupType ? ['Content-Type: text/plain'] : []),
+            ...(json && !chunked ? [`Content-Length: ${Buffer.byteLength(json)}`] : []),
+            ...(chunked ? ['Transfer-Encoding: chunked'] : []),
+          ].map((line, i) => (r.lowerNames && i > 0 ? line.replace(/^[^:]+:/, (name) => name.toLowerCase()) : line))
+          let payload = Buffer.from(json)
+          if (chunked) {
+            const pieces: Buffer[] = []
+            let rest = payload
+            for (const size of [...r.chunks, rest.length]) {
+              const piece = rest.subarray(0, size)
+              rest = rest.subarray(size)
+              if (piece.length) pieces.push(Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n'))
+            }
+            payload = Buffer.concat([...pieces, Buffer.from('0\r\n\r\n')])
           }
-          payload = Buffer.concat([...pieces, Buffer.from('0\r\n\r\n')])
-        }
-        const before = view.snapshot()
-        const reply = await rawRequest(
-          server.port,
-          Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), payload]),
-        )
-        const ctx = `${head.join(' | ')} ${json.slice(0, 200)} → ${reply.status} ${reply.text.slice(0, 200)}`
-        expect(reply.status, ctx).toBeGreaterThanOrEqual(200)
-        expect(reply.status, ctx).toBeLessThan(500)
-        expect(reply.headers.get('x-content-type-options'), ctx).toBe('nosniff')
-        if (reply.status >= 400) {
-          expectProblem(reply, ctx)
-          expect(view.snapshot(), ctx).toEqual(before)
-        }
-        // Two Authorization headers are one invalid credential (after 415, which ranks first).
-        if (r.dupAuth && !path.startsWith('/auth/') && !(json && r.dupType))
-          expect(reply.status, `a repeated Authorization header was accepted: ${ctx}`).toBe(401)
-        if (reply.status < 300) {
-          let body: unknown = reply.text
-          try {
-            body = JSON.parse(reply.text)
-          } catch {}
-          const req: Concrete = { method, url: `${server.base}${path}`, headers: {}, body: json, sent: '' }
-          await follow(req, { ...reply, body }, path)
-        }
-      }),
-      runs(0.03),
-    )
-  }, 120_000)
+          const before = view.snapshot()
+          const reply = await rawRequest(
+            server.port,
+            Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), payload]),
+          )
+          const ctx = `${head.join(' | ')} ${json.slice(0, 200)} → ${reply.status} ${reply.text.slice(0, 200)}`
+          expect(reply.status, ctx).toBeGreaterThanOrEqual(200)
+          expect(reply.status, ctx).toBeLessThan(500)
+          expect(reply.headers.get('x-content-type-options'), ctx).toBe('nosniff')
+          if (reply.status >= 400) {
+            expectProblem(reply, ctx)
+            expect(view.snapshot(), ctx).toEqual(before)
+          }
+          // Two Authorization headers are one invalid credential (after 415, which ranks first).
+          if (r.dupAuth && !path.startsWith('/auth/') && !(json && r.dupType))
+            expect(reply.status, `a repeated Authorization header was accepted: ${ctx}`).toBe(401)
+          if (reply.status < 300) {
+            let body: unknown = reply.text
+            try {
+              body = JSON.parse(reply.text)
+            } catch {}
+            const req: Concrete = { method, url: `${server.base}${path}`, headers: {}, body: json, sent: '' }
+            await follow(req, { ...reply, body }, path)
+          }
+        }),
+        runs(0.03),
+      )
+    },
+    TIMEOUT,
+  )
 })
 
 describe('the fuzz run as a whole', () => {
