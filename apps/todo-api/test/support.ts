@@ -71,7 +71,9 @@ const watch = (child: ChildProcess) => {
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk
   })
-  const exited = new Promise<Exit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })))
+  // 'close', not 'exit': 'exit' can fire before the child's piped output has been read, and a
+  // refusal's one stderr line was then lost (1 run in ~20 under load).
+  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
   const waitForOutput = (pattern: RegExp, timeoutMs = 10_000) =>
     new Promise<string>((resolve, reject) => {
       const check = () => {
