@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { argon2Hasher, commonPasswords, passwordWeakness } from './password.js'
+import { argon2Hasher, boundedConcurrency, commonPasswords, passwordWeakness } from './password.js'
 
 describe('argon2Hasher', () => {
   const hasher = argon2Hasher({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
@@ -19,6 +19,44 @@ describe('argon2Hasher', () => {
     expect(hasher.needsRehash(`$argon2id$v=19$m=19456,t=1,p=1$${salt}`)).toBe(true)
     expect(hasher.needsRehash(`$argon2i$v=19$m=19456,t=2,p=1$${salt}`)).toBe(true)
     expect(hasher.needsRehash(`$argon2id$v=19$m=65536,t=3,p=4$${salt}`)).toBe(false)
+  })
+})
+
+describe('boundedConcurrency (hashes wait in the process, not on the thread pool)', () => {
+  it('runs at most `slots` tasks at once, the others in arrival order, and passes results and errors through', async () => {
+    const run = boundedConcurrency(2)
+    let running = 0
+    let most = 0
+    const started: number[] = []
+    const release: (() => void)[] = []
+    const task = (i: number) => () => {
+      started.push(i)
+      running++
+      most = Math.max(most, running)
+      return new Promise<number>((resolve, reject) =>
+        release.push(() => {
+          running--
+          if (i === 3) reject(new Error('three'))
+          else resolve(i * 10)
+        }),
+      )
+    }
+    const results = [0, 1, 2, 3, 4].map((i) => run(task(i)))
+    const settled = Promise.allSettled(results)
+    for (let step = 0; step < 5; step++) {
+      await new Promise((r) => setTimeout(r, 5))
+      release.shift()?.()
+    }
+    const outcomes = await settled
+    expect(most).toBe(2)
+    expect(started).toEqual([0, 1, 2, 3, 4])
+    expect(outcomes.map((o) => (o.status === 'fulfilled' ? o.value : (o.reason as Error).message))).toEqual([
+      0,
+      10,
+      20,
+      'three',
+      40,
+    ])
   })
 })
 

@@ -3,6 +3,7 @@
  * login never blocks the event loop), the re-hash check, and the rules a new password must meet.
  */
 import { randomBytes } from 'node:crypto'
+import { availableParallelism } from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 import type { Argon2Params } from './options.js'
 
@@ -18,22 +19,52 @@ export interface PasswordHasher {
 const ARGON2ID = 2
 const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/
 
-/** The argon2id hasher with the given parameters. */
-export const argon2Hasher = (params: Argon2Params): PasswordHasher => ({
-  hash: (password) => hash(password, { algorithm: ARGON2ID, ...params }),
-  async verify(stored, password) {
+/**
+ * Runs at most `slots` tasks at once, the rest in arrival order. Hashes wait here rather than
+ * in the thread pool, so a burst of logins leaves a core to the event loop and pool threads to
+ * the rest of the process (JWT signing, file I/O).
+ */
+export const boundedConcurrency = (slots: number) => {
+  let running = 0
+  const waiting: (() => void)[] = []
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    if (running >= slots) await new Promise<void>((resolve) => waiting.push(resolve))
+    else running++
     try {
-      return await verify(stored, password)
-    } catch {
-      return false
+      return await task()
+    } finally {
+      const next = waiting.shift()
+      if (next) next()
+      else running--
     }
-  },
-  needsRehash(stored) {
-    const m = PHC.exec(stored)
-    if (!m) return true
-    return Number(m[1]) < params.memoryCost || Number(m[2]) < params.timeCost || Number(m[3]) < params.parallelism
-  },
-})
+  }
+}
+
+/** Concurrent hashes: one core short of the machine (or of the pool), at least one. */
+const hashSlots = (): number => {
+  const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4
+  return Math.max(1, Math.min(availableParallelism(), pool) - 1)
+}
+
+/** The argon2id hasher with the given parameters. */
+export const argon2Hasher = (params: Argon2Params): PasswordHasher => {
+  const run = boundedConcurrency(hashSlots())
+  return {
+    hash: (password) => run(() => hash(password, { algorithm: ARGON2ID, ...params })),
+    async verify(stored, password) {
+      try {
+        return await run(() => verify(stored, password))
+      } catch {
+        return false
+      }
+    },
+    needsRehash(stored) {
+      const m = PHC.exec(stored)
+      if (!m) return true
+      return Number(m[1]) < params.memoryCost || Number(m[2]) < params.timeCost || Number(m[3]) < params.parallelism
+    },
+  }
+}
 
 /** A hash of a random password, verified against when the email is unknown so both paths cost the same. */
 export const decoyHash = (hasher: PasswordHasher): Promise<string> => hasher.hash(randomBytes(32).toString('base64url'))
