@@ -39,6 +39,8 @@ export interface Ctx {
   smtpUrl: string
   /** `--profile`: node flags that make every server write a CPU profile here on exit. */
   profileDir: string | null
+  /** Share of the machine's CPU other processes used during each load run. */
+  noise: number[]
   progress(line: string): void
 }
 
@@ -67,6 +69,7 @@ export const runLoad = async (ctx: Ctx, server: Running, streams: Stream[]): Pro
   const [cpu1, m1] = [cpuMs(server.pid), machineMs()]
   const requests = result.streams.reduce((n, s) => n + s.requests + s.warmupRequests, 0)
   const others = m1.busy - m0.busy - (cpu1 - cpu0) - result.loadCpuMs
+  ctx.noise.push(Math.max(0, others / Math.max(1, m1.total - m0.total)))
   return {
     ...result,
     serverCpuMsPerRequest: (cpu1 - cpu0) / Math.max(1, requests),

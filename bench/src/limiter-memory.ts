@@ -4,7 +4,14 @@
  * `login:email:<canonical email>`, alternately). Run as
  * `node --expose-gc limiter-memory.js <count> <emailLength>`; prints one JSON line.
  */
+import { createHash } from 'node:crypto'
 import { memoryRateLimitStore } from '@latchkey/auth'
+
+/** As `limitKey` in packages/auth/src/rate-limit.ts (internal): past 64 characters, the value's SHA-256. */
+const limitKey = (endpoint: string, kind: 'ip' | 'email', value: string): string => {
+  const key = `${endpoint}:${kind}:${value}`
+  return key.length <= 64 ? key : `${endpoint}:${kind}#${createHash('sha256').update(value).digest('base64url')}`
+}
 
 const count = Number(process.argv[2])
 const emailLength = Number(process.argv[3])
@@ -32,7 +39,7 @@ const store = memoryRateLimitStore()
 const now = Date.now()
 const started = performance.now()
 for (let i = 0; i < count; i++) {
-  const key = i % 2 === 0 ? `login:ip:${address(i)}` : `login:email:${email(i, emailLength)}`
+  const key = i % 2 === 0 ? limitKey('login', 'ip', address(i)) : limitKey('login', 'email', email(i, emailLength))
   await store.hit(key, i % 2 === 0 ? 100 : 10, 900_000, now)
 }
 const seconds = (performance.now() - started) / 1000

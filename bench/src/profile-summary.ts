@@ -38,7 +38,18 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]))
 const parent = new Map<number, number>()
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
 
+/** The package (or node: module, or repository folder) a frame belongs to. */
+const owner = ({ url, functionName }: CallFrame): string => {
+  if (!url) return functionName.startsWith('(') ? functionName : '(native)'
+  const pkg = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)\//.exec(url)
+  if (pkg?.[1]) return pkg[1]
+  if (url.startsWith('node:')) return `node:${url.slice(5).split('/').slice(0, 2).join('/')}`
+  const repo = /\/(packages\/[^/]+|apps\/[^/]+|bench)\//.exec(url)
+  return repo?.[1] ?? url
+}
+
 const self = new Map<string, number>()
+const byOwner = new Map<string, number>()
 const total = new Map<string, number>()
 let all = 0
 profile.samples.forEach((id, i) => {
@@ -47,6 +58,7 @@ profile.samples.forEach((id, i) => {
   const node = byId.get(id)
   if (!node) return
   self.set(label(node), (self.get(label(node)) ?? 0) + dt)
+  byOwner.set(owner(node.callFrame), (byOwner.get(owner(node.callFrame)) ?? 0) + dt)
   const seen = new Set<string>()
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const n = byId.get(cur)
@@ -64,5 +76,6 @@ const print = (title: string, m: Map<string, number>) => {
     process.stdout.write(`${((100 * t) / all).toFixed(1).padStart(5)}%  ${l}\n`)
 }
 process.stdout.write(`${file}: ${(all / 1e6).toFixed(1)} s sampled\n`)
+print('self time by package', byOwner)
 print('self time', self)
 print('total time', total)

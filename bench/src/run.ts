@@ -13,6 +13,7 @@ import { BENCH_DIR, type Ctx, FULL, newSecret, QUICK } from './context.js'
 import { choosePinning, startSmtpSink } from './procs.js'
 import { limiterMemory, logins, type Outcome, prepareMain, type Row, scale, throughput } from './scenarios.js'
 import { passwordHash } from './seed.js'
+import { median } from './stats.js'
 
 const quick = process.argv.includes('--quick')
 const profile = process.argv.includes('--profile')
@@ -25,7 +26,7 @@ const progress = (line: string) =>
 
 const fmtRatio = (r: number) => (Number.isFinite(r) ? r.toFixed(2) : 'n/a')
 
-export const table = (rows: Row[]): string => {
+export const table = (rows: Row[], noise: number[]): string => {
   const lines = [
     '| # | Scenario | Latchkey | Baseline | Ratio | Target | Result |',
     '|---|---|---|---|---|---|---|',
@@ -35,7 +36,13 @@ export const table = (rows: Row[]): string => {
     ),
   ]
   const notes = rows.filter((r) => r.note).map((r) => `- ${r.id}: ${r.note}`)
-  return [...lines, ...(notes.length ? ['', 'Unexpected answers:', ...notes] : [])].join('\n')
+  const pct = (x: number) => `${Math.round(100 * x)}%`
+  const busy = noise.length
+    ? [
+        `- Other processes used ${pct(Math.min(...noise))}–${pct(Math.max(...noise))} (median ${pct(median(noise))}) of the machine's CPU during the load runs.`,
+      ]
+    : []
+  return [...lines, '', ...notes, ...busy].join('\n')
 }
 
 const machine = () => ({
@@ -59,6 +66,7 @@ const main = async () => {
     hash: await passwordHash(),
     smtpUrl: smtp.url,
     profileDir: profile ? join(BENCH_DIR, 'results', 'profiles') : null,
+    noise: [],
     progress,
   }
   const outcomes: Record<string, Outcome> = {}
@@ -67,7 +75,7 @@ const main = async () => {
       progress('seeding the main data set')
       const data = await prepareMain(ctx)
       if (only.has('1') || only.has('2')) outcomes.throughput = await throughput(ctx, data)
-      if (only.has('3') || only.has('4') || only.has('5')) outcomes.logins = await logins(ctx, data)
+      if (only.has('3') || only.has('4') || only.has('5')) outcomes.logins = await logins(ctx, data, (id) => only.has(id))
     }
     if (only.has('6')) outcomes.scale = await scale(ctx)
     if (only.has('7')) outcomes.limiter = await limiterMemory(ctx)
@@ -79,13 +87,13 @@ const main = async () => {
   const seconds = (performance.now() - started) / 1000
   const info = machine()
   const header = `Latchkey bench (${quick ? 'quick' : 'full'}), ${new Date().toISOString()}: ${info.nproc} × ${info.cpu}, Node ${info.node}, ${pinning.note}, ${seconds.toFixed(0)} s`
-  process.stdout.write(`\n${header}\n\n${table(rows)}\n`)
+  process.stdout.write(`\n${header}\n\n${table(rows, ctx.noise)}\n`)
   const resultsDir = join(BENCH_DIR, 'results')
   mkdirSync(resultsDir, { recursive: true })
   const file = join(resultsDir, `${new Date().toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`)
   writeFileSync(
     file,
-    `${JSON.stringify({ quick, seconds, machine: info, pinning, rows, raw: Object.fromEntries(Object.entries(outcomes).map(([k, o]) => [k, o.raw])) }, null, 2)}\n`,
+    `${JSON.stringify({ quick, seconds, machine: info, pinning, othersCpuShare: ctx.noise, rows, raw: Object.fromEntries(Object.entries(outcomes).map(([k, o]) => [k, o.raw])) }, null, 2)}\n`,
   )
   process.stdout.write(`\nJSON: ${file}\n`)
 }
