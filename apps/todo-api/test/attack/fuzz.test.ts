@@ -10,6 +10,10 @@
  * itself carried that string (a 404 names the id it was sent); a missing, forged or duplicated
  * credential never passes the guard; and each 2xx is one the attacker was entitled to.
  *
+ * Two refusals write by design: a rotated refresh value presented after the 10 s race window,
+ * and a refresh of an expired session, delete that session. The fixture follows every rotation
+ * (see `follow`), so no case presents a spent value.
+ *
  * `FUZZ_RUNS` sets the total number of cases (default 3000).
  */
 import { createHash, randomUUID } from 'node:crypto'
