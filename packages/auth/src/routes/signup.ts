@@ -8,7 +8,6 @@ import {
   AuthResultSchema,
   codePointString,
   EmailField,
-  emailFromBody,
   jsonBody,
   jsonContent,
   NewPasswordField,
