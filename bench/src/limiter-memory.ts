@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto'
 import { memoryRateLimitStore } from '@latchkey/auth'
 
-/** As `limitKey` in packages/auth/src/rate-limit.ts (internal): past 64 characters, the value's SHA-256. */
+/** As `limitKey` in packages/auth/src/rate-limit.ts (internal): one flat string; past 64 characters, the value's SHA-256. */
 const limitKey = (endpoint: string, kind: 'ip' | 'email', value: string): string => {
-  const key = `${endpoint}:${kind}:${value}`
-  return key.length <= 64 ? key : `${endpoint}:${kind}#${createHash('sha256').update(value).digest('base64url')}`
+  const key = [endpoint, kind, value].join(':')
+  return key.length <= 64 ? key : [endpoint, ':', kind, '#', createHash('sha256').update(value).digest('base64url')].join('')
 }
 
 const count = Number(process.argv[2])
