@@ -32,16 +32,35 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
   client.pragma('foreign_keys = ON')
   const db: Db = drizzle({ client, schema })
   const immediate = { behavior: 'immediate' } as const
-  // The guard's lookup runs on every request: built and prepared once, on first use (the
-  // tables may not exist yet when the store is made), instead of once per call.
-  const buildSessionById = () =>
-    db
+  // The statements of every guarded request and every login are built and prepared once, on
+  // first use (the tables may not exist yet when the store is made), instead of once per call.
+  const p = sql.placeholder
+  const prepare = () => ({
+    sessionById: db
       .select({ session: sessions, user: users })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
-      .where(eq(sessions.id, sql.placeholder('id')))
-      .prepare()
-  let sessionById: ReturnType<typeof buildSessionById> | undefined
+      .where(eq(sessions.id, p('id')))
+      .prepare(),
+    userByEmail: db
+      .select()
+      .from(users)
+      .where(eq(users.email, p('email')))
+      .prepare(),
+    insertSession: db
+      .insert(sessions)
+      .values({ id: p('id'), userId: p('userId'), createdAt: p('now'), refreshedAt: p('now') })
+      .prepare(),
+    insertRefresh: db
+      .insert(refreshTokens)
+      .values({ hash: p('hash'), sessionId: p('id'), createdAt: p('now') })
+      .prepare(),
+  })
+  let statements: ReturnType<typeof prepare> | undefined
+  const hot = () => {
+    statements ??= prepare()
+    return statements
+  }
 
   return {
     async createUser(input) {
@@ -51,7 +70,7 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
     },
 
     async findUserByEmail(email) {
-      return withHash(db.select().from(users).where(eq(users.email, email)).get())
+      return withHash(hot().userByEmail.get({ email }))
     },
 
     async findUserById(id) {
@@ -77,15 +96,15 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
     },
 
     async createSession({ id, userId, refreshHash, now }) {
-      db.transaction((tx) => {
-        tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now }).run()
-        tx.insert(refreshTokens).values({ hash: refreshHash, sessionId: id, createdAt: now }).run()
+      const { insertSession, insertRefresh } = hot()
+      db.transaction(() => {
+        insertSession.run({ id, userId, now })
+        insertRefresh.run({ hash: refreshHash, id, now })
       }, immediate)
     },
 
     async findSession(sessionId) {
-      sessionById ??= buildSessionById()
-      const row = sessionById.get({ id: sessionId })
+      const row = hot().sessionById.get({ id: sessionId })
       return row ? { session: row.session, user: toUser(row.user) } : null
     },
 
