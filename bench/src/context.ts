@@ -103,7 +103,7 @@ export const startBaseline = (ctx: Ctx, mode: 'bare' | 'jwt', dbPath: string): P
     nodeArgs: profiling(ctx, `baseline-${mode}`),
     cores: ctx.pinning.server,
     dir: ctx.dir,
-    env: { AUTH_SECRET: ctx.secret, PORT: '0', DATABASE_PATH: dbPath, NODE_ENV: 'production' },
+    env: { AUTH_SECRET: ctx.secret, PORT: '0', DATABASE_PATH: dbPath, NODE_ENV: 'production', ARGON2_HASH: ctx.hash },
   })
 
 /** Starts the reference server once on a new file, so its own migrations create every table, and stops it. */

@@ -6,12 +6,16 @@
  * - `jwt`: Hono's own stateless `hono/jwt` middleware (HS256, same secret); the user is `sub`.
  *   It checks `iss` and `aud` like ours but never looks at a session: a revoked token keeps working until it expires.
  *
+ * `bare` also answers `POST /verify` (one argon2id verify of ARGON2_HASH) when that is set: the
+ * floor of a login over HTTP.
+ *
  * Run as `node baseline.js bare|jwt` with DATABASE_PATH, AUTH_SECRET and PORT (0: any free port).
  * Prints `listening on http://127.0.0.1:<port>` once ready; SIGTERM stops it.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
+import { verify } from '@node-rs/argon2'
 import Database from 'better-sqlite3'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { jwt } from 'hono/jwt'
@@ -87,6 +91,16 @@ app.post('/todos', async (c) => {
   if (!row) return c.json({ title: 'Not stored' }, 500)
   return c.json(todoJson(row), 201)
 })
+
+// The floor of any login over HTTP: read the JSON body, one argon2id verify of the seeded hash
+// (ARGON2_HASH), answer. No lookup, no session, no token. Only in `bare`.
+const passwordHash = process.env.ARGON2_HASH
+if (mode === 'bare' && passwordHash)
+  app.post('/verify', async (c) => {
+    const body = (await c.req.json()) as { password?: unknown }
+    if (typeof body.password !== 'string') return c.json({ title: 'Bad password' }, 400)
+    return (await verify(passwordHash, body.password)) ? c.json({ ok: true }) : c.json({ title: 'Wrong password' }, 401)
+  })
 
 const server = createServer(getRequestListener(app.fetch))
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
