@@ -95,7 +95,7 @@ export const startApp = (ctx: Ctx, name: string, dbPath: string): Promise<Runnin
     },
   })
 
-export const startBaseline = (ctx: Ctx, mode: 'bare' | 'jwt', dbPath: string): Promise<Running> =>
+export const startBaseline = (ctx: Ctx, mode: 'bare' | 'jwt' | 'latchkey', dbPath: string): Promise<Running> =>
   startServer({
     name: `baseline-${mode}`,
     script: join(DIST, 'servers', 'baseline.js'),

@@ -5,16 +5,20 @@
  * - `bare`: plain Hono, no auth at all; the caller names the user in `x-user-id`. The ceiling.
  * - `jwt`: Hono's own stateless `hono/jwt` middleware (HS256, same secret); the user is `sub`.
  *   It checks `iss` and `aud` like ours but never looks at a session: a revoked token keeps working until it expires.
+ * - `latchkey`: the same bare app behind `@latchkey/auth`'s guard (same secret, the sessions the
+ *   reference server keeps in this file); the user is the guard's. Only the auth differs from `bare`.
  *
  * `bare` also answers `POST /verify` (one argon2id verify of ARGON2_HASH) when that is set: the
  * floor of a login over HTTP.
  *
- * Run as `node baseline.js bare|jwt` with DATABASE_PATH, AUTH_SECRET and PORT (0: any free port).
+ * Run as `node baseline.js bare|jwt|latchkey` with DATABASE_PATH, AUTH_SECRET and PORT (0: any free port).
  * Prints `listening on http://127.0.0.1:<port>` once ready; SIGTERM stops it.
  */
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
+import { createAuth, type GuardVariables, problemErrorHandler } from '@latchkey/auth'
+import { sqliteStore } from '@latchkey/auth/sqlite'
 import { verify } from '@node-rs/argon2'
 import Database from 'better-sqlite3'
 import { Hono, type MiddlewareHandler } from 'hono'
@@ -22,7 +26,7 @@ import { jwt } from 'hono/jwt'
 import { v7 as uuidv7 } from 'uuid'
 
 const mode = process.argv[2]
-if (mode !== 'bare' && mode !== 'jwt') throw new Error('usage: node baseline.js bare|jwt')
+if (mode !== 'bare' && mode !== 'jwt' && mode !== 'latchkey') throw new Error('usage: node baseline.js bare|jwt|latchkey')
 const path = process.env.DATABASE_PATH
 if (!path) throw new Error('DATABASE_PATH is required')
 const secret = process.env.AUTH_SECRET ?? ''
@@ -72,9 +76,23 @@ const jwtUser: MiddlewareHandler<Env> = async (c, next) => {
   await next()
 }
 
+const latchkeyUser: MiddlewareHandler<Env> = async (c, next) => {
+  const user = c.get('user' as never) as GuardVariables['user'] | undefined
+  if (!user) return c.json({ title: 'Unauthorized' }, 401)
+  c.set('userId', user.id)
+  await next()
+}
+
 const app = new Hono<Env>()
 if (mode === 'bare') app.use('/todos', bareUser)
-else app.use('/todos', jwt({ secret, alg: 'HS256', verification: { iss: 'latchkey', aud: 'latchkey' } }), jwtUser)
+else if (mode === 'jwt')
+  app.use('/todos', jwt({ secret, alg: 'HS256', verification: { iss: 'latchkey', aud: 'latchkey' } }), jwtUser)
+else {
+  const auth = createAuth({ secret, store: sqliteStore(db), sendMail: () => {} })
+  app.use('/todos', auth.guard(true) as unknown as MiddlewareHandler<Env>, latchkeyUser)
+}
+// Refusals as the library answers them (problem documents), for the `latchkey` mode's guard.
+app.onError(problemErrorHandler(console.error))
 
 app.get('/todos', (c) => {
   const limit = Number(c.req.query('limit') ?? 20)
