@@ -1,0 +1,48 @@
+/**
+ * The guard's session lookup as both bundled stores run it: one flat row of the columns it
+ * returns (never the password hash), turned into the session and its user.
+ */
+import type { SessionRecord, UserRecord } from './types.js'
+
+/** The columns to select from a store's sessions and users tables, each keeping its Drizzle type. */
+export const sessionLookupColumns = <
+  S extends { userId: unknown; createdAt: unknown; refreshedAt: unknown },
+  U extends { name: unknown; email: unknown; role: unknown; createdAt: unknown },
+>(
+  sessions: S,
+  users: U,
+): {
+  userId: S['userId']
+  createdAt: S['createdAt']
+  refreshedAt: S['refreshedAt']
+  name: U['name']
+  email: U['email']
+  role: U['role']
+  userCreatedAt: U['createdAt']
+} => ({
+  userId: sessions.userId,
+  createdAt: sessions.createdAt,
+  refreshedAt: sessions.refreshedAt,
+  name: users.name,
+  email: users.email,
+  role: users.role,
+  userCreatedAt: users.createdAt,
+})
+
+export interface SessionLookupRow {
+  userId: string
+  createdAt: Date
+  refreshedAt: Date
+  name: string
+  email: string
+  role: string | null
+  userCreatedAt: Date
+}
+
+export const fromSessionLookup = (
+  sessionId: string,
+  { userId, createdAt, refreshedAt, name, email, role, userCreatedAt }: SessionLookupRow,
+): { session: SessionRecord; user: UserRecord } => ({
+  session: { id: sessionId, userId, createdAt, refreshedAt },
+  user: { id: userId, name, email, role, createdAt: userCreatedAt },
+})
