@@ -39,24 +39,28 @@ export const postgresRateLimitStore = (pool: Pool, options: PostgresRateLimitOpt
     return result.rowCount ?? 0
   }
 
+  // One statement, so concurrent hits on one key (from any instance) queue on its row lock.
+  // Built once and run as a named prepared statement: a client that is already limited costs
+  // the server two of these per request and nothing else, so they are the hot path of a flood.
+  const p = sql.placeholder
+  const ended = sql`${rateLimits.resetAt} <= ${p('start')}`
+  const upsert = db
+    .insert(rateLimits)
+    .values({ key: p('key'), count: 1, resetAt: p('end') })
+    .onConflictDoUpdate({
+      target: rateLimits.key,
+      set: {
+        count: sql`case when ${ended} then 1 else ${rateLimits.count} + 1 end`,
+        resetAt: sql`case when ${ended} then excluded.reset_at else ${rateLimits.resetAt} end`,
+      },
+    })
+    .returning({ count: rateLimits.count, resetAt: rateLimits.resetAt })
+    .prepare('latchkey_rate_limit_hit')
+
   return {
     prune,
     async hit(key, _max, windowMs, now) {
-      const start = new Date(now)
-      const end = new Date(now + windowMs)
-      // One statement, so concurrent hits on one key (from any instance) queue on its row lock.
-      const ended = sql`${rateLimits.resetAt} <= ${start}`
-      const [row] = await db
-        .insert(rateLimits)
-        .values({ key, count: 1, resetAt: end })
-        .onConflictDoUpdate({
-          target: rateLimits.key,
-          set: {
-            count: sql`case when ${ended} then 1 else ${rateLimits.count} + 1 end`,
-            resetAt: sql`case when ${ended} then excluded.reset_at else ${rateLimits.resetAt} end`,
-          },
-        })
-        .returning({ count: rateLimits.count, resetAt: rateLimits.resetAt })
+      const [row] = await upsert.execute({ key, start: new Date(now), end: new Date(now + windowMs) })
       if (!row) throw new Error('auth_rate_limits: the upsert returned no row')
 
       if (pruneIntervalMs > 0 && now >= nextPrune) {
