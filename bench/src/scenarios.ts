@@ -29,6 +29,31 @@ export interface Outcome {
 const ms = (x: number) => `${x.toFixed(x < 10 ? 2 : 1)} ms`
 const rps = (x: number) => `${Math.round(x).toLocaleString('en-US')} req/s`
 const round = (x: number, digits = 3) => Number(x.toFixed(digits))
+const us = (x: number) => `${x.toFixed(1)} µs`
+
+/** What a ratio must meet: at least, at most, or within a tolerance of 1; `null` when the row only informs. */
+type Bound = { atLeast: number } | { atMost: number } | { within: number } | null
+
+/** The row of `measured ÷ baseline`: its target text and its verdict both come from `bound`. */
+const compared = (
+  id: string,
+  scenario: string,
+  [measured, baseline]: [number, number],
+  show: (x: number) => string,
+  bound: Bound,
+  note?: string,
+): Row => {
+  const ratio = measured / baseline
+  const [target, pass]: [string, boolean] =
+    bound === null
+      ? ['none', true]
+      : 'atLeast' in bound
+        ? [`≥ ${bound.atLeast}`, ratio >= bound.atLeast]
+        : 'atMost' in bound
+          ? [`≤ ${bound.atMost}`, ratio <= bound.atMost]
+          : [`${1 - bound.within} – ${1 + bound.within}`, Math.abs(ratio - 1) <= bound.within]
+  return { id, scenario, measured: show(measured), baseline: show(baseline), ratio, target, pass, ...(note ? { note } : {}) }
+}
 
 /** Non-2xx answers and socket errors of a stream, as a note; empty when all went well. */
 const problems = (r: StreamResult, expected = /^2/): string => {
@@ -167,36 +192,32 @@ export const throughput = async (ctx: Ctx, data: MainData): Promise<Outcome> => 
       .flat()
       .map((x) => problems(x))
       .filter(Boolean)
-    const note = notes.length ? notes.join('; ') : undefined
-    const atLeast = (id: string, scenario: string, a: number, b: number, min: number): Row => ({
-      id,
-      scenario,
-      measured: rps(a),
-      baseline: rps(b),
-      ratio: a / b,
-      target: `≥ ${min}`,
-      pass: a / b >= min,
-    })
     const rows: Row[] = [
-      {
-        ...atLeast('1a', 'Reference server: guarded GET /todos?limit=20 vs bare Hono', r.app, r.bare, 0.85),
-        ...(note ? { note } : {}),
-      },
-      atLeast('1b', 'Reference server: guarded GET /todos?limit=20 vs hono/jwt', r.app, r.jwt, 0.95),
-      atLeast("1a'", 'Bare Hono behind the Latchkey guard: GET /todos?limit=20 vs bare Hono', r.guard, r.bare, 0.85),
-      atLeast("1b'", 'Bare Hono behind the Latchkey guard: GET /todos?limit=20 vs hono/jwt', r.guard, r.jwt, 0.95),
-      {
-        id: '1c',
-        scenario: 'Auth layer alone, in-process, CPU µs per request it adds to a trivial route: Latchkey guard vs hono/jwt',
-        measured: `${layer.layer.latchkey.cpu.toFixed(1)} µs`,
-        baseline: `${layer.layer.honoJwt.cpu.toFixed(1)} µs`,
-        ratio: layer.layer.latchkey.cpu / layer.layer.honoJwt.cpu,
-        target: 'none',
-        pass: true,
-        note: `no auth: ${layer.cpu.none.toFixed(1)} µs per request; the guard verifies the token (cached after its first verification) and reads the live session and user from SQLite; hono/jwt verifies the signature every time and reads nothing`,
-      },
-      atLeast('2', 'Reference server: POST /todos vs bare Hono', w.app, w.bare, 0.85),
-      atLeast("2'", 'Bare Hono behind the Latchkey guard: POST /todos vs bare Hono', w.guard, w.bare, 0.85),
+      compared(
+        '1a',
+        'Reference server: guarded GET /todos?limit=20 vs bare Hono',
+        [r.app, r.bare],
+        rps,
+        { atLeast: 0.85 },
+        notes.join('; '),
+      ),
+      compared('1b', 'Reference server: guarded GET /todos?limit=20 vs hono/jwt', [r.app, r.jwt], rps, { atLeast: 0.95 }),
+      compared("1a'", 'Bare Hono behind the Latchkey guard: GET /todos?limit=20 vs bare Hono', [r.guard, r.bare], rps, {
+        atLeast: 0.85,
+      }),
+      compared("1b'", 'Bare Hono behind the Latchkey guard: GET /todos?limit=20 vs hono/jwt', [r.guard, r.jwt], rps, {
+        atLeast: 0.95,
+      }),
+      compared(
+        '1c',
+        'Auth layer alone, in-process, CPU µs per request it adds to a trivial route: Latchkey guard vs hono/jwt',
+        [layer.layer.latchkey.cpu, layer.layer.honoJwt.cpu],
+        us,
+        null,
+        `no auth: ${layer.cpu.none.toFixed(1)} µs per request; the guard verifies the token (cached after its first verification) and reads the live session and user from SQLite; hono/jwt verifies the signature every time and reads nothing`,
+      ),
+      compared('2', 'Reference server: POST /todos vs bare Hono', [w.app, w.bare], rps, { atLeast: 0.85 }),
+      compared("2'", 'Bare Hono behind the Latchkey guard: POST /todos vs bare Hono', [w.guard, w.bare], rps, { atLeast: 0.85 }),
     ]
     const cpu = {
       reads: { app: medianCpu(reads.app), guard: medianCpu(reads.guard), bare: medianCpu(reads.bare), jwt: medianCpu(reads.jwt) },
@@ -271,35 +292,17 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       const [loginP50, floorP50, argonP50] = [series.login, series.floor, series.argon].map((x) =>
         percentile(sortedCopy(x), 50),
       ) as [number, number, number]
-      const loginNote = notes.join('; ')
-      rows.push({
-        id: '3',
-        scenario: 'Login p50 vs raw argon2id verify p50',
-        measured: ms(loginP50),
-        baseline: ms(argonP50),
-        ratio: loginP50 / argonP50,
-        target: '≤ 1.15',
-        pass: loginP50 / argonP50 <= 1.15,
-        ...(loginNote ? { note: loginNote } : {}),
-      })
-      rows.push({
-        id: '3b',
-        scenario: 'Floor for 3: bare Hono doing only the argon2id verify, over HTTP, p50 vs raw verify p50',
-        measured: ms(floorP50),
-        baseline: ms(argonP50),
-        ratio: floorP50 / argonP50,
-        target: 'none',
-        pass: true,
-      })
-      rows.push({
-        id: '3c',
-        scenario: 'Login p50 vs the floor of 3b: what the login adds over HTTP + argon2id',
-        measured: ms(loginP50),
-        baseline: ms(floorP50),
-        ratio: loginP50 / floorP50,
-        target: 'none',
-        pass: true,
-      })
+      rows.push(
+        compared('3', 'Login p50 vs raw argon2id verify p50', [loginP50, argonP50], ms, { atMost: 1.15 }, notes.join('; ')),
+        compared(
+          '3b',
+          'Floor for 3: bare Hono doing only the argon2id verify, over HTTP, p50 vs raw verify p50',
+          [floorP50, argonP50],
+          ms,
+          null,
+        ),
+        compared('3c', 'Login p50 vs the floor of 3b: what the login adds over HTTP + argon2id', [loginP50, floorP50], ms, null),
+      )
       raw.login = {
         loginP50,
         floorP50,
@@ -351,16 +354,9 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       const wrong = trim(pair?.samples.wrong ?? [], 0.1)
       const [mu, mw] = [median(unknown), median(wrong)]
       const pairNote = pair ? problems(pair, /^401$/) : 'no result'
-      rows.push({
-        id: '4',
-        scenario: 'Login: unknown email vs wrong password (medians, 10% trimmed)',
-        measured: ms(mu),
-        baseline: ms(mw),
-        ratio: mu / mw,
-        target: '0.95 – 1.05',
-        pass: Math.abs(mu / mw - 1) <= 0.05,
-        ...(pairNote ? { note: pairNote } : {}),
-      })
+      rows.push(
+        compared('4', 'Login: unknown email vs wrong password (medians, 10% trimmed)', [mu, mw], ms, { within: 0.05 }, pairNote),
+      )
       raw.timing = { unknownMedian: mu, wrongMedian: mw, n: [unknown.length, wrong.length], statuses: pair?.statuses }
     }
 
@@ -393,16 +389,16 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       const idleP99 = idle?.latency.p99 ?? Number.NaN
       const busyP99 = busy?.latency.p99 ?? Number.NaN
       const stormNote = [idle, busy, stormResult].map((r) => (r ? problems(r) : 'no result')).filter(Boolean)
-      rows.push({
-        id: '5',
-        scenario: `Read p99 (200 req/s) during a login storm (8 clients, ${Math.round(stormResult?.rps ?? 0)} logins/s) vs idle`,
-        measured: ms(busyP99),
-        baseline: ms(idleP99),
-        ratio: busyP99 / idleP99,
-        target: '≤ 3',
-        pass: busyP99 / idleP99 <= 3,
-        ...(stormNote.length ? { note: stormNote.join('; ') } : {}),
-      })
+      rows.push(
+        compared(
+          '5',
+          `Read p99 (200 req/s) during a login storm (8 clients, ${Math.round(stormResult?.rps ?? 0)} logins/s) vs idle`,
+          [busyP99, idleP99],
+          ms,
+          { atMost: 3 },
+          stormNote.join('; '),
+        ),
+      )
       raw.storm = { idle: idle?.latency, busy: busy?.latency, logins: stormResult?.latency, loginRps: stormResult?.rps }
     }
     return { rows, raw }
@@ -441,16 +437,14 @@ export const scale = async (ctx: Ctx): Promise<Outcome> => {
     const notes = [...(runs.small ?? []), ...(runs.large ?? [])].map((r) => problems(r)).filter(Boolean)
     return {
       rows: [
-        {
-          id: '6',
-          scenario: 'GET /todos p50: 1,000,000 todos / 10,000 users vs 1,000 todos (32 connections)',
-          measured: ms(pl),
-          baseline: ms(ps),
-          ratio: pl / ps,
-          target: '≤ 1.5',
-          pass: pl / ps <= 1.5,
-          ...(notes.length ? { note: notes.join('; ') } : {}),
-        },
+        compared(
+          '6',
+          'GET /todos p50: 1,000,000 todos / 10,000 users vs 1,000 todos (32 connections)',
+          [pl, ps],
+          ms,
+          { atMost: 1.5 },
+          notes.join('; '),
+        ),
       ],
       raw: {
         seedSeconds,
