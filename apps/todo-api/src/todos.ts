@@ -119,7 +119,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     }),
     async (c) => {
       const { title, done } = c.req.valid('json')
-      const todo = await todos.create({ id: newId(), userId: c.var.user.id, title, done: done ?? false, createdAt: now() })
+      const todo = await todos.create({ id: newId(), userId: c.get('user').id, title, done: done ?? false, createdAt: now() })
       return c.json(todoJson(todo), 201)
     },
   )
@@ -139,7 +139,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     }),
     async (c) => {
       const { done, limit } = c.req.valid('query')
-      const list = await todos.list(c.var.user.id, { done, limit })
+      const list = await todos.list(c.get('user').id, { done, limit })
       return c.json(list.map(todoJson), 200)
     },
   )
@@ -164,7 +164,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       const changes: TodoChanges = {}
       if (title !== undefined) changes.title = title
       if (done !== undefined) changes.done = done
-      const todo = await todos.update(c.var.user.id, id, changes)
+      const todo = await todos.update(c.get('user').id, id, changes)
       if (!todo) throw notFound(id)
       return c.json(todoJson(todo), 200)
     },
@@ -185,7 +185,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     }),
     async (c) => {
       const { id } = c.req.valid('param')
-      if (!(await todos.remove(c.var.user.id, id))) throw notFound(id)
+      if (!(await todos.remove(c.get('user').id, id))) throw notFound(id)
       return c.body(null, 204)
     },
   )
