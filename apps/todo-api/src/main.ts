@@ -34,14 +34,21 @@ process.env.NODE_ENV = config.nodeEnv
 for (const notice of config.notices) console.log(notice)
 
 // Loaded once the configuration is known to be good, so a refusal comes at once.
-const [{ getRequestListener, RequestError }, { AuthError, toAuthError }, { createApp }, { openDatabase }, { createMailer }] =
-  await Promise.all([
-    import('@hono/node-server'),
-    import('@latchkey/auth'),
-    import('./app.js'),
-    import('./db.js'),
-    import('./mail.js'),
-  ])
+const [
+  { getRequestListener, RequestError },
+  { AuthError, toAuthError },
+  { createApp },
+  { openDatabase },
+  { createMailer },
+  { batchedLines },
+] = await Promise.all([
+  import('@hono/node-server'),
+  import('@latchkey/auth'),
+  import('./app.js'),
+  import('./db.js'),
+  import('./mail.js'),
+  import('./log.js'),
+])
 
 let db: AppDatabase
 try {
@@ -100,6 +107,7 @@ server.listen(config.port, () => {
       production: config.production,
       trustProxy: config.trustProxy,
       version,
+      logRequest: batchedLines(),
     })
     handle = app.fetch
   } catch (err) {
