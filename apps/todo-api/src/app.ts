@@ -4,6 +4,8 @@
  * routes, the OpenAPI document and its reference page. It opens nothing: main.ts passes in the
  * database and the mailer, so tests and other hosts can build the same app.
  */
+
+import type { HttpBindings } from '@hono/node-server'
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import {
   type Auth,
@@ -16,7 +18,6 @@ import {
   validationHook,
 } from '@latchkey/auth'
 import type { MiddlewareHandler } from 'hono'
-import { secureHeaders } from 'hono/secure-headers'
 import { v7 as uuidv7 } from 'uuid'
 import { adminRoutes } from './admin.js'
 import type { AppDatabase } from './db.js'
@@ -60,6 +61,39 @@ const requestLog = (write: (line: string) => void): MiddlewareHandler =>
 const printable = (s: string) =>
   s.replace(/[\p{Cc}\u2028\u2029]/gu, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
+/** What `hono/secure-headers` sends by default, on every response. */
+const SECURITY_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Origin-Agent-Cluster': '?1',
+  'Referrer-Policy': 'no-referrer',
+  'Strict-Transport-Security': 'max-age=15552000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'X-DNS-Prefetch-Control': 'off',
+  'X-Download-Options': 'noopen',
+  'X-Frame-Options': 'SAMEORIGIN',
+  'X-Permitted-Cross-Domain-Policies': 'none',
+  'X-XSS-Protection': '0',
+}
+
+/**
+ * Sets response headers before the handler runs; a route that sets one itself (the docs
+ * assets' Cache-Control) wins. Under @hono/node-server (main.ts) they go straight onto the Node
+ * response, where the adapter's writeHead merges them with the response's own. The
+ * `hono/secure-headers` middleware instead rebuilds every response's headers through a
+ * `Headers` object after the handler: 23 µs of server CPU per request against 7 µs this way,
+ * on a route that costs 36 µs without either (pnpm bench). Other hosts get them via `c.header()`.
+ */
+const presetHeaders = (headers: Record<string, string>): MiddlewareHandler => {
+  const entries = Object.entries(headers)
+  return async function presetHeaders(c, next) {
+    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing
+    if (outgoing) for (const [name, value] of entries) outgoing.setHeader(name, value)
+    else for (const [name, value] of entries) c.header(name, value)
+    await next()
+  }
+}
+
 export const createApp = (options: AppOptions) => {
   const { db, mailer, publicUrl } = options
   const logError = options.logError ?? ((line: string) => console.error(line))
@@ -81,19 +115,14 @@ export const createApp = (options: AppOptions) => {
 
   const app = new OpenAPIHono({ defaultHook: validationHook })
   app.use('*', requestLog(options.logRequest ?? ((line) => console.log(line))))
-  app.use('*', secureHeaders())
+  app.use('*', presetHeaders(SECURITY_HEADERS))
   app.use('*', jsonBodyGuard())
   app.onError(problemErrorHandler(logError))
   app.notFound(problemNotFound)
 
   // Responses with personal data are never stored by caches along the way.
-  for (const path of ['/todos', '/todos/*', '/admin/*'])
-    app.use(path, async function noStore(c, next) {
-      await next()
-      // On the response's own headers, as secureHeaders does: `c.header()` after the handler
-      // rebuilds the response around a stream of its body, a third of a GET /todos (pnpm bench).
-      c.res.headers.set('Cache-Control', 'no-store')
-    })
+  const noStore = presetHeaders({ 'Cache-Control': 'no-store' })
+  for (const path of ['/todos', '/todos/*', '/admin/*']) app.use(path, noStore)
 
   app.route('/auth', auth.routes)
   todoRoutes(app, { auth, todos: db.todos, newId: () => uuidv7(), now })
