@@ -37,9 +37,12 @@ export const sqliteTodoStore = (client: BetterSqlite3.Database): TodoStore => {
     .values({ id: p('id'), userId: p('userId'), title: p('title'), done: p('done'), createdAt: p('createdAt') })
     .returning()
     .prepare()
+  // The list is read as raw rows (`values()`) and turned into todos here: Drizzle's own row
+  // mapping checked every column of every row at a cost close to the query's (pnpm bench).
+  const columns = { id: todos.id, userId: todos.userId, title: todos.title, done: todos.done, createdAt: todos.createdAt }
   const list = (byDone: boolean) =>
     db
-      .select()
+      .select(columns)
       .from(todos)
       // A placeholder in a condition is bound as given, unconverted: `done` goes in as SQLite's 0 or 1.
       .where(byDone ? and(eq(todos.userId, p('userId')), eq(todos.done, p('done'))) : eq(todos.userId, p('userId')))
@@ -48,6 +51,11 @@ export const sqliteTodoStore = (client: BetterSqlite3.Database): TodoStore => {
       .prepare()
   const listAll = list(false)
   const listByDone = list(true)
+  /** One raw row in the order of `columns`, as SQLite stores it. */
+  const fromRow = (row: unknown[]): Todo => {
+    const [id, userId, title, done, createdAt] = row as [string, string, string, number, number]
+    return { id, userId, title, done: done === 1, createdAt: new Date(createdAt) }
+  }
 
   return {
     async create(todo) {
@@ -57,7 +65,9 @@ export const sqliteTodoStore = (client: BetterSqlite3.Database): TodoStore => {
     },
 
     async list(userId, { done, limit }) {
-      return done === undefined ? listAll.all({ userId, limit }) : listByDone.all({ userId, done: done ? 1 : 0, limit })
+      const rows =
+        done === undefined ? listAll.values({ userId, limit }) : listByDone.values({ userId, done: done ? 1 : 0, limit })
+      return rows.map(fromRow)
     },
 
     async update(userId, id, changes) {
