@@ -1,13 +1,18 @@
 /**
- * Scenario 1c: the auth layer alone, in-process, without the reference app around it. Three
- * Hono apps answer the same tiny JSON on one route: with no auth, behind Latchkey's guard
- * (token, then the live session and user from SQLite), and behind `hono/jwt` (stateless).
- * Each layer's cost is its time per request minus the no-auth app's. Run pinned to the server
- * core as `node guard-cost.js <requests per round> <rounds>`; prints one JSON line.
+ * Scenarios 1c and 1d, in-process, without the reference app around them. Hono apps answer the
+ * same tiny JSON on one route, `GET /x?limit=20`:
+ * - 1c, the auth layer: with no auth, behind Latchkey's guard (token, then the live session and
+ *   user from SQLite), and behind `hono/jwt` (stateless). Each layer's cost is its time per
+ *   request minus the no-auth app's.
+ * - 1d, query validation: the guarded route declared with @hono/zod-openapi as the reference
+ *   server declares its routes, once without and once with a zod schema for `limit` (laxer than
+ *   the reference server's, so a lower bound). The difference is what validating the query adds.
+ * Run pinned to the server core as `node guard-cost.js <requests per round> <rounds>`; prints one JSON line.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import { createAuth } from '@latchkey/auth'
 import { migrateSqlite, openSqlite, sqliteStore } from '@latchkey/auth/sqlite'
 import { Hono } from 'hono'
@@ -35,13 +40,25 @@ const { accessToken } = (await signup.json()) as { accessToken: string }
 const headers = { authorization: `Bearer ${accessToken}` }
 
 const answer = { ok: true }
-const apps = {
+const layers = {
   none: new Hono().get('/x', (c) => c.json(answer)),
   latchkey: new Hono().get('/x', auth.guard(true), (c) => c.json(answer)),
   honoJwt: new Hono().get('/x', jwt({ secret, alg: 'HS256', verification: { iss: 'latchkey', aud: 'latchkey' } }), (c) =>
     c.json(answer),
   ),
 }
+/** The guarded route as `auth.route()` declares it, with `query` as its request's query schema. */
+const declared = (query?: z.ZodObject) => {
+  const app = new OpenAPIHono()
+  const ok = { 200: { description: 'ok', content: { 'application/json': { schema: z.object({ ok: z.boolean() }) } } } }
+  app.openapi(
+    auth.route({ method: 'get', path: '/x', auth: true, ...(query ? { request: { query } } : {}), responses: ok }),
+    (c) => c.json(answer, 200),
+  )
+  return app
+}
+const limit = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) })
+const apps = { ...layers, declared: declared(), validated: declared(limit) }
 type Name = keyof typeof apps
 
 /** Wall and CPU (every thread of the process, the thread pool included) µs per request, one at a time. */
@@ -50,7 +67,7 @@ const round = async (name: Name): Promise<{ wall: number; cpu: number }> => {
   const started = performance.now()
   const cpu = process.cpuUsage()
   for (let i = 0; i < perRound; i++) {
-    const res = await app.request('/x', { headers })
+    const res = await app.request('/x?limit=20', { headers })
     if (res.status !== 200) throw new Error(`${name} answered ${res.status}`)
     await res.arrayBuffer()
   }
@@ -60,7 +77,13 @@ const round = async (name: Name): Promise<{ wall: number; cpu: number }> => {
 
 const names = Object.keys(apps) as Name[]
 for (const name of names) await round(name) // warm-up
-const runs: Record<Name, { wall: number; cpu: number }[]> = { none: [], latchkey: [], honoJwt: [] }
+const runs: Record<Name, { wall: number; cpu: number }[]> = {
+  none: [],
+  latchkey: [],
+  honoJwt: [],
+  declared: [],
+  validated: [],
+}
 for (let r = 0; r < rounds; r++) for (const name of names) runs[name].push(await round(name))
 db.close()
 rmSync(dir, { recursive: true, force: true })
@@ -78,6 +101,7 @@ process.stdout.write(
     layer: {
       latchkey: { wall: wall.latchkey - wall.none, cpu: cpu.latchkey - cpu.none },
       honoJwt: { wall: wall.honoJwt - wall.none, cpu: cpu.honoJwt - cpu.none },
+      validation: { wall: wall.validated - wall.declared, cpu: cpu.validated - cpu.declared },
     },
   })}\n`,
 )
