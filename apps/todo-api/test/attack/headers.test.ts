@@ -91,6 +91,31 @@ describe('nosniff and no-store', () => {
     expect(replies.find(([w]) => w === '429')?.[1].status).toBe(429)
   })
 
+  it("sends the app-wide security headers on successes and errors, and a route's own Cache-Control wins", async () => {
+    const ada = await newMember(server.base, 'Ada')
+    const wide = {
+      'x-frame-options': 'SAMEORIGIN',
+      'strict-transport-security': 'max-age=15552000; includeSubDomains',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-resource-policy': 'same-origin',
+    }
+    const replies: [string, Reply, string | null][] = [
+      ['todos 200', await request(server.base, 'GET', '/todos', { token: ada.token }), 'no-store'],
+      ['todos 401', await request(server.base, 'GET', '/todos'), 'no-store'],
+      ['todo 404', await request(server.base, 'DELETE', `/todos/${randomUUID()}`, { token: ada.token }), 'no-store'],
+      ['404', await request(server.base, 'GET', '/nowhere'), null],
+      ['docs css', await request(server.base, 'GET', '/docs/swagger-ui.css'), 'public, max-age=86400'],
+      ['docs js', await request(server.base, 'GET', '/docs/swagger-ui-bundle.js'), 'public, max-age=86400'],
+    ]
+    for (const [what, reply, cacheControl] of replies) {
+      for (const [name, value] of Object.entries(wide)) expect(reply.headers.get(name), `${what}: ${name}`).toBe(value)
+      if (cacheControl) expect(reply.headers.get('cache-control'), what).toBe(cacheControl)
+    }
+    expect(replies.find(([w]) => w === 'docs css')?.[1].headers.get('content-type')).toBe('text/css; charset=utf-8')
+    expect(replies.find(([w]) => w === 'docs js')?.[1].headers.get('content-type')).toBe('text/javascript; charset=utf-8')
+  })
+
   it('answers requests the HTTP adapter cannot turn into a URL with a problem document and nosniff too', async () => {
     const heads = [
       'GET /health HTTP/1.0\r\n\r\n', // HTTP/1.0 needs no Host header
