@@ -185,7 +185,7 @@ export const throughput = async (ctx: Ctx, data: MainData): Promise<Outcome> => 
     ctx.progress('scenarios 1c and 1d: the auth layer and query validation alone, in-process')
     const layer = await runJson<GuardCost>({
       script: join(DIST, 'guard-cost.js'),
-      args: ctx.quick ? ['5000', '3'] : ['20000', '5'],
+      args: ctx.quick ? ['500', '12'] : ['1000', '40'],
       cores: ctx.pinning.server,
       timeoutMs: 120_000,
     })
