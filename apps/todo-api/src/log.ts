@@ -3,10 +3,12 @@
  * loop reach standard output in one write, at the end of that turn, instead of one
  * `console.log` (its formatting and a write system call) per request, which was the largest
  * cost the reference server added to a request over bare Hono (pnpm bench, docs/PERFORMANCE.md).
- * Whatever is still pending when the process exits is written then.
+ * Whatever is still pending when the process exits is written then. Like `console.log`, it
+ * ignores a failing stream (a closed pipe: EPIPE) instead of letting the error stop the server.
  */
 export const batchedLines = (out: NodeJS.WritableStream = process.stdout): ((line: string) => void) => {
   let pending = ''
+  out.on('error', () => {})
   const flush = () => {
     if (pending === '') return
     const text = pending

@@ -38,7 +38,7 @@ export const sqliteTodoStore = (client: BetterSqlite3.Database): TodoStore => {
     .returning()
     .prepare()
   // The list is read as raw rows (`values()`) and turned into todos here: Drizzle's own row
-  // mapping checked every column of every row at a cost close to the query's (pnpm bench).
+  // mapping checks every column of every row, 12 µs of a 20-todo read (docs/PERFORMANCE.md).
   const columns = { id: todos.id, userId: todos.userId, title: todos.title, done: todos.done, createdAt: todos.createdAt }
   const list = (byDone: boolean) =>
     db

@@ -2,7 +2,7 @@
  * The server's request-log writer: the lines of one event-loop turn reach the stream in one
  * write, in order, at the end of that turn; lines of a later turn in a later write.
  */
-import { PassThrough } from 'node:stream'
+import { PassThrough, Writable } from 'node:stream'
 import { setImmediate as nextTurn } from 'node:timers/promises'
 import { describe, expect, it } from 'vitest'
 import { batchedLines } from '../src/log.js'
@@ -26,5 +26,19 @@ describe('batchedLines', () => {
     await nextTurn()
     await nextTurn()
     expect(writes).toEqual(['GET /todos 200 1ms\nPOST /todos 201 2ms\nGET /health 200 0ms\n', 'DELETE /todos/x 404 1ms\n'])
+  })
+
+  it('ignores a stream that fails (a closed pipe) instead of throwing', async () => {
+    const closed = new Writable({
+      write: (_chunk, _encoding, done) => done(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })),
+    })
+    const log = batchedLines(closed)
+    log('GET /health 200 0ms')
+    await nextTurn()
+    await nextTurn()
+    log('GET /health 200 0ms')
+    await nextTurn()
+    await nextTurn()
+    expect(closed.destroyed).toBe(true)
   })
 })
