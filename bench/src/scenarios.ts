@@ -63,7 +63,7 @@ const problems = (r: StreamResult, expected = /^2/): string => {
   return parts.length ? `${r.name}: ${parts.join(', ')}` : ''
 }
 
-const closedLoop = (ctx: Ctx, name: string, variant: Variant, connections = 32) => ({
+export const closedLoop = (ctx: Ctx, name: string, variant: Variant, connections = 32) => ({
   name,
   connections,
   variants: [variant],
@@ -72,8 +72,8 @@ const closedLoop = (ctx: Ctx, name: string, variant: Variant, connections = 32) 
   warmupSeconds: ctx.sizes.warmup,
 })
 
-const bearer = (tokens: string[]) => tokens.map((t) => ({ authorization: `Bearer ${t}` }))
-const userHeader = (users: SeededUser[]) => users.map((u) => ({ 'x-user-id': u.id }))
+export const bearer = (tokens: string[]) => tokens.map((t) => ({ authorization: `Bearer ${t}` }))
+export const userHeader = (users: SeededUser[]) => users.map((u) => ({ 'x-user-id': u.id }))
 const loginBody = (email: string, password: string) => JSON.stringify({ email, password })
 
 /** The main data set of scenarios 1–5: readers with todos, writers, and accounts that only log in. */
@@ -94,7 +94,7 @@ export const prepareMain = async (ctx: Ctx): Promise<MainData> => {
 }
 
 /** One closed-loop run: its stream, the server's CPU per request, the machine's other load. */
-interface Run extends StreamResult {
+export interface Run extends StreamResult {
   serverCpuMsPerRequest: number
   othersCpuShare: number
 }
@@ -106,7 +106,7 @@ const single = (job: MeasuredJob): Run => {
 }
 
 /** Runs every server's load `rounds` times, in rotating order (so drift hits all alike), and keeps each run. */
-const interleaved = async (
+export const interleaved = async (
   ctx: Ctx,
   runs: { key: string; server: Running; variant: Variant }[],
 ): Promise<Record<string, Run[]>> => {
@@ -126,8 +126,8 @@ const interleaved = async (
   return out
 }
 
-const medianRps = (results: Run[] | undefined) => median((results ?? []).map((r) => r.rps))
-const medianCpu = (results: Run[] | undefined) => median((results ?? []).map((r) => r.serverCpuMsPerRequest))
+export const medianRps = (results: Run[] | undefined) => median((results ?? []).map((r) => r.rps))
+export const medianCpu = (results: Run[] | undefined) => median((results ?? []).map((r) => r.serverCpuMsPerRequest))
 /** Numbers of each run without its samples, for the JSON file. */
 const strip = (m: Record<string, Run[]>) =>
   Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.map(({ samples: _, ...rest }) => rest)]))
