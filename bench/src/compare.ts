@@ -23,9 +23,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { accessTokenFor, type Ctx, FULL, newSecret, startApp, startBaseline } from './context.js'
-import type { Variant } from './job.js'
 import { choosePinning, type Running, startSmtpSink } from './procs.js'
-import { bearer, interleaved, medianCpu, medianRps, prepareMain, userHeader } from './scenarios.js'
+import { bearer, interleaved, medianCpu, medianRps, prepareMain, readTodos, userHeader } from './scenarios.js'
 import { passwordHash } from './seed.js'
 import { percentile, sortedCopy } from './stats.js'
 
@@ -43,7 +42,6 @@ if ((mode !== 'http' && mode !== 'in-process') || builds.length === 0)
   throw new Error('usage: node compare.js http|in-process [--rounds=N] [--seconds=S] [--requests=R] <name>=<build dir> …')
 
 const rounds = option('rounds', mode === 'http' ? 6 : 40)
-const read = (headers: Record<string, string>[]): Variant => ({ label: 'read', method: 'GET', path: '/todos?limit=20', headers })
 
 /** The `createApp` of one build, as far as this script calls it. */
 interface Build {
@@ -75,13 +73,13 @@ const main = async () => {
       const guard = await startBaseline(ctx, 'latchkey', data.dbPath)
       servers.push(bare, guard)
       const runs = [
-        { key: 'bare', server: bare, variant: read(userHeader(data.readers)) },
-        { key: 'guard', server: guard, variant: read(tokens) },
+        { key: 'bare', server: bare, variant: readTodos(userHeader(data.readers)) },
+        { key: 'guard', server: guard, variant: readTodos(tokens) },
       ]
       for (const build of builds) {
         const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
         servers.push(server)
-        runs.push({ key: build.name, server, variant: read(tokens) })
+        runs.push({ key: build.name, server, variant: readTodos(tokens) })
       }
       const results = await interleaved(ctx, runs)
       const bareRps = medianRps(results.bare)

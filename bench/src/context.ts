@@ -69,12 +69,9 @@ export const runLoad = async (ctx: Ctx, server: Running, streams: Stream[]): Pro
   const [cpu1, m1] = [cpuMs(server.pid), machineMs()]
   const requests = result.streams.reduce((n, s) => n + s.requests + s.warmupRequests, 0)
   const others = m1.busy - m0.busy - (cpu1 - cpu0) - result.loadCpuMs
-  ctx.noise.push(Math.max(0, others / Math.max(1, m1.total - m0.total)))
-  return {
-    ...result,
-    serverCpuMsPerRequest: (cpu1 - cpu0) / Math.max(1, requests),
-    othersCpuShare: Math.max(0, others / Math.max(1, m1.total - m0.total)),
-  }
+  const othersCpuShare = Math.max(0, others / Math.max(1, m1.total - m0.total))
+  ctx.noise.push(othersCpuShare)
+  return { ...result, serverCpuMsPerRequest: (cpu1 - cpu0) / Math.max(1, requests), othersCpuShare }
 }
 
 /**

@@ -72,6 +72,14 @@ export const closedLoop = (ctx: Ctx, name: string, variant: Variant, connections
   warmupSeconds: ctx.sizes.warmup,
 })
 
+/** The read of scenarios 1, 5 and 6: the 20 newest todos, with each request's headers in turn. */
+export const readTodos = (headers: Record<string, string>[]): Variant => ({
+  label: 'read',
+  method: 'GET',
+  path: '/todos?limit=20',
+  headers,
+})
+
 export const bearer = (tokens: string[]) => tokens.map((t) => ({ authorization: `Bearer ${t}` }))
 export const userHeader = (users: SeededUser[]) => users.map((u) => ({ 'x-user-id': u.id }))
 const loginBody = (email: string, password: string) => JSON.stringify({ email, password })
@@ -153,12 +161,6 @@ export const throughput = async (ctx: Ctx, data: MainData): Promise<Outcome> => 
   try {
     const readTokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
     const writeTokens = bearer(await Promise.all(data.writers.map((u) => accessTokenFor(ctx, u))))
-    const read = (headers: Record<string, string>[]): Variant => ({
-      label: 'read',
-      method: 'GET',
-      path: '/todos?limit=20',
-      headers,
-    })
     const write = (headers: Record<string, string>[]): Variant => ({
       label: 'write',
       method: 'POST',
@@ -169,10 +171,10 @@ export const throughput = async (ctx: Ctx, data: MainData): Promise<Outcome> => 
 
     ctx.progress('scenario 1: GET /todos?limit=20, 32 connections')
     const reads = await interleaved(ctx, [
-      { key: 'app', server: app, variant: read(readTokens) },
-      { key: 'bare', server: bare, variant: read(userHeader(data.readers)) },
-      { key: 'jwt', server: jwt, variant: read(readTokens) },
-      { key: 'guard', server: guard, variant: read(readTokens) },
+      { key: 'app', server: app, variant: readTodos(readTokens) },
+      { key: 'bare', server: bare, variant: readTodos(userHeader(data.readers)) },
+      { key: 'jwt', server: jwt, variant: readTodos(readTokens) },
+      { key: 'guard', server: guard, variant: readTodos(readTokens) },
     ])
     ctx.progress('scenario 2: POST /todos, 32 connections')
     const writes = await interleaved(ctx, [
@@ -385,7 +387,7 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
         name: 'reads',
         connections: 4,
         overallRate: 200,
-        variants: [{ label: 'read', method: 'GET', path: '/todos?limit=20', headers: readTokens } satisfies Variant],
+        variants: [readTodos(readTokens)],
         seconds,
         maxRequests: seconds * 200,
         warmupSeconds: 2,
@@ -438,12 +440,8 @@ export const scale = async (ctx: Ctx): Promise<Outcome> => {
   const smallApp = await startApp(ctx, 'todo-api-small', small)
   const largeApp = await startApp(ctx, 'todo-api-large', large)
   try {
-    const variant = async (users: SeededUser[]): Promise<Variant> => ({
-      label: 'read',
-      method: 'GET',
-      path: '/todos?limit=20',
-      headers: bearer(await Promise.all(users.map((u) => accessTokenFor(ctx, u)))),
-    })
+    const variant = async (users: SeededUser[]): Promise<Variant> =>
+      readTodos(bearer(await Promise.all(users.map((u) => accessTokenFor(ctx, u)))))
     const runs = await interleaved(ctx, [
       { key: 'small', server: smallApp, variant: await variant(smallUsers) },
       { key: 'large', server: largeApp, variant: await variant(largeUsers) },
