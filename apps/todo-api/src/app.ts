@@ -82,7 +82,7 @@ const SECURITY_HEADERS = {
  * response, where the adapter's writeHead merges them with the response's own. The
  * `hono/secure-headers` middleware instead rebuilds every response's headers through a
  * `Headers` object after the handler: 23 µs of server CPU per request against 7 µs this way,
- * on a route that costs 36 µs without either (pnpm bench). Other hosts get them via `c.header()`.
+ * on a route that costs 36 µs without either (docs/PERFORMANCE.md). Other hosts get them via `c.header()`.
  */
 const presetHeaders = (headers: Record<string, string>): MiddlewareHandler => {
   const entries = Object.entries(headers)
