@@ -164,7 +164,9 @@ export const createApp = (options: AppOptions) => {
         'Reference server of @latchkey/auth: email/password sign-in and a private todo list per user. ' +
         'Errors are RFC 9457 problem documents (application/problem+json).',
     },
-    servers: [{ url: publicUrl }],
+    // Relative, so "Try it out" on /docs works from whatever host name the page was opened at
+    // (its CSP allows connect-src 'self' only).
+    servers: [{ url: '/' }],
   })
   docsRoutes(app, '/openapi.json', 'Latchkey todo API')
   // Browsers ask for it on every page; an empty answer keeps their consoles free of 404s.

@@ -4,6 +4,7 @@
  * IP and the same-origin check that cookie-borne credentials need on unsafe methods.
  */
 import type { Context } from 'hono'
+import { AuthError } from './errors.js'
 
 export type CredentialSource = 'header' | 'cookie' | 'query'
 
@@ -58,6 +59,19 @@ export const isCrossSiteUnsafe = (c: Context, publicOrigin: string | null): bool
   const origin = c.req.header('origin')
   if (origin === undefined) return false
   return origin !== (publicOrigin ?? new URL(c.req.url).origin)
+}
+
+/**
+ * The 403 for {@link isCrossSiteUnsafe}. It names the option to set, because the usual cause is
+ * a development server on another port than `publicUrl` says, not an attack.
+ */
+export const crossSiteRefused = (c: Context, publicOrigin: string | null): AuthError => {
+  const expected = publicOrigin ?? new URL(c.req.url).origin
+  const origin = c.req.header('origin')
+  const why = origin === undefined ? 'the browser marked it cross-site' : `its Origin is not ${expected}`
+  return new AuthError('cross_origin', {
+    detail: `Cookie credentials are not accepted from another site (${why}). If this is your own front end, set the publicUrl option of createAuth to its origin.`,
+  })
 }
 
 interface NodeEnv {

@@ -5,7 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
-import { isCrossSiteUnsafe, readCredential } from './credentials.js'
+import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
 import { AuthError } from './errors.js'
 import type { AuthUser, Policy, ResolvedOptions } from './options.js'
 import type { Store, UserRecord } from './store/types.js'
@@ -67,7 +67,7 @@ export const makeGuard =
         throw refused()
 
       if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.publicOrigin))
-        throw new AuthError('cross_origin', { detail: 'Cookie credentials are not accepted from another site.' })
+        throw crossSiteRefused(c, options.publicOrigin)
 
       const user = toAuthUser(found.user)
       if (policy) {

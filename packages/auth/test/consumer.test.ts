@@ -70,6 +70,10 @@ const readmeInstallNames = (section: string): string[] => {
     .filter((word) => word !== '' && !word.startsWith('-'))
 }
 
+/** The `npm pkg set …` commands of the section's first `sh` block, as npm argument lists. */
+const readmeNpmPkgSets = (section: string): string[][] =>
+  [...(codeBlocks(section, 'sh')[0] ?? '').matchAll(/npm (pkg set [^&#\n]+)/g)].map((m) => (m[1] ?? '').trim().split(/\s+/))
+
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
     const server = createServer()
@@ -129,8 +133,12 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     console.log(`consumer: ${relative(packDir, tarball)} is ${statSync(tarball).size} bytes, ${tarballFiles.length} files`)
 
     mkdirSync(app)
-    writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }))
+    // A project as `npm init -y` makes it (CommonJS), then the README's own `npm pkg set` lines.
+    await run('npm', ['init', '-y'], { cwd: app, env: npmEnv() })
     const section = readmeSection()
+    const pkgSets = readmeNpmPkgSets(section)
+    expect(pkgSets.length).toBeGreaterThan(0)
+    for (const args of pkgSets) await run('npm', args, { cwd: app, env: npmEnv() })
     const pinned: Record<string, string> = {
       '@latchkey/auth': tarball,
       typescript: 'typescript@~5.9',
@@ -245,6 +253,8 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     expect(tarballFiles.filter((f) => /\.test\.|\.test-d\.|\.map$|^src\/|^test\//.test(f))).toEqual([])
     const manifest = readFileSync(join(app, 'node_modules/@latchkey/auth/package.json'), 'utf8')
     expect(manifest).not.toContain('workspace:')
+    // The workspace-only source condition stays home: the published exports name dist/ only.
+    expect(manifest).not.toContain('@latchkey/source')
   })
 
   it('installs only the driver the app uses, and shares the app’s hono', () => {
@@ -274,6 +284,11 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
 
     const admin = await fetch(`${base}/admin/ping`, { headers: { Authorization: `Bearer ${accessToken}` } })
     expect(admin.status).toBe(403)
+
+    // A browser on the example's own origin (any PORT) may refresh with the cookie.
+    const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? ''
+    const refreshed = await post('/auth/refresh', undefined, { Cookie: cookie, Origin: `http://localhost:${new URL(base).port}` })
+    expect(refreshed.status).toBe(200)
   })
 
   it('answers an anonymous caller with 401 and a problem document', async () => {

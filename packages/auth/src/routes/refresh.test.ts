@@ -101,6 +101,18 @@ describe('POST /auth/refresh', () => {
     expect(same.status).toBe(200)
   })
 
+  it('says in the 403 which origin it expected and which option sets it (a dev server on another port)', async () => {
+    const h = harness()
+    const { refresh } = await h.signup()
+    const res = await h.request('POST', '/auth/refresh', {
+      headers: { ...cookieHeader(refresh), Origin: 'http://localhost:3102' },
+    })
+    expect(res.status).toBe(403)
+    const { detail } = (await res.json()) as { detail: string }
+    expect(detail).toContain('http://app.test')
+    expect(detail).toContain('publicUrl')
+  })
+
   it('uses Secure cookies named __Secure-refresh_token when cookies are secure', async () => {
     const h = harness({ publicUrl: 'https://app.test' })
     const res = await h.request('POST', '/auth/signup', {

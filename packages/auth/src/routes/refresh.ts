@@ -4,7 +4,7 @@
  * is reuse, a sign of theft, and the store deletes the whole session.
  */
 import { createRoute } from '@hono/zod-openapi'
-import { isCrossSiteUnsafe } from '../credentials.js'
+import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
 import { AuthError } from '../errors.js'
 import { type AuthApp, accessTokenBody, type Kit, refreshMaxAge } from '../kit.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
@@ -34,8 +34,7 @@ export const refresh = (app: AuthApp, kit: Kit) =>
           detail: 'No refresh cookie was sent.',
           headers: { 'WWW-Authenticate': 'Bearer' },
         })
-      if (isCrossSiteUnsafe(c, kit.options.publicOrigin))
-        throw new AuthError('cross_origin', { detail: 'Cookie credentials are not accepted from another site.' })
+      if (isCrossSiteUnsafe(c, kit.options.publicOrigin)) throw crossSiteRefused(c, kit.options.publicOrigin)
       if (presented === null) {
         kit.cookie.clear(c)
         throw refused('The refresh cookie is malformed.')
