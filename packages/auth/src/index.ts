@@ -34,6 +34,7 @@ export type {
   NewResetToken,
   NewSession,
   NewUser,
+  ReplacePasswordInput,
   RotateRefreshInput,
   RotateResult,
   SessionRecord,

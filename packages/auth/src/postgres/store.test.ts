@@ -4,54 +4,16 @@
  * schema of its own, so files and tests may run in parallel. Without a reachable server the
  * tests skip and say why.
  */
-import { randomBytes, randomUUID } from 'node:crypto'
-import pg from 'pg'
+import { randomUUID } from 'node:crypto'
+import { drizzle } from 'drizzle-orm/node-postgres'
+import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
+import { freshSchema, pgUnreachable } from '../../test/stores.js'
 import { storeConformance } from '../testing/store-conformance.js'
-import { migratePostgres, postgresRateLimitStore, postgresStore } from './index.js'
+import { migratePostgres, postgresMigrationsFolder, postgresRateLimitStore, postgresStore } from './index.js'
 
-const url = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
-
-const unreachable = await (async (): Promise<string | null> => {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 })
-  try {
-    await client.connect()
-    await client.query('select 1')
-    return null
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error)
-  } finally {
-    await client.end().catch(() => undefined)
-  }
-})()
-if (unreachable) {
-  const shown = new URL(url)
-  if (shown.password) shown.password = '***'
-  console.warn(`PostgreSQL not reachable at ${shown.href} (${unreachable}): skipping the PostgreSQL tests. Set PG_TEST_URL.`)
-}
-
-/** A fresh schema and pools whose connections use it; `connect()` opens another "instance". */
-const freshSchema = async ({ migrate = true } = {}) => {
-  const name = `lk_${randomBytes(6).toString('hex')}`
-  const pools: pg.Pool[] = []
-  const connect = () => {
-    const pool = new pg.Pool({ connectionString: url, options: `-c search_path=${name}` })
-    pools.push(pool)
-    return pool
-  }
-  const pool = connect()
-  await pool.query(`create schema ${name}`)
-  if (migrate) await migratePostgres(pool, { migrationsSchema: name })
-  const count = async (table: string): Promise<number> =>
-    Number((await pool.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]?.n)
-  const drop = async () => {
-    await pool.query(`drop schema ${name} cascade`)
-    await Promise.all(pools.map((p) => p.end()))
-  }
-  return { name, pool, connect, count, drop }
-}
-
-describe.skipIf(unreachable !== null)('PostgreSQL', () => {
+describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
   storeConformance('postgres', async () => {
     const db = await freshSchema()
     return { store: postgresStore(db.pool), close: db.drop }
@@ -76,7 +38,7 @@ describe.skipIf(unreachable !== null)('PostgreSQL', () => {
           })
           if (!user) throw new Error('createUser refused a fresh email')
           const sid = randomUUID()
-          await store.createSession({ id: sid, userId: user.id, refreshHash: `r-${sid}`, now })
+          await store.createSession({ id: sid, userId: user.id, refreshHash: `r-${sid}`, now, credentialsVersion: 0 })
           await store.createResetToken({ userId: user.id, tokenHash: `t-${sid}`, expiresAt: later })
           const outcomes = await Promise.allSettled([
             store.rotateRefresh({ hash: `r-${sid}`, nextHash: `n-${sid}`, ...lifetimes }),
@@ -84,7 +46,8 @@ describe.skipIf(unreachable !== null)('PostgreSQL', () => {
             store.rotateRefresh({ hash: `r-${sid}`, nextHash: `m-${sid}`, ...lifetimes }),
             store.consumeResetToken({ tokenHash: `t-${sid}`, now, passwordHash: 'p' }),
             store.createResetToken({ userId: user.id, tokenHash: `u-${sid}`, expiresAt: later }),
-            store.replacePassword(user.id, 'q', null),
+            store.replacePassword({ userId: user.id, passwordHash: 'q', credentialsVersion: 0, keepSessionId: null }),
+            store.createSession({ id: randomUUID(), userId: user.id, refreshHash: randomUUID(), now, credentialsVersion: 0 }),
           ])
           for (const outcome of outcomes) if (outcome.status === 'rejected') failures.push(outcome.reason)
         }
@@ -106,9 +69,39 @@ describe.skipIf(unreachable !== null)('PostgreSQL', () => {
       const instances = Array.from({ length: 5 }, () => db.connect())
       await Promise.all(instances.map((pool) => migratePostgres(pool, { migrationsSchema: db.name })))
       await migratePostgres(db.pool, { migrationsSchema: db.name })
-      expect(await db.count('__latchkey_migrations')).toBe(1)
+      expect(await db.count('__latchkey_migrations')).toBe(migrationCount(postgresMigrationsFolder))
       for (const table of ['auth_users', 'auth_sessions', 'auth_refresh_tokens', 'auth_reset_tokens', 'auth_rate_limits'])
         expect(await db.count(table)).toBe(0)
+    })
+
+    it('upgrades a database of release 0.1.0 without losing a row; its sessions and tokens keep working', async () => {
+      const previous = migrationsUpTo(postgresMigrationsFolder, RELEASE_0_1_0)
+      const client = await db.pool.connect()
+      try {
+        await migrate(drizzle({ client }), {
+          migrationsFolder: previous,
+          migrationsTable: '__latchkey_migrations',
+          migrationsSchema: db.name,
+        })
+      } finally {
+        client.release()
+      }
+      for (const statement of previousReleaseRows((d) => `'${d.toISOString()}'`)) await db.pool.query(statement)
+
+      await migratePostgres(db.pool, { migrationsSchema: db.name })
+      expect(await db.count('__latchkey_migrations')).toBe(migrationCount(postgresMigrationsFolder))
+      const store = postgresStore(db.pool)
+      expect(await store.findUserByEmail('ada@example.com')).toMatchObject({
+        user: { id: 'u1', name: 'Ada', role: 'admin' },
+        passwordHash: 'old-hash',
+        credentialsVersion: 0,
+      })
+      expect((await store.findSession('s1'))?.user.email).toBe('ada@example.com')
+      const now = new Date('2026-11-02T00:00:00.000Z')
+      expect(await store.findResetToken('t1', now)).toEqual({ userId: 'u1', email: 'ada@example.com' })
+      const lifetimes = { graceMs: 10_000, idleMs: 30 * 86_400_000, absoluteMs: 90 * 86_400_000 }
+      expect((await store.rotateRefresh({ hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe('rotated')
+      expect(await store.createSession({ id: 's2', userId: 'u1', refreshHash: 'x', now, credentialsVersion: 0 })).toBe(true)
     })
   })
 

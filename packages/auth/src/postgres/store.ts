@@ -17,9 +17,9 @@ import { refreshTokens, resetTokens, sessions, users } from './schema.js'
 type Db = NodePgDatabase<typeof schema>
 type UserRow = typeof users.$inferSelect
 
-const toUser = ({ passwordHash: _, ...user }: UserRow): UserRecord => user
+const toUser = ({ passwordHash: _, credentialsVersion: __, ...user }: UserRow): UserRecord => user
 const withHash = (row: UserRow | undefined): UserWithHash | null =>
-  row ? { user: toUser(row), passwordHash: row.passwordHash } : null
+  row ? { user: toUser(row), passwordHash: row.passwordHash, credentialsVersion: row.credentialsVersion } : null
 
 const sessionAlive = (session: SessionRecord, now: Date, idleMs: number, absoluteMs: number): boolean =>
   now.getTime() < session.refreshedAt.getTime() + idleMs && now.getTime() < session.createdAt.getTime() + absoluteMs
@@ -69,17 +69,30 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return withHash(row)
     },
 
-    async updatePasswordHash(userId, passwordHash) {
-      await db.update(users).set({ passwordHash }).where(eq(users.id, userId))
+    async updatePasswordHash(userId, passwordHash, credentialsVersion) {
+      const rows = await db
+        .update(users)
+        .set({ passwordHash })
+        .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
+        .returning({ id: users.id })
+      return rows.length === 1
     },
 
-    async replacePassword(userId, passwordHash, keepSessionId) {
-      await db.transaction(async (tx) => {
-        await tx.update(users).set({ passwordHash }).where(eq(users.id, userId))
+    async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId }) {
+      return db.transaction(async (tx) => {
+        // The conditional UPDATE takes the user's row lock first (users → reset tokens → sessions).
+        const replaced = await tx
+          .update(users)
+          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
+          .returning({ id: users.id })
+        if (replaced.length === 0) return false
+        await tx.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
         const others = keepSessionId
           ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
           : eq(sessions.userId, userId)
         await tx.delete(sessions).where(others)
+        return true
       })
     },
 
@@ -88,10 +101,15 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.length === 1
     },
 
-    async createSession({ id, userId, refreshHash, now }) {
-      await db.transaction(async (tx) => {
+    async createSession({ id, userId, refreshHash, now, credentialsVersion }) {
+      return db.transaction(async (tx) => {
+        // FOR SHARE conflicts with the row lock of a password change or reset: either it waits
+        // for them and reads their new version, or they wait for this session and then delete it.
+        const [user] = await tx.select({ version: users.credentialsVersion }).from(users).where(eq(users.id, userId)).for('share')
+        if (user?.version !== credentialsVersion) return false
         await tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now })
         await tx.insert(refreshTokens).values({ hash: refreshHash, sessionId: id, createdAt: now })
+        return true
       })
     },
 
@@ -182,7 +200,11 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
           .where(and(eq(resetTokens.hash, tokenHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now)))
           .returning({ userId: resetTokens.userId })
         if (!spent) return null
-        await tx.update(users).set({ passwordHash }).where(eq(users.id, spent.userId))
+        await tx
+          .update(users)
+          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .where(eq(users.id, spent.userId))
+        await tx.delete(resetTokens).where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
         await tx.delete(sessions).where(eq(sessions.userId, spent.userId))
         return spent.userId
       })

@@ -10,6 +10,12 @@ const ChangePasswordBody = z
   .object({ currentPassword: PasswordField, newPassword: NewPasswordField })
   .openapi('ChangePasswordRequest')
 
+const wrongPassword = () =>
+  new AuthError('wrong_password', {
+    detail: 'The current password is wrong.',
+    errors: [{ path: 'currentPassword', message: 'Wrong password' }],
+  })
+
 export const changePassword = (app: AuthApp, kit: Kit) =>
   app.openapi(
     guardedRoute(kit.guard(true), {
@@ -31,13 +37,16 @@ export const changePassword = (app: AuthApp, kit: Kit) =>
       if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'newPassword', message: weakness }] })
 
       const found = await kit.store.findUserById(user.id)
-      if (!found || !(await kit.hasher.verify(found.passwordHash, normalizePassword(currentPassword))))
-        throw new AuthError('wrong_password', {
-          detail: 'The current password is wrong.',
-          errors: [{ path: 'currentPassword', message: 'Wrong password' }],
-        })
+      if (!found || !(await kit.hasher.verify(found.passwordHash, normalizePassword(currentPassword)))) throw wrongPassword()
 
-      await kit.store.replacePassword(user.id, await kit.hasher.hash(normalizePassword(newPassword)), sessionId)
+      const replaced = await kit.store.replacePassword({
+        userId: user.id,
+        passwordHash: await kit.hasher.hash(normalizePassword(newPassword)),
+        credentialsVersion: found.credentialsVersion,
+        keepSessionId: sessionId,
+      })
+      // A reset or another change replaced the password this request verified: it is no longer current.
+      if (!replaced) throw wrongPassword()
       return c.body(null, 204)
     },
   )

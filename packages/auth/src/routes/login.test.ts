@@ -54,7 +54,7 @@ describe('POST /auth/login', () => {
     await h.signup()
     const weak = argon2Hasher({ memoryCost: 8192, timeCost: 1, parallelism: 1 })
     const user = (await h.store.findUserByEmail('ada@example.com'))?.user
-    await h.store.updatePasswordHash(user?.id ?? '', await weak.hash(PASSWORD))
+    await h.store.updatePasswordHash(user?.id ?? '', await weak.hash(PASSWORD), 0)
     expect((await h.login()).status).toBe(200)
     const after = (await h.store.findUserByEmail('ada@example.com'))?.passwordHash
     expect(after).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/)

@@ -16,6 +16,12 @@ import {
   rateLimitedResponse,
 } from '../schemas.js'
 
+const invalidCredentials = () =>
+  new AuthError('invalid_credentials', {
+    detail: 'The email or password is wrong.',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  })
+
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
 
 export const login = (app: AuthApp, kit: Kit) =>
@@ -39,14 +45,14 @@ export const login = (app: AuthApp, kit: Kit) =>
       const found = await kit.store.findUserByEmail(email)
       const candidate = normalizePassword(password)
       const ok = await kit.hasher.verify(found?.passwordHash ?? (await kit.decoy), candidate)
-      if (!found || !ok)
-        throw new AuthError('invalid_credentials', {
-          detail: 'The email or password is wrong.',
-          headers: { 'WWW-Authenticate': 'Bearer' },
-        })
+      if (!found || !ok) throw invalidCredentials()
 
+      // Both writes are conditional on the credentials version read with the verified hash: a
+      // reset or password change that lands during the verification wins over this login.
       if (kit.hasher.needsRehash(found.passwordHash))
-        await kit.store.updatePasswordHash(found.user.id, await kit.hasher.hash(candidate))
-      return c.json(await startSession(kit, c, found.user), 200)
+        await kit.store.updatePasswordHash(found.user.id, await kit.hasher.hash(candidate), found.credentialsVersion)
+      const result = await startSession(kit, c, found.user, found.credentialsVersion)
+      if (!result) throw invalidCredentials()
+      return c.json(result, 200)
     },
   )

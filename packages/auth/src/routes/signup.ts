@@ -14,6 +14,7 @@ import {
   problemResponse,
   rateLimitedResponse,
 } from '../schemas.js'
+import { INITIAL_CREDENTIALS_VERSION } from '../store/types.js'
 
 const SignupBody = z
   .object({ name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField })
@@ -48,6 +49,9 @@ export const signup = (app: AuthApp, kit: Kit) =>
         createdAt: kit.options.now(),
       })
       if (!user) throw new AuthError('email_taken', { detail: 'An account with this email already exists.' })
-      return c.json(await startSession(kit, c, user), 201)
+      const result = await startSession(kit, c, user, INITIAL_CREDENTIALS_VERSION)
+      // Only a password change could move the version, and that needs a session or a reset token.
+      if (!result) throw new AuthError('internal', { detail: 'The account was changed while it was being created.' })
+      return c.json(result, 201)
     },
   )

@@ -7,6 +7,11 @@ export const users = sqliteTable('auth_users', {
   email: text('email').notNull().unique(),
   passwordHash: text('password_hash').notNull(),
   role: text('role'),
+  /**
+   * Bumped by every change of the password (and later the email): a login creates its session,
+   * and a re-hash writes its hash, only while the version it verified is still current.
+   */
+  credentialsVersion: integer('credentials_version').notNull().default(0),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
 })
 

@@ -14,9 +14,9 @@ import { refreshTokens, resetTokens, sessions, users } from './schema.js'
 type Db = BetterSQLite3Database<typeof schema>
 type UserRow = typeof users.$inferSelect
 
-const toUser = ({ passwordHash: _, ...user }: UserRow): UserRecord => user
+const toUser = ({ passwordHash: _, credentialsVersion: __, ...user }: UserRow): UserRecord => user
 const withHash = (row: UserRow | undefined): UserWithHash | null =>
-  row ? { user: toUser(row), passwordHash: row.passwordHash } : null
+  row ? { user: toUser(row), passwordHash: row.passwordHash, credentialsVersion: row.credentialsVersion } : null
 
 const sessionAlive = (session: SessionRecord, now: Date, idleMs: number, absoluteMs: number): boolean =>
   now.getTime() < session.refreshedAt.getTime() + idleMs && now.getTime() < session.createdAt.getTime() + absoluteMs
@@ -50,6 +50,11 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       .from(users)
       .where(eq(users.email, p('email')))
       .prepare(),
+    versionOf: db
+      .select({ version: users.credentialsVersion })
+      .from(users)
+      .where(eq(users.id, p('id')))
+      .prepare(),
     insertSession: db
       .insert(sessions)
       .values({ id: p('id'), userId: p('userId'), createdAt: p('now'), refreshedAt: p('now') })
@@ -80,17 +85,27 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       return withHash(db.select().from(users).where(eq(users.id, id)).get())
     },
 
-    async updatePasswordHash(userId, passwordHash) {
-      db.update(users).set({ passwordHash }).where(eq(users.id, userId)).run()
+    async updatePasswordHash(userId, passwordHash, credentialsVersion) {
+      const current = and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion))
+      return db.update(users).set({ passwordHash }).where(current).run().changes === 1
     },
 
-    async replacePassword(userId, passwordHash, keepSessionId) {
-      db.transaction((tx) => {
-        tx.update(users).set({ passwordHash }).where(eq(users.id, userId)).run()
+    async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId }) {
+      return db.transaction((tx) => {
+        const replaced = tx
+          .update(users)
+          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
+          .run()
+        if (replaced.changes !== 1) return false
         const others = keepSessionId
           ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
           : eq(sessions.userId, userId)
         tx.delete(sessions).where(others).run()
+        tx.delete(resetTokens)
+          .where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
+          .run()
+        return true
       }, immediate)
     },
 
@@ -98,11 +113,14 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       return db.update(users).set({ role }).where(eq(users.email, email)).run().changes === 1
     },
 
-    async createSession({ id, userId, refreshHash, now }) {
-      const { insertSession, insertRefresh } = hot()
-      db.transaction(() => {
+    async createSession({ id, userId, refreshHash, now, credentialsVersion }) {
+      const { versionOf, insertSession, insertRefresh } = hot()
+      // IMMEDIATE: the version read and the inserts happen under the write lock a reset needs too.
+      return db.transaction(() => {
+        if (versionOf.get({ id: userId })?.version !== credentialsVersion) return false
         insertSession.run({ id, userId, now })
         insertRefresh.run({ hash: refreshHash, id, now })
+        return true
       }, immediate)
     },
 
@@ -170,8 +188,14 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
           .returning({ userId: resetTokens.userId })
           .get()
         if (!spent) return null
-        tx.update(users).set({ passwordHash }).where(eq(users.id, spent.userId)).run()
+        tx.update(users)
+          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .where(eq(users.id, spent.userId))
+          .run()
         tx.delete(sessions).where(eq(sessions.userId, spent.userId)).run()
+        tx.delete(resetTokens)
+          .where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
+          .run()
         return spent.userId
       }, immediate)
     },

@@ -15,10 +15,18 @@ export interface UserRecord {
   createdAt: Date
 }
 
+/** The credentials version of a new account (the column's default). */
+export const INITIAL_CREDENTIALS_VERSION = 0
+
 /** A user together with the stored password hash: only login and password changes see it. */
 export interface UserWithHash<U extends UserRecord = UserRecord> {
   user: U
   passwordHash: string
+  /**
+   * The user's credentials version as read with this hash. Every password change bumps it; a
+   * session or a re-hash for the password that was verified is written only while it is current.
+   */
+  credentialsVersion: number
 }
 
 export interface NewUser {
@@ -43,6 +51,8 @@ export interface NewSession {
   userId: string
   refreshHash: string
   now: Date
+  /** The credentials version of the password just verified (or just set, at signup). */
+  credentialsVersion: number
 }
 
 export interface RotateRefreshInput {
@@ -77,6 +87,15 @@ export interface NewResetToken {
   expiresAt: Date
 }
 
+export interface ReplacePasswordInput {
+  userId: string
+  passwordHash: string
+  /** The version read with the password that was verified. */
+  credentialsVersion: number
+  /** The session that made the change keeps working; `null` revokes them all. */
+  keepSessionId: string | null
+}
+
 export interface ConsumeResetInput {
   tokenHash: string
   now: Date
@@ -96,14 +115,27 @@ export interface Store<U extends UserRecord = UserRecord> {
   createUser(input: NewUser): Promise<U | null>
   findUserByEmail(email: string): Promise<UserWithHash<U> | null>
   findUserById(id: string): Promise<UserWithHash<U> | null>
-  /** Replaces a hash without touching sessions (re-hash after a parameter upgrade). */
-  updatePasswordHash(userId: string, passwordHash: string): Promise<void>
-  /** Replaces the password and deletes every session of the user except `keepSessionId`, atomically. */
-  replacePassword(userId: string, passwordHash: string, keepSessionId: string | null): Promise<void>
+  /**
+   * Replaces the hash of the same password (re-hash after a parameter upgrade), only while the
+   * credentials version is still `credentialsVersion`: a re-hash never overwrites a newer password.
+   * Answers whether it wrote.
+   */
+  updatePasswordHash(userId: string, passwordHash: string, credentialsVersion: number): Promise<boolean>
+  /**
+   * Atomically, and only while the credentials version is still `credentialsVersion`: replaces
+   * the password, bumps the version, deletes every session of the user except `keepSessionId`
+   * and every unused reset token. Answers `false`, changing nothing, when the version moved on.
+   */
+  replacePassword(input: ReplacePasswordInput): Promise<boolean>
   /** Sets the free-form role of the user with this canonical email; `false` when there is none. */
   setRole(email: string, role: string | null): Promise<boolean>
 
-  createSession(input: NewSession): Promise<void>
+  /**
+   * Creates the session and its first refresh value, atomically and only while the user's
+   * credentials version is still `input.credentialsVersion`, so a login that verified a password
+   * a concurrent reset replaced opens nothing. Answers whether it created the session.
+   */
+  createSession(input: NewSession): Promise<boolean>
   /** The session and its user as they are now, in one lookup; `null` when revoked. */
   findSession(sessionId: string): Promise<{ session: SessionRecord; user: U } | null>
   /** Atomically spends the presented refresh value and makes `nextHash` current. */
@@ -115,8 +147,8 @@ export interface Store<U extends UserRecord = UserRecord> {
   /** The owner of an unused, unexpired token, without spending it. */
   findResetToken(tokenHash: string, now: Date): Promise<{ userId: string; email: string } | null>
   /**
-   * Atomically spends an unused, unexpired token, sets the new password hash and deletes
-   * every session of the owner. Answers the owner's id, or `null` when the token is not redeemable.
+   * Atomically spends an unused, unexpired token, sets the new password hash, bumps the
+   * credentials version and deletes every session and every other unused reset token of the owner. Answers the owner's id, or `null` when the token is not redeemable.
    */
   consumeResetToken(input: ConsumeResetInput): Promise<string | null>
 }

@@ -39,7 +39,8 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     }
     const newSession = async (userId: string, refreshHash: string = randomUUID(), now = T0) => {
       const id = randomUUID()
-      await store.createSession({ id, userId, refreshHash, now })
+      if (!(await store.createSession({ id, userId, refreshHash, now, credentialsVersion: 0 })))
+        throw new Error('createSession refused a fresh user')
       return id
     }
     const rotate = (hash: string, nextHash: string, ms: number, more: Partial<RotateRefreshInput> = {}) =>
@@ -51,8 +52,8 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
         expect(user).toMatchObject({ name: 'Ada', email: 'ada@example.com', role: null })
         expect(user.createdAt.getTime()).toBe(T0.getTime())
         expect(user).not.toHaveProperty('passwordHash')
-        expect(await store.findUserByEmail('ada@example.com')).toEqual({ user, passwordHash: 'hash-1' })
-        expect(await store.findUserById(user.id)).toEqual({ user, passwordHash: 'hash-1' })
+        expect(await store.findUserByEmail('ada@example.com')).toEqual({ user, passwordHash: 'hash-1', credentialsVersion: 0 })
+        expect(await store.findUserById(user.id)).toEqual({ user, passwordHash: 'hash-1', credentialsVersion: 0 })
       })
 
       it('answers null for a taken email and for unknown users', async () => {
@@ -78,9 +79,12 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
         expect(results.filter(Boolean)).toHaveLength(1)
       })
 
-      it('updates the hash, and sets the role by email', async () => {
+      it('updates the hash while the credentials version is current, and sets the role by email', async () => {
         const user = await newUser()
-        await store.updatePasswordHash(user.id, 'hash-2')
+        expect(await store.updatePasswordHash(user.id, 'hash-2', 0)).toBe(true)
+        expect(await store.findUserById(user.id)).toMatchObject({ passwordHash: 'hash-2', credentialsVersion: 0 })
+        // A re-hash of a password that has been replaced meanwhile never overwrites the new one.
+        expect(await store.updatePasswordHash(user.id, 'stale', 1)).toBe(false)
         expect((await store.findUserById(user.id))?.passwordHash).toBe('hash-2')
         expect(await store.setRole(user.email, 'admin')).toBe(true)
         expect((await store.findUserById(user.id))?.user.role).toBe('admin')
@@ -92,17 +96,72 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
         const keep = await newSession(user.id)
         const other = await newSession(user.id)
         const stranger = await newSession((await newUser()).id)
-        await store.replacePassword(user.id, 'hash-3', keep)
-        expect((await store.findUserById(user.id))?.passwordHash).toBe('hash-3')
+        const replace = (passwordHash: string, credentialsVersion: number, keepSessionId: string | null) =>
+          store.replacePassword({ userId: user.id, passwordHash, credentialsVersion, keepSessionId })
+        expect(await replace('hash-3', 0, keep)).toBe(true)
+        expect(await store.findUserById(user.id)).toMatchObject({ passwordHash: 'hash-3', credentialsVersion: 1 })
         expect(await store.findSession(keep)).not.toBeNull()
         expect(await store.findSession(other)).toBeNull()
         expect(await store.findSession(stranger)).not.toBeNull()
-        await store.replacePassword(user.id, 'hash-4', null)
+        expect(await replace('hash-4', 1, null)).toBe(true)
         expect(await store.findSession(keep)).toBeNull()
+      })
+
+      it('refuses a password change verified against a version that moved on, changing nothing', async () => {
+        const user = await newUser()
+        const sid = await newSession(user.id)
+        expect(
+          await store.replacePassword({ userId: user.id, passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null }),
+        ).toBe(true)
+        const late = await newSession(user.id, randomUUID()).catch(() => null)
+        expect(late).toBeNull()
+        expect(
+          await store.replacePassword({ userId: user.id, passwordHash: 'h3', credentialsVersion: 0, keepSessionId: null }),
+        ).toBe(false)
+        expect(await store.findUserById(user.id)).toMatchObject({ passwordHash: 'h2', credentialsVersion: 1 })
+        expect(await store.findSession(sid)).toBeNull()
+      })
+
+      it('kills the unused reset tokens of the user when the password changes', async () => {
+        const user = await newUser()
+        await store.createResetToken({ userId: user.id, tokenHash: 'pending', expiresAt: at(60_000) })
+        await store.replacePassword({ userId: user.id, passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null })
+        expect(await store.findResetToken('pending', T0)).toBeNull()
+        expect(await store.consumeResetToken({ tokenHash: 'pending', now: T0, passwordHash: 'x' })).toBeNull()
+        expect((await store.findUserById(user.id))?.passwordHash).toBe('h2')
       })
     })
 
     describe('sessions', () => {
+      it('creates a session only while the credentials version it was given is current', async () => {
+        const user = await newUser()
+        const create = (credentialsVersion: number) =>
+          store.createSession({ id: randomUUID(), userId: user.id, refreshHash: randomUUID(), now: T0, credentialsVersion })
+        expect(await create(1)).toBe(false)
+        expect(await create(0)).toBe(true)
+        await store.createResetToken({ userId: user.id, tokenHash: 'bump', expiresAt: at(60_000) })
+        await store.consumeResetToken({ tokenHash: 'bump', now: T0, passwordHash: 'new' })
+        expect(await create(0)).toBe(false)
+        expect(await create(1)).toBe(true)
+        expect(
+          await store.createSession({ id: randomUUID(), userId: randomUUID(), refreshHash: 'x', now: T0, credentialsVersion: 0 }),
+        ).toBe(false)
+      })
+
+      it('of 20 logins racing a reset, none that read the old version keeps a session', async () => {
+        const user = await newUser()
+        await store.createResetToken({ userId: user.id, tokenHash: 'race-login', expiresAt: at(60_000) })
+        const logins = Array.from({ length: 20 }, () => ({ id: randomUUID() }))
+        await Promise.all([
+          ...logins.map(({ id }) =>
+            store.createSession({ id, userId: user.id, refreshHash: randomUUID(), now: T0, credentialsVersion: 0 }),
+          ),
+          store.consumeResetToken({ tokenHash: 'race-login', now: T0, passwordHash: 'after-reset' }),
+        ])
+        const alive = await Promise.all(logins.map(({ id }) => store.findSession(id)))
+        expect(alive.filter(Boolean)).toEqual([])
+      })
+
       it('finds a live session with its user as stored now, and forgets a deleted one', async () => {
         const user = await newUser()
         const sid = await newSession(user.id)
@@ -198,7 +257,7 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
         const s2 = await newSession(user.id)
         await store.createResetToken({ userId: user.id, tokenHash: 'once', expiresAt: at(60_000) })
         expect(await store.consumeResetToken({ tokenHash: 'once', now: T0, passwordHash: 'new-hash' })).toBe(user.id)
-        expect((await store.findUserById(user.id))?.passwordHash).toBe('new-hash')
+        expect(await store.findUserById(user.id)).toMatchObject({ passwordHash: 'new-hash', credentialsVersion: 1 })
         expect(await store.findSession(s1)).toBeNull()
         expect(await store.findSession(s2)).toBeNull()
         expect(await store.consumeResetToken({ tokenHash: 'once', now: T0, passwordHash: 'again' })).toBeNull()
