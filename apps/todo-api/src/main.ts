@@ -60,6 +60,7 @@ try {
 // The app needs PUBLIC_URL, whose default names the port actually bound (PORT=0 picks a free one),
 // so the server listens first and the app is built before the first request can arrive.
 let handle: (request: Request, env: object) => Response | Promise<Response> = () => new Response(null, { status: 503 })
+let settled: () => Promise<void> = async () => {}
 const listener = getRequestListener((request, env) => handle(request, env), {
   // Requests the adapter cannot turn into a URL (HTTP/1.0 without Host, a malformed Host, a
   // backslash in the path) never reach the app: answer them as the app answers every error.
@@ -110,6 +111,7 @@ server.listen(config.port, () => {
       logRequest: batchedLines(),
     })
     handle = app.fetch
+    settled = app.settled
   } catch (err) {
     server.close()
     db.close()
@@ -131,7 +133,10 @@ server.listen(config.port, () => {
     force.unref()
     server.close(async () => {
       clearTimeout(force)
-      await Promise.race([Promise.allSettled(handling), sleep(SHUTDOWN_GRACE_MS, undefined, { ref: false })])
+      await Promise.race([
+        Promise.allSettled(handling).then(() => settled()),
+        sleep(SHUTDOWN_GRACE_MS, undefined, { ref: false }),
+      ])
       mailer.close()
       await db.close()
       console.log('stopped')

@@ -12,7 +12,7 @@ import { type GuardEnv, makeGuard } from './guard.js'
 import { jsonBodyGuard } from './http.js'
 import type { Kit } from './kit.js'
 import { type AuthOptions, type Policy, resolveOptions } from './options.js'
-import { argon2Hasher, decoyHash } from './password.js'
+import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
 import { memoryRateLimitStore, rateLimiter } from './rate-limit.js'
 import { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './route.js'
 import { changePassword } from './routes/change-password.js'
@@ -45,6 +45,15 @@ export interface Auth<U extends UserRecord, Name extends string> {
    * app.openapi(auth.route({ method: 'get', path: '/todos', auth: true, responses }), (c) => c.json(list(c.var.user.id)))
    */
   route<C extends GuardedRouteConfig<Name>>(config: C): GuardedRoute<C, MiddlewareHandler<GuardEnv<U>>>
+  /**
+   * Resolves once the work that runs after an answer (forgot-password's token and mail) has
+   * finished. Await it on shutdown, after the server stopped taking requests and before the
+   * store closes.
+   *
+   * @example
+   * server.close(async () => { await auth.settled(); db.close() })
+   */
+  settled(): Promise<void>
 }
 
 /**
@@ -63,7 +72,9 @@ export interface Auth<U extends UserRecord, Name extends string> {
  */
 export const createAuth = <U extends UserRecord, Name extends string = never>(options: AuthOptions<U, Name>): Auth<U, Name> => {
   const resolved = resolveOptions(options)
-  const hasher = options.hasher ?? argon2Hasher(resolved.argon2)
+  if (options.hasher)
+    resolved.log('createAuth: a custom hasher is in use; the argon2id floor (m=19456 KiB, t=2, p=1) is not checked on it')
+  const hasher = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
   const decoy = decoyHash(hasher)
   decoy.catch((err: unknown) => resolved.log(`decoy hash failed: ${err instanceof Error ? err.message : 'error'}`))
   const tokens = accessTokens({
@@ -76,6 +87,16 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
   const policies: Record<string, Policy<U>> = options.policies ?? {}
   const guard = makeGuard<U>({ store: options.store, tokens, options: resolved, policies })
   const cookie = refreshCookie(resolved.secureCookies, resolved.cookiePath)
+  const pending = new Set<Promise<void>>()
+  const background = (what: string, task: () => Promise<void>) => {
+    const run: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
+      .then(task)
+      .catch((err: unknown) =>
+        resolved.log(`${what}: work after the answer failed: ${err instanceof Error ? err.name : 'error'}`),
+      )
+      .finally(() => pending.delete(run))
+    pending.add(run)
+  }
   const kit: Kit<U> = {
     store: options.store,
     hasher,
@@ -92,6 +113,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     guard,
     cookie,
     sendMail: options.sendMail,
+    background,
   }
 
   const routes = new OpenAPIHono({ defaultHook: validationHook })
@@ -119,5 +141,8 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     routes,
     guard,
     route: (config) => guardedRoute(guard(config.auth), config),
+    async settled() {
+      while (pending.size > 0) await Promise.allSettled(pending)
+    },
   }
 }

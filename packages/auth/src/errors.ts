@@ -24,6 +24,7 @@ const table = {
   unsupported_media_type: [415, 'Unsupported media type'],
   rate_limited: [429, 'Too many requests'],
   internal: [500, 'Internal server error'],
+  overloaded: [503, 'Service unavailable'],
 } as const satisfies Record<string, readonly [ContentfulStatusCode, string]>
 
 /** Every code an {@link AuthError} can carry. */

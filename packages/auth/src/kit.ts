@@ -27,6 +27,11 @@ export interface Kit<U extends UserRecord = UserRecord> {
   guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
   cookie: RefreshCookie
   sendMail: (mail: ResetMail) => void | Promise<void>
+  /**
+   * Runs `task` after the current answer has been decided (a timer turn later), so its work
+   * cannot change the answer's status, body or timing. A failure is logged by name only.
+   */
+  background: (what: string, task: () => Promise<void>) => void
 }
 
 export type AuthApp = OpenAPIHono
@@ -52,12 +57,23 @@ export const accessTokenBody = async (kit: Kit, sub: string, sid: string) => ({
   expiresIn: kit.options.accessTokenTtl,
 })
 
-/** Opens a session for a user (signup, login): stores the refresh hash, sets its cookie, signs an access token. */
-export const startSession = async (kit: Kit, c: Context, user: UserRecord) => {
+/**
+ * Opens a session for a user (signup, login): stores the refresh hash, sets its cookie, signs an
+ * access token. `null`, with nothing stored or set, when the user's credentials version is no
+ * longer `credentialsVersion`: the password that was verified has been replaced meanwhile.
+ */
+export const startSession = async (kit: Kit, c: Context, user: UserRecord, credentialsVersion: number) => {
   const now = kit.options.now()
   const sessionId = randomUUID()
   const refresh = opaqueToken()
-  await kit.store.createSession({ id: sessionId, userId: user.id, refreshHash: tokenHash(refresh), now })
+  const created = await kit.store.createSession({
+    id: sessionId,
+    userId: user.id,
+    refreshHash: tokenHash(refresh),
+    now,
+    credentialsVersion,
+  })
+  if (!created) return null
   kit.cookie.set(c, refresh, refreshMaxAge(kit.options, { createdAt: now }, now))
   return { ...(await accessTokenBody(kit, user.id, sessionId)), user: userJson(user) }
 }

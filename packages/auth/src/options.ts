@@ -66,8 +66,17 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never> 
   resetTokenTtl?: number
   /** argon2id parameters; below the OWASP floor (m=19456, t=2, p=1) construction fails. */
   argon2?: Partial<Argon2Params>
-  /** Replaces the argon2id hasher (tests use a fast one from `@latchkey/auth/testing`). */
+  /**
+   * Replaces the argon2id hasher (tests use a fast one from `@latchkey/auth/testing`). The
+   * argon2id floor (m=19456 KiB, t=2, p=1) is NOT enforced on a custom hasher: it is yours to
+   * meet. `createAuth` logs once that a custom hasher is in use.
+   */
   hasher?: PasswordHasher
+  /**
+   * Most password hashings (hash or verify, across all requests) running or waiting at once.
+   * Past it a request that would hash answers 503 with `Retry-After: 1` before hashing. Default 32.
+   */
+  hashQueue?: number
   /** Per-IP and per-email limits of signup, login, forgot-password and reset-password. */
   rateLimit?: { ip?: Limit; email?: Limit; store?: RateLimitStore }
   /** `true` when behind exactly one trusted proxy: the client IP is the right-most `X-Forwarded-For` entry. */
@@ -93,6 +102,7 @@ export interface ResolvedOptions {
   refreshGraceMs: number
   resetTokenMs: number
   argon2: Argon2Params
+  hashQueue: number
   ipLimit: Limit
   emailLimit: Limit
   trustProxy: boolean
@@ -116,10 +126,18 @@ const positive = (option: string, value: number | undefined, fallback: number, a
   return value
 }
 
+const positiveInteger = (option: string, value: number | undefined, fallback: number): number => {
+  if (value === undefined) return fallback
+  if (!Number.isInteger(value) || value < 1) fail(option, 'must be a positive integer')
+  return value
+}
+
 const limit = (option: string, value: Limit | undefined, fallback: Limit): Limit => {
   if (value === undefined) return fallback
-  if (!Number.isInteger(value.max) || value.max < 1) fail(`${option}.max`, 'must be a positive integer')
-  return { max: value.max, windowSeconds: positive(`${option}.windowSeconds`, value.windowSeconds, fallback.windowSeconds) }
+  return {
+    max: positiveInteger(`${option}.max`, value.max, fallback.max),
+    windowSeconds: positive(`${option}.windowSeconds`, value.windowSeconds, fallback.windowSeconds),
+  }
 }
 
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
@@ -158,6 +176,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string>(option
     refreshGraceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
     argon2,
+    hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),
     ipLimit: limit('rateLimit.ip', options.rateLimit?.ip, { max: 100, windowSeconds: 15 * 60 }),
     emailLimit: limit('rateLimit.email', options.rateLimit?.email, { max: 10, windowSeconds: 15 * 60 }),
     trustProxy: options.trustProxy ?? false,

@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
+import { AuthError } from './errors.js'
 import type { Argon2Params } from './options.js'
 
 /** How passwords are hashed. `verify` never throws: a malformed hash is simply `false`. */
@@ -37,6 +38,34 @@ export const boundedConcurrency = (slots: number) => {
       if (next) next()
       else running--
     }
+  }
+}
+
+/**
+ * Admits at most `max` hasher calls at once (running or queued). A call past that is refused
+ * with 503 and `Retry-After` before it hashes anything: a flood of password guesses, however it
+ * is spread over addresses and accounts, then costs other users a short wait or a quick 503,
+ * never seconds of queueing behind it.
+ */
+export const admittedHasher = (hasher: PasswordHasher, max: number): PasswordHasher => {
+  let admitted = 0
+  const admit = async <T>(task: () => Promise<T>): Promise<T> => {
+    if (admitted >= max)
+      throw new AuthError('overloaded', {
+        detail: 'Too many password checks are in progress. Try again in a second.',
+        headers: { 'Retry-After': '1' },
+      })
+    admitted++
+    try {
+      return await task()
+    } finally {
+      admitted--
+    }
+  }
+  return {
+    hash: (password) => admit(() => hasher.hash(password)),
+    verify: (stored, password) => admit(() => hasher.verify(stored, password)),
+    needsRehash: (stored) => hasher.needsRehash(stored),
   }
 }
 

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest'
 import { cookieHeader, harness, PASSWORD } from '../../test/harness.js'
 
 const NEW = 'reset to something new'
-const settle = () => new Promise((r) => setTimeout(r, 0))
 
 describe('POST /auth/forgot-password', () => {
   it('answers the same 202 for an account and for no account; only the account gets a mail, at its stored address', async () => {
@@ -13,7 +12,7 @@ describe('POST /auth/forgot-password', () => {
     expect(known.status).toBe(202)
     expect(unknown.status).toBe(202)
     expect(await known.text()).toBe(await unknown.text())
-    await settle()
+    await h.auth.settled()
     expect(h.mails).toEqual([{ to: 'ada@example.com', token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }])
   })
 
@@ -22,7 +21,7 @@ describe('POST /auth/forgot-password', () => {
     await h.signup()
     await h.request('POST', '/auth/forgot-password', { json: { email: 'ada@example.com' } })
     await h.request('POST', '/auth/forgot-password', { json: { email: 'ada@example.com' } })
-    await settle()
+    await h.auth.settled()
     const [first, second] = h.mails.map((m) => m.token)
     const rows = h.db.prepare('select hash from auth_reset_tokens').all() as { hash: string }[]
     expect(rows.map((r) => r.hash)).not.toContain(second)
@@ -40,7 +39,7 @@ describe('POST /auth/forgot-password', () => {
     await h.signup()
     const res = await h.request('POST', '/auth/forgot-password', { json: { email: 'ada@example.com' } })
     expect(res.status).toBe(202)
-    await settle()
+    await h.auth.settled()
     expect(h.logs.join('\n')).toContain('sendMail failed')
     const token = (h.db.prepare('select hash from auth_reset_tokens').get() as { hash: string }).hash
     expect(h.logs.join('\n')).not.toContain(token)
@@ -52,7 +51,7 @@ describe('POST /auth/reset-password', () => {
     const h = harness(overrides)
     const session = await h.signup()
     await h.request('POST', '/auth/forgot-password', { json: { email: 'ada@example.com' } })
-    await settle()
+    await h.auth.settled()
     return { h, session, token: h.mails.at(-1)?.token as string }
   }
 
