@@ -61,6 +61,18 @@ const requestLog = (write: (line: string) => void): MiddlewareHandler =>
 const printable = (s: string) =>
   s.replace(/[\p{Cc}\u2028\u2029]/gu, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
+/**
+ * CONTRACT §3: a response to a request with `?access_token=` is never cached and never leaks the
+ * URL in a Referer, on every route (the guard does this for guarded ones; this covers /health,
+ * /openapi.json, the docs assets and 404s too). After the handler, so it wins over a route's own.
+ */
+const queryCredentialHeaders: MiddlewareHandler = async function queryCredentialHeaders(c, next) {
+  await next()
+  if (c.req.query('access_token') === undefined) return
+  c.header('Cache-Control', 'no-store')
+  c.header('Referrer-Policy', 'no-referrer')
+}
+
 /** What `hono/secure-headers` sends by default, on every response. */
 const SECURITY_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -116,6 +128,7 @@ export const createApp = (options: AppOptions) => {
   const app = new OpenAPIHono({ defaultHook: validationHook })
   app.use('*', requestLog(options.logRequest ?? ((line) => console.log(line))))
   app.use('*', presetHeaders(SECURITY_HEADERS))
+  app.use('*', queryCredentialHeaders)
   app.use('*', jsonBodyGuard())
   app.onError(problemErrorHandler(logError))
   app.notFound(problemNotFound)

@@ -8,6 +8,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
+import { secretWeakness } from '@latchkey/auth'
 
 /** A configuration problem; `message` is one line naming the variable. */
 export class ConfigError extends Error {
@@ -35,8 +36,6 @@ export interface Config {
 
 /** The app's folder (`apps/todo-api`), both from `src/` under tsx and from `dist/` under node. */
 export const appDir = fileURLToPath(new URL('..', import.meta.url))
-
-const MIN_SECRET = 32
 
 const fail = (message: string): never => {
   throw new ConfigError(message)
@@ -141,7 +140,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   const secret = env.AUTH_SECRET ?? ''
   if (secret === '')
     fail('AUTH_SECRET is required: set it to a random string of at least 32 characters (for example: openssl rand -base64 32)')
-  if (secret.length < MIN_SECRET) fail(`AUTH_SECRET must be at least ${MIN_SECRET} characters long (it has ${secret.length})`)
+  const weakness = secretWeakness(secret)
+  if (weakness) fail(`AUTH_SECRET ${weakness}`)
 
   const port = parsePort(env.PORT)
   const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL, ['http:', 'https:'], 'https://todo.example.com')

@@ -24,6 +24,10 @@ describe.concurrent('start-up configuration', () => {
     expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: 'x'.repeat(31) })).toMatch(/AUTH_SECRET.*32/)
   })
 
+  it('refuses a 32-character AUTH_SECRET with too little entropy, naming it', async () => {
+    expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: 'a'.repeat(32) })).toMatch(/AUTH_SECRET.*entropy/)
+  })
+
   it('refuses production without SMTP_URL, and NODE_ENV defaults to production', async () => {
     expect(await refusal({ NODE_ENV: 'production', AUTH_SECRET: randomSecret() })).toMatch(/SMTP_URL/)
     expect(await refusal({ AUTH_SECRET: randomSecret() })).toMatch(/SMTP_URL/)

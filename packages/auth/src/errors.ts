@@ -95,6 +95,7 @@ export class AuthError extends Error {
     const headers = new Headers(this.headers)
     headers.set('Content-Type', 'application/problem+json')
     headers.set('X-Content-Type-Options', 'nosniff')
+    headers.set('Cache-Control', 'no-store')
     return new Response(JSON.stringify(this.toJSON()), { status: this.status, headers })
   }
 }
@@ -137,6 +138,9 @@ export const toAuthError = (err: unknown): AuthError => {
 export const problemResponse = (c: Context, err: AuthError): Response => {
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value)
   c.header('Content-Type', 'application/problem+json')
+  // An error answer is about one request: no cache along the way may keep it (413 and 415 come
+  // before the auth routes' own no-store, and may answer a request that carried a token).
+  c.header('Cache-Control', 'no-store')
   return c.body(JSON.stringify(err.toJSON()), err.status)
 }
 

@@ -1,16 +1,20 @@
+import { randomBytes } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
-import { createAuth } from './index.js'
+import { createAuth, secretWeakness } from './index.js'
 import { migrateSqlite, openSqlite, sqliteStore } from './sqlite/index.js'
 
 const db = openSqlite(':memory:')
 migrateSqlite(db)
-const base = { secret: 's'.repeat(32), store: sqliteStore(db), sendMail: () => {} }
+const base = { secret: 'kR7vQ2mX9pL4tW8zN1cB6yH3fJ5dG0sA', store: sqliteStore(db), sendMail: () => {} }
 
 describe('createAuth refuses bad options at construction, naming the option', () => {
   it.each([
     ['a missing secret', { secret: undefined }, /`secret` is required.*AUTH_SECRET/],
     ['an empty secret', { secret: '' }, /`secret` is required/],
     ['a 31-character secret', { secret: 's'.repeat(31) }, /`secret` must be at least 32 characters/],
+    ['32 times the same character (RFC 8725 §3.5)', { secret: 'a'.repeat(32) }, /`secret` has too little entropy/],
+    ['a short pattern repeated', { secret: 'password'.repeat(4) }, /`secret` has too little entropy/],
+    ['four characters spread over 32', { secret: `${'abcd'.repeat(7)}dcba` }, /`secret` has too little entropy/],
     ['a missing store', { store: undefined }, /`store` is required/],
     ['a missing sendMail', { sendMail: undefined }, /`sendMail` is required/],
     ['argon2 memory below 19456 KiB', { argon2: { memoryCost: 19455 } }, /`argon2.memoryCost`/],
@@ -22,6 +26,16 @@ describe('createAuth refuses bad options at construction, naming the option', ()
     ['a zero rate limit', { rateLimit: { ip: { max: 0, windowSeconds: 60 } } }, /`rateLimit.ip.max`/],
   ])('%s', (_, change, message) => {
     expect(() => createAuth({ ...base, ...change } as never)).toThrow(message)
+  })
+
+  it('accepts random secrets, down to the 128 bits of openssl rand -hex 16', () => {
+    for (let i = 0; i < 200; i++)
+      for (const secret of [
+        randomBytes(16).toString('hex'),
+        randomBytes(24).toString('base64'),
+        randomBytes(32).toString('base64url'),
+      ])
+        expect(secretWeakness(secret)).toBeNull()
   })
 
   it('accepts the minimum and stronger argon2 parameters', () => {

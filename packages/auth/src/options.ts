@@ -140,11 +140,39 @@ const limit = (option: string, value: Limit | undefined, fallback: Limit): Limit
   }
 }
 
+/** Shannon estimate of a string's information: its length times the entropy of its character frequencies. */
+const estimatedBits = (s: string): number => {
+  const counts = new Map<string, number>()
+  let n = 0
+  for (const ch of s) {
+    counts.set(ch, (counts.get(ch) ?? 0) + 1)
+    n++
+  }
+  let bits = 0
+  for (const count of counts.values()) bits -= count * Math.log2(count / n)
+  return bits
+}
+
+/**
+ * Why a signing secret is refused, or `null` when it is acceptable: shorter than 32 characters,
+ * one short pattern repeated, or fewer than 80 bits by a character-frequency estimate (RFC 8725
+ * §3.5: an HMAC key must not be guessable). Random values pass: `openssl rand -hex 16` (the
+ * weakest common form) estimates at 91 bits or more, `openssl rand -base64 32` at over 170.
+ */
+export const secretWeakness = (secret: string): string | null => {
+  if (secret.length < 32) return `must be at least 32 characters (it has ${secret.length})`
+  const repeated = (secret + secret).indexOf(secret, 1) < secret.length
+  if (repeated || estimatedBits(secret) < 80)
+    return 'has too little entropy (a repeated character or pattern); use a random value such as `openssl rand -base64 32`'
+  return null
+}
+
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
 export const resolveOptions = <U extends UserRecord, Name extends string>(options: AuthOptions<U, Name>): ResolvedOptions => {
   if (typeof options?.secret !== 'string' || options.secret.length === 0)
     fail('secret', 'is required (set AUTH_SECRET to a random string of at least 32 characters)')
-  if (options.secret.length < 32) fail('secret', 'must be at least 32 characters')
+  const weakness = secretWeakness(options.secret)
+  if (weakness) fail('secret', weakness)
   if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
   if (typeof options.sendMail !== 'function')
     fail('sendMail', 'is required: a function ({ to, token }) that sends the reset mail')

@@ -183,7 +183,7 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
         "const db = openSqlite(':memory:')",
         "// @ts-expect-error better-sqlite3's types reach the consumer; an `any` would accept this",
         'db.noSuchMethod()',
-        "const auth = createAuth({ secret: 'x'.repeat(32), store: sqliteStore(db), sendMail: () => {}, policies: { admin: () => true } })",
+        "const auth = createAuth({ secret: 'consumer-types-secret-0123456789abcdef', store: sqliteStore(db), sendMail: () => {}, policies: { admin: () => true } })",
         '// @ts-expect-error policy names come from the policies map',
         "auth.guard('admn')",
         '',

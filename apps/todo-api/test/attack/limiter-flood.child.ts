@@ -75,7 +75,7 @@ const db = openSqlite(':memory:')
 migrateSqlite(db)
 const hasher: PasswordHasher = { hash: async (p) => `$plain$${p}`, verify: async () => false, needsRehash: () => false }
 const auth = createAuth({
-  secret: 'x'.repeat(32),
+  secret: 'limiter-flood-secret-0123456789abcdefXYZ',
   store: sqliteStore(db),
   sendMail: () => {},
   hasher,

@@ -21,6 +21,9 @@ describe('POST /auth/refresh', () => {
     expect(again.status).toBe(401)
     expect(again.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"')
     expect(refreshCookie(again)).toBeUndefined() // inside the race window: nothing else happens
+    // The race loser's body is the body of every other refused refresh: it tells a thief nothing.
+    const unknown = await h.request('POST', '/auth/refresh', { headers: cookieHeader('A'.repeat(43)) })
+    expect(await again.text()).toBe(await unknown.text())
     expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(next as string) })).status).toBe(200)
   })
 

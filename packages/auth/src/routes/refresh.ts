@@ -50,10 +50,10 @@ export const refresh = (app: AuthApp, kit: Kit) =>
         idleMs: kit.options.sessionIdleMs,
         absoluteMs: kit.options.sessionAbsoluteMs,
       })
+      // Every refusal reads the same, so the answer does not tell a thief that the value was live.
       // A race loser leaves the cookie alone: the winner's Set-Cookie may land first.
-      if (result.status === 'race') throw refused('This refresh value was just rotated by another request.')
       if (result.status !== 'rotated') {
-        kit.cookie.clear(c)
+        if (result.status !== 'race') kit.cookie.clear(c)
         throw refused('The refresh cookie is invalid, expired or revoked.')
       }
       kit.cookie.set(c, next, refreshMaxAge(kit.options, result.session, now))

@@ -54,3 +54,41 @@ describe('migrateSqlite', () => {
     }
   })
 })
+
+describe('sqliteStore durability', () => {
+  it('commits revocations and spent credentials with synchronous=FULL, and leaves the setting as it was', async () => {
+    const db = openSqlite(join(mkdtempSync(join(tmpdir(), 'latchkey-sync-')), 'auth.db'))
+    try {
+      migrateSqlite(db)
+      // A trigger records the synchronous setting in force while each write runs.
+      db.exec(`create table seen (what text, sync integer);
+        create trigger session_gone after delete on auth_sessions
+          begin insert into seen select 'session deleted', synchronous from pragma_synchronous; end;
+        create trigger token_spent after update of rotated_at on auth_refresh_tokens
+          begin insert into seen select 'refresh spent', synchronous from pragma_synchronous; end;
+        create trigger reset_used after update of used_at on auth_reset_tokens
+          begin insert into seen select 'reset used', synchronous from pragma_synchronous; end;`)
+      const store = sqliteStore(db)
+      const now = new Date('2026-11-21T10:00:00.000Z')
+      const user = await store.createUser({ id: 'u', name: 'A', email: 'a@example.com', passwordHash: 'h', createdAt: now })
+      if (!user) throw new Error('no user')
+      const session = (id: string) => store.createSession({ id, userId: 'u', refreshHash: `r-${id}`, now, credentialsVersion: 0 })
+      await session('s1')
+      await session('s2')
+      const lifetimes = { graceMs: 0, idleMs: 86_400_000, absoluteMs: 86_400_000 }
+      await store.rotateRefresh({ hash: 'r-s1', nextHash: 'r-s1b', now, ...lifetimes })
+      await store.deleteSession('s1')
+      await store.replacePassword({ userId: 'u', passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null })
+      await store.createResetToken({ userId: 'u', tokenHash: 't', expiresAt: new Date(now.getTime() + 60_000) })
+      await store.consumeResetToken({ tokenHash: 't', now, passwordHash: 'h3' })
+
+      const FULL = 2
+      const seen = db.prepare('select what, sync from seen').all() as { what: string; sync: number }[]
+      expect(new Set(seen.map((row) => row.what))).toEqual(new Set(['session deleted', 'refresh spent', 'reset used']))
+      expect(seen.filter((row) => row.sync !== FULL)).toEqual([])
+      expect(db.pragma('synchronous', { simple: true })).toBe(1)
+    } finally {
+      db.close()
+    }
+  })
+})
