@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
-import type { RefreshCookie } from './cookies.js'
+import { type RefreshCookie, refreshValue } from './cookies.js'
 import type { GuardEnv } from './guard.js'
 import { peekJson } from './http.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
@@ -74,6 +74,6 @@ export const startSession = async (kit: Kit, c: Context, user: UserRecord, crede
     credentialsVersion,
   })
   if (!created) return null
-  kit.cookie.set(c, refresh, refreshMaxAge(kit.options, { createdAt: now }, now))
+  kit.cookie.set(c, refreshValue(sessionId, refresh), refreshMaxAge(kit.options, { createdAt: now }, now))
   return { ...(await accessTokenBody(kit, user.id, sessionId)), user: userJson(user) }
 }

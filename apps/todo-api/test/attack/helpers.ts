@@ -11,7 +11,7 @@ import Database from 'better-sqlite3'
 import { expect } from 'vitest'
 import { cookieFrom, type Reply, request } from '../support.js'
 
-export const TABLES = ['auth_users', 'auth_sessions', 'auth_refresh_tokens', 'auth_reset_tokens', 'todos'] as const
+export const TABLES = ['auth_users', 'auth_sessions', 'auth_reset_tokens', 'todos'] as const
 export type Table = (typeof TABLES)[number]
 export type Counts = Record<Table, number>
 
@@ -37,19 +37,15 @@ export const openDbView = (path: string): DbView => {
   const all = TABLES.map((table) => ({ table, rows: db.prepare(`select * from ${table} order by rowid`).raw() }))
   const hashes = db
     .prepare(
-      `select password_hash from auth_users union all select hash from auth_refresh_tokens
+      `select password_hash from auth_users union all select refresh_hash from auth_sessions where refresh_hash is not null
+       union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null
        union all select hash from auth_reset_tokens`,
     )
     .pluck()
   const ofUser = [
     db.prepare('select * from auth_users where id = ?').raw(),
+    // A session row holds its current and previous refresh hashes too.
     db.prepare('select * from auth_sessions where user_id = ? order by id').raw(),
-    db
-      .prepare(
-        `select t.* from auth_refresh_tokens t join auth_sessions s on s.id = t.session_id
-         where s.user_id = ? order by t.hash`,
-      )
-      .raw(),
     db.prepare('select * from todos where user_id = ? order by id').raw(),
   ]
   return {

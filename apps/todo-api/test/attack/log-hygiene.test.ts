@@ -101,7 +101,9 @@ const endToEnd = async (server: RunningServer, resetToken: (email: string) => Pr
     keep(...(db.prepare('select password_hash from auth_users').pluck().all() as string[]))
     keep(
       ...(db
-        .prepare('select hash from auth_refresh_tokens union all select hash from auth_reset_tokens')
+        .prepare(
+          'select refresh_hash from auth_sessions where refresh_hash is not null union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null union all select hash from auth_reset_tokens',
+        )
         .pluck()
         .all() as string[]),
     )
@@ -115,7 +117,8 @@ const endToEnd = async (server: RunningServer, resetToken: (email: string) => Pr
 const storedTokenHashes = (dbPath: string): Set<string> => {
   const db = new Database(dbPath, { readonly: true })
   try {
-    const sql = 'select hash from auth_refresh_tokens union all select hash from auth_reset_tokens'
+    const sql =
+      'select refresh_hash from auth_sessions where refresh_hash is not null union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null union all select hash from auth_reset_tokens'
     return new Set(db.prepare(sql).pluck().all() as string[])
   } finally {
     db.close()

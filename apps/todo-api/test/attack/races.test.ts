@@ -86,8 +86,7 @@ describe('races', () => {
     expect((await call('GET', '/auth/me', { token: a.token })).status).toBe(200)
     expect(query('select id from auth_sessions where user_id = ?', a.userId)).toHaveLength(1)
     const live = query<{ n: number }>(
-      `select count(*) as n from auth_refresh_tokens t join auth_sessions s on s.id = t.session_id
-       where s.user_id = ? and t.rotated_at is null`,
+      'select count(*) as n from auth_sessions where user_id = ? and refresh_hash is not null',
       a.userId,
     )
     expect(live[0]?.n).toBe(1)

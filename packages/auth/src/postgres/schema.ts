@@ -2,7 +2,7 @@
  * Drizzle schema of the PostgreSQL store: the same tables as the SQLite store, plus the shared
  * rate-limit counters. Migrations under `drizzle/postgres` are generated from it.
  */
-import { index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core'
+import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
@@ -29,22 +29,13 @@ export const sessions = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: at('created_at').notNull(),
     refreshedAt: at('refreshed_at').notNull(),
-  },
-  (t) => [index('auth_sessions_user_idx').on(t.userId)],
-)
-
-/** Every refresh value a session ever had, so a rotated-away value is recognised as reuse. */
-export const refreshTokens = pgTable(
-  'auth_refresh_tokens',
-  {
-    hash: text('hash').primaryKey(),
-    sessionId: text('session_id')
-      .notNull()
-      .references(() => sessions.id, { onDelete: 'cascade' }),
-    createdAt: at('created_at').notNull(),
+    /** SHA-256 of the current refresh value (the part after the session id in the cookie). */
+    refreshHash: text('refresh_hash'),
+    /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
+    previousRefreshHash: text('previous_refresh_hash'),
     rotatedAt: at('rotated_at'),
   },
-  (t) => [index('auth_refresh_tokens_session_idx').on(t.sessionId)],
+  (t) => [index('auth_sessions_user_idx').on(t.userId), uniqueIndex('auth_sessions_refresh_idx').on(t.refreshHash)],
 )
 
 export const resetTokens = pgTable(

@@ -41,9 +41,9 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
           await store.createSession({ id: sid, userId: user.id, refreshHash: `r-${sid}`, now, credentialsVersion: 0 })
           await store.createResetToken({ userId: user.id, tokenHash: `t-${sid}`, expiresAt: later })
           const outcomes = await Promise.allSettled([
-            store.rotateRefresh({ hash: `r-${sid}`, nextHash: `n-${sid}`, ...lifetimes }),
+            store.rotateRefresh({ sessionId: sid, hash: `r-${sid}`, nextHash: `n-${sid}`, ...lifetimes }),
             store.deleteSession(sid),
-            store.rotateRefresh({ hash: `r-${sid}`, nextHash: `m-${sid}`, ...lifetimes }),
+            store.rotateRefresh({ sessionId: sid, hash: `r-${sid}`, nextHash: `m-${sid}`, ...lifetimes }),
             store.consumeResetToken({ tokenHash: `t-${sid}`, now, passwordHash: 'p' }),
             store.createResetToken({ userId: user.id, tokenHash: `u-${sid}`, expiresAt: later }),
             store.replacePassword({ userId: user.id, passwordHash: 'q', credentialsVersion: 0, keepSessionId: null }),
@@ -70,7 +70,7 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
       await Promise.all(instances.map((pool) => migratePostgres(pool, { migrationsSchema: db.name })))
       await migratePostgres(db.pool, { migrationsSchema: db.name })
       expect(await db.count('__latchkey_migrations')).toBe(migrationCount(postgresMigrationsFolder))
-      for (const table of ['auth_users', 'auth_sessions', 'auth_refresh_tokens', 'auth_reset_tokens', 'auth_rate_limits'])
+      for (const table of ['auth_users', 'auth_sessions', 'auth_reset_tokens', 'auth_rate_limits'])
         expect(await db.count(table)).toBe(0)
     })
 
@@ -100,7 +100,9 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
       const now = new Date('2026-11-02T00:00:00.000Z')
       expect(await store.findResetToken('t1', now)).toEqual({ userId: 'u1', email: 'ada@example.com' })
       const lifetimes = { graceMs: 10_000, idleMs: 30 * 86_400_000, absoluteMs: 90 * 86_400_000 }
-      expect((await store.rotateRefresh({ hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe('rotated')
+      expect((await store.rotateRefresh({ sessionId: null, hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe(
+        'rotated',
+      )
       expect(await store.createSession({ id: 's2', userId: 'u1', refreshHash: 'x', now, credentialsVersion: 0 })).toBe(true)
     })
   })

@@ -2,28 +2,21 @@
  * The PostgreSQL store on Drizzle + node-postgres. It runs under READ COMMITTED with many
  * connections and many server instances, so single use and rotation are decided by conditional
  * `UPDATE … WHERE <still unspent> RETURNING`: of concurrent callers exactly one gets the row.
- * Row locks are always taken in one order (users → reset tokens → sessions → refresh tokens),
+ * Row locks are always taken in one order (users → reset tokens → sessions),
  * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
  * It does not create tables: {@link migratePostgres} does.
  */
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
+import { judgeRotation } from '../store/rotation.js'
+import { toSessionRecord, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
-import type { RotateResult, SessionRecord, Store, UserRecord, UserWithHash } from '../store/types.js'
+import type { RotateResult, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { refreshTokens, resetTokens, sessions, users } from './schema.js'
+import { resetTokens, sessions, users } from './schema.js'
 
 type Db = NodePgDatabase<typeof schema>
-type UserRow = typeof users.$inferSelect
-
-const toUser = ({ passwordHash: _, credentialsVersion: __, ...user }: UserRow): UserRecord => user
-const withHash = (row: UserRow | undefined): UserWithHash | null =>
-  row ? { user: toUser(row), passwordHash: row.passwordHash, credentialsVersion: row.credentialsVersion } : null
-
-const sessionAlive = (session: SessionRecord, now: Date, idleMs: number, absoluteMs: number): boolean =>
-  now.getTime() < session.refreshedAt.getTime() + idleMs && now.getTime() < session.createdAt.getTime() + absoluteMs
-
 /**
  * A {@link Store} on a node-postgres `Pool`. Call {@link migratePostgres} once before use.
  * The tables are found through the connection's `search_path` (normally `public`).
@@ -107,8 +100,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         // for them and reads their new version, or they wait for this session and then delete it.
         const [user] = await tx.select({ version: users.credentialsVersion }).from(users).where(eq(users.id, userId)).for('share')
         if (user?.version !== credentialsVersion) return false
-        await tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now })
-        await tx.insert(refreshTokens).values({ hash: refreshHash, sessionId: id, createdAt: now })
+        await tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now, refreshHash })
         return true
       })
     },
@@ -118,46 +110,29 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return row ? fromSessionLookup(sessionId, row) : null
     },
 
-    async rotateRefresh({ hash, nextHash, now, graceMs, idleMs, absoluteMs }) {
+    async rotateRefresh(input) {
+      const { sessionId, hash, nextHash, now } = input
       return db.transaction(async (tx): Promise<RotateResult> => {
-        const [token] = await tx
-          .select({ sessionId: refreshTokens.sessionId })
-          .from(refreshTokens)
-          .where(eq(refreshTokens.hash, hash))
-        if (!token) return { status: 'unknown' }
-        // The session row first: logout and reuse delete it, then cascade to its refresh tokens.
+        // The session row's lock serialises concurrent rotations of one session: a second caller
+        // waits, then reads the row as the first left it (READ COMMITTED re-reads a locked row).
         const [row] = await tx
           .select({ session: sessions, user: users })
           .from(sessions)
           .innerJoin(users, eq(users.id, sessions.userId))
-          .where(eq(sessions.id, token.sessionId))
-          .for('no key update', { of: sessions })
-        if (!row) return { status: 'unknown' }
+          .where(sessionId === null ? eq(sessions.refreshHash, hash) : eq(sessions.id, sessionId))
+          .for('update', { of: sessions })
+        const verdict = judgeRotation(row?.session, input)
+        if (!row || verdict === 'race' || verdict === 'unknown') return { status: verdict === 'race' ? 'race' : 'unknown' }
         const { session } = row
-
-        // The decision: only one caller finds the value still unspent.
-        const spent = await tx
-          .update(refreshTokens)
-          .set({ rotatedAt: now })
-          .where(and(eq(refreshTokens.hash, hash), isNull(refreshTokens.rotatedAt)))
-          .returning({ hash: refreshTokens.hash })
-        if (spent.length === 0) {
-          const [rotated] = await tx
-            .select({ rotatedAt: refreshTokens.rotatedAt })
-            .from(refreshTokens)
-            .where(eq(refreshTokens.hash, hash))
-          if (!rotated?.rotatedAt) return { status: 'unknown' }
-          if (now.getTime() - rotated.rotatedAt.getTime() < graceMs) return { status: 'race' }
+        if (verdict !== 'rotate') {
           await tx.delete(sessions).where(eq(sessions.id, session.id))
-          return { status: 'reused' }
+          return { status: verdict }
         }
-        if (!sessionAlive(session, now, idleMs, absoluteMs)) {
-          await tx.delete(sessions).where(eq(sessions.id, session.id))
-          return { status: 'expired' }
-        }
-        await tx.insert(refreshTokens).values({ hash: nextHash, sessionId: session.id, createdAt: now })
-        await tx.update(sessions).set({ refreshedAt: now }).where(eq(sessions.id, session.id))
-        return { status: 'rotated', session: { ...session, refreshedAt: now }, user: toUser(row.user) }
+        await tx
+          .update(sessions)
+          .set({ refreshHash: nextHash, previousRefreshHash: hash, rotatedAt: now, refreshedAt: now })
+          .where(eq(sessions.id, session.id))
+        return { status: 'rotated', session: toSessionRecord({ ...session, refreshedAt: now }), user: toUser(row.user) }
       })
     },
 

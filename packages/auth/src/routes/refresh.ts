@@ -4,6 +4,7 @@
  * is reuse, a sign of theft, and the store deletes the whole session.
  */
 import { createRoute } from '@hono/zod-openapi'
+import { parseRefreshValue, refreshValue } from '../cookies.js'
 import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
 import { AuthError } from '../errors.js'
 import { type AuthApp, accessTokenBody, type Kit, refreshMaxAge } from '../kit.js'
@@ -43,7 +44,7 @@ export const refresh = (app: AuthApp, kit: Kit) =>
       const now = kit.options.now()
       const next = opaqueToken()
       const result = await kit.store.rotateRefresh({
-        hash: tokenHash(presented),
+        ...parseRefreshValue(presented),
         nextHash: tokenHash(next),
         now,
         graceMs: kit.options.refreshGraceMs,
@@ -56,7 +57,7 @@ export const refresh = (app: AuthApp, kit: Kit) =>
         if (result.status !== 'race') kit.cookie.clear(c)
         throw refused('The refresh cookie is invalid, expired or revoked.')
       }
-      kit.cookie.set(c, next, refreshMaxAge(kit.options, result.session, now))
+      kit.cookie.set(c, refreshValue(result.session.id, next), refreshMaxAge(kit.options, result.session, now))
       return c.json(await accessTokenBody(kit, result.user.id, result.session.id), 200)
     },
   )

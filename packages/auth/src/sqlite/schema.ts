@@ -1,5 +1,5 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const users = sqliteTable('auth_users', {
   id: text('id').primaryKey(),
@@ -24,22 +24,13 @@ export const sessions = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     refreshedAt: integer('refreshed_at', { mode: 'timestamp_ms' }).notNull(),
-  },
-  (t) => [index('auth_sessions_user_idx').on(t.userId)],
-)
-
-/** Every refresh value a session ever had, so a rotated-away value is recognised as reuse. */
-export const refreshTokens = sqliteTable(
-  'auth_refresh_tokens',
-  {
-    hash: text('hash').primaryKey(),
-    sessionId: text('session_id')
-      .notNull()
-      .references(() => sessions.id, { onDelete: 'cascade' }),
-    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    /** SHA-256 of the current refresh value (the part after the session id in the cookie). */
+    refreshHash: text('refresh_hash'),
+    /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
+    previousRefreshHash: text('previous_refresh_hash'),
     rotatedAt: integer('rotated_at', { mode: 'timestamp_ms' }),
   },
-  (t) => [index('auth_refresh_tokens_session_idx').on(t.sessionId)],
+  (t) => [index('auth_sessions_user_idx').on(t.userId), uniqueIndex('auth_sessions_refresh_idx').on(t.refreshHash)],
 )
 
 export const resetTokens = sqliteTable(

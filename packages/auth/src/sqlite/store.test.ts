@@ -46,7 +46,9 @@ describe('migrateSqlite', () => {
       })
       const now = new Date('2026-11-02T00:00:00.000Z')
       const lifetimes = { graceMs: 10_000, idleMs: 30 * 86_400_000, absoluteMs: 90 * 86_400_000 }
-      expect((await store.rotateRefresh({ hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe('rotated')
+      expect((await store.rotateRefresh({ sessionId: null, hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe(
+        'rotated',
+      )
       expect(await store.createSession({ id: 's2', userId: 'u1', refreshHash: 'x', now, credentialsVersion: 0 })).toBe(true)
     } finally {
       db.close()
@@ -64,7 +66,7 @@ describe('sqliteStore durability', () => {
       db.exec(`create table seen (what text, sync integer);
         create trigger session_gone after delete on auth_sessions
           begin insert into seen select 'session deleted', synchronous from pragma_synchronous; end;
-        create trigger token_spent after update of rotated_at on auth_refresh_tokens
+        create trigger token_spent after update of refresh_hash on auth_sessions
           begin insert into seen select 'refresh spent', synchronous from pragma_synchronous; end;
         create trigger reset_used after update of used_at on auth_reset_tokens
           begin insert into seen select 'reset used', synchronous from pragma_synchronous; end;`)
@@ -76,7 +78,7 @@ describe('sqliteStore durability', () => {
       await session('s1')
       await session('s2')
       const lifetimes = { graceMs: 0, idleMs: 86_400_000, absoluteMs: 86_400_000 }
-      await store.rotateRefresh({ hash: 'r-s1', nextHash: 'r-s1b', now, ...lifetimes })
+      await store.rotateRefresh({ sessionId: 's1', hash: 'r-s1', nextHash: 'r-s1b', now, ...lifetimes })
       await store.deleteSession('s1')
       await store.replacePassword({ userId: 'u', passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null })
       await store.createResetToken({ userId: 'u', tokenHash: 't', expiresAt: new Date(now.getTime() + 60_000) })

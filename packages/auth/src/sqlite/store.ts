@@ -6,21 +6,14 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
+import { judgeRotation } from '../store/rotation.js'
+import { toSessionRecord, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
-import type { RotateResult, SessionRecord, Store, UserRecord, UserWithHash } from '../store/types.js'
+import type { RotateResult, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { refreshTokens, resetTokens, sessions, users } from './schema.js'
+import { resetTokens, sessions, users } from './schema.js'
 
 type Db = BetterSQLite3Database<typeof schema>
-type UserRow = typeof users.$inferSelect
-
-const toUser = ({ passwordHash: _, credentialsVersion: __, ...user }: UserRow): UserRecord => user
-const withHash = (row: UserRow | undefined): UserWithHash | null =>
-  row ? { user: toUser(row), passwordHash: row.passwordHash, credentialsVersion: row.credentialsVersion } : null
-
-const sessionAlive = (session: SessionRecord, now: Date, idleMs: number, absoluteMs: number): boolean =>
-  now.getTime() < session.refreshedAt.getTime() + idleMs && now.getTime() < session.createdAt.getTime() + absoluteMs
-
 /**
  * A {@link Store} on a better-sqlite3 database. Call {@link migrateSqlite} once before use.
  *
@@ -57,11 +50,7 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       .prepare(),
     insertSession: db
       .insert(sessions)
-      .values({ id: p('id'), userId: p('userId'), createdAt: p('now'), refreshedAt: p('now') })
-      .prepare(),
-    insertRefresh: db
-      .insert(refreshTokens)
-      .values({ hash: p('hash'), sessionId: p('id'), createdAt: p('now') })
+      .values({ id: p('id'), userId: p('userId'), createdAt: p('now'), refreshedAt: p('now'), refreshHash: p('hash') })
       .prepare(),
   })
   let statements: ReturnType<typeof prepare> | undefined
@@ -131,12 +120,11 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
     },
 
     async createSession({ id, userId, refreshHash, now, credentialsVersion }) {
-      const { versionOf, insertSession, insertRefresh } = hot()
-      // IMMEDIATE: the version read and the inserts happen under the write lock a reset needs too.
+      const { versionOf, insertSession } = hot()
+      // IMMEDIATE: the version read and the insert happen under the write lock a reset needs too.
       return db.transaction(() => {
         if (versionOf.get({ id: userId })?.version !== credentialsVersion) return false
-        insertSession.run({ id, userId, now })
-        insertRefresh.run({ hash: refreshHash, id, now })
+        insertSession.run({ id, userId, now, hash: refreshHash })
         return true
       }, immediate)
     },
@@ -146,31 +134,28 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       return row ? fromSessionLookup(sessionId, row) : null
     },
 
-    async rotateRefresh({ hash, nextHash, now, graceMs, idleMs, absoluteMs }) {
+    async rotateRefresh(input) {
+      const { sessionId, hash, nextHash, now } = input
       return durable(() =>
         db.transaction((tx): RotateResult => {
           const row = tx
-            .select({ token: refreshTokens, session: sessions, user: users })
-            .from(refreshTokens)
-            .innerJoin(sessions, eq(sessions.id, refreshTokens.sessionId))
+            .select({ session: sessions, user: users })
+            .from(sessions)
             .innerJoin(users, eq(users.id, sessions.userId))
-            .where(eq(refreshTokens.hash, hash))
+            .where(sessionId === null ? eq(sessions.refreshHash, hash) : eq(sessions.id, sessionId))
             .get()
-          if (!row) return { status: 'unknown' }
-          const { token, session } = row
-          if (token.rotatedAt) {
-            if (now.getTime() - token.rotatedAt.getTime() < graceMs) return { status: 'race' }
+          const verdict = judgeRotation(row?.session, input)
+          if (!row || verdict === 'race' || verdict === 'unknown') return { status: verdict === 'race' ? 'race' : 'unknown' }
+          const { session } = row
+          if (verdict !== 'rotate') {
             tx.delete(sessions).where(eq(sessions.id, session.id)).run()
-            return { status: 'reused' }
+            return { status: verdict }
           }
-          if (!sessionAlive(session, now, idleMs, absoluteMs)) {
-            tx.delete(sessions).where(eq(sessions.id, session.id)).run()
-            return { status: 'expired' }
-          }
-          tx.update(refreshTokens).set({ rotatedAt: now }).where(eq(refreshTokens.hash, hash)).run()
-          tx.insert(refreshTokens).values({ hash: nextHash, sessionId: session.id, createdAt: now }).run()
-          tx.update(sessions).set({ refreshedAt: now }).where(eq(sessions.id, session.id)).run()
-          return { status: 'rotated', session: { ...session, refreshedAt: now }, user: toUser(row.user) }
+          tx.update(sessions)
+            .set({ refreshHash: nextHash, previousRefreshHash: hash, rotatedAt: now, refreshedAt: now })
+            .where(eq(sessions.id, session.id))
+            .run()
+          return { status: 'rotated', session: toSessionRecord({ ...session, refreshedAt: now }), user: toUser(row.user) }
         }, immediate),
       )
     },
@@ -229,7 +214,6 @@ export const sqliteCounts = (client: BetterSqlite3.Database) =>
     .select({
       users: sql<number>`(select count(*) from ${users})`,
       sessions: sql<number>`(select count(*) from ${sessions})`,
-      refreshTokens: sql<number>`(select count(*) from ${refreshTokens})`,
       resetTokens: sql<number>`(select count(*) from ${resetTokens})`,
     })
     .from(sql`(select 1)`)

@@ -56,6 +56,11 @@ export interface NewSession {
 }
 
 export interface RotateRefreshInput {
+  /**
+   * The session the presented value names (the refresh cookie is `<session id>.<value>`), or
+   * `null` for a value from before 0.2, which is looked up by its hash and can only be current.
+   */
+  sessionId: string | null
   /** Hash of the value the client presented. */
   hash: string
   /** Hash of the value that replaces it. */
@@ -70,12 +75,14 @@ export interface RotateRefreshInput {
 }
 
 /**
- * Outcome of {@link Store.rotateRefresh}:
+ * Outcome of {@link Store.rotateRefresh}. A session keeps only its current value and the one it
+ * replaced (one row per session, however often it refreshes):
  * - `rotated`: the presented value was current; it is now spent and `nextHash` is current.
- * - `race`: the value was rotated away less than `graceMs` ago (parallel tabs); nothing changed.
- * - `reused`: the value was rotated away earlier: the whole session has been deleted.
+ * - `race`: the value is the one replaced less than `graceMs` ago (parallel tabs); nothing changed.
+ * - `reused`: the session exists but the value is not its current one (an older value, presented
+ *   after the race window): the whole session has been deleted.
  * - `expired`: the session is past its idle or absolute lifetime: it has been deleted.
- * - `unknown`: no session knows this value.
+ * - `unknown`: no such session (or, for a value without a session id, no session has it as current).
  */
 export type RotateResult<U extends UserRecord = UserRecord> =
   | { status: 'rotated'; session: SessionRecord; user: U }

@@ -43,8 +43,13 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
         throw new Error('createSession refused a fresh user')
       return id
     }
-    const rotate = (hash: string, nextHash: string, ms: number, more: Partial<RotateRefreshInput> = {}) =>
-      store.rotateRefresh({ hash, nextHash, now: at(ms), ...lifetimes, ...more })
+    const rotate = (
+      sessionId: string | null,
+      hash: string,
+      nextHash: string,
+      ms: number,
+      more: Partial<RotateRefreshInput> = {},
+    ) => store.rotateRefresh({ sessionId, hash, nextHash, now: at(ms), ...lifetimes, ...more })
 
     describe('users', () => {
       it('creates a user and finds it by email and by id, with its hash', async () => {
@@ -178,62 +183,84 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
       it('rotates a current value once; the new value is current', async () => {
         const user = await newUser()
         const sid = await newSession(user.id, 'r0')
-        const first = await rotate('r0', 'r1', 1000)
+        const first = await rotate(sid, 'r0', 'r1', 1000)
         expect(first.status).toBe('rotated')
         if (first.status === 'rotated') {
           expect(first.session.id).toBe(sid)
           expect(first.session.refreshedAt.getTime()).toBe(at(1000).getTime())
           expect(first.user.id).toBe(user.id)
         }
-        expect((await rotate('r1', 'r2', 2000)).status).toBe('rotated')
+        expect((await rotate(sid, 'r1', 'r2', 2000)).status).toBe('rotated')
         expect((await store.findSession(sid))?.session.refreshedAt.getTime()).toBe(at(2000).getTime())
       })
 
-      it('refuses a just-rotated value inside the grace window without revoking', async () => {
-        const sid = await newSession((await newUser()).id, 'g0')
-        await rotate('g0', 'g1', 0)
-        expect((await rotate('g0', 'gx', 9_999)).status).toBe('race')
+      it('finds a value issued without a session id by its hash, while it is current', async () => {
+        const sid = await newSession((await newUser()).id, 'legacy0')
+        const result = await rotate(null, 'legacy0', 'legacy1', 1000)
+        expect(result.status).toBe('rotated')
+        if (result.status === 'rotated') expect(result.session.id).toBe(sid)
+        // A value that is no longer current cannot name its session: unknown, and nothing ends.
+        expect((await rotate(null, 'legacy0', 'legacy-x', 60_000)).status).toBe('unknown')
         expect(await store.findSession(sid)).not.toBeNull()
-        expect((await rotate('g1', 'g2', 10_000)).status).toBe('rotated')
       })
 
-      it('treats a rotated value after the window as reuse and deletes the whole session', async () => {
+      it('refuses a just-replaced value inside the grace window without revoking', async () => {
+        const sid = await newSession((await newUser()).id, 'g0')
+        await rotate(sid, 'g0', 'g1', 0)
+        expect((await rotate(sid, 'g0', 'gx', 9_999)).status).toBe('race')
+        expect(await store.findSession(sid)).not.toBeNull()
+        expect((await rotate(sid, 'g1', 'g2', 10_000)).status).toBe('rotated')
+      })
+
+      it('treats an older value after the window as reuse and deletes the whole session', async () => {
         const sid = await newSession((await newUser()).id, 'x0')
-        await rotate('x0', 'x1', 0)
-        await rotate('x1', 'x2', 20_000)
-        expect((await rotate('x0', 'xx', 40_000)).status).toBe('reused')
+        await rotate(sid, 'x0', 'x1', 0)
+        await rotate(sid, 'x1', 'x2', 20_000)
+        expect((await rotate(sid, 'x0', 'xx', 40_000)).status).toBe('reused')
         expect(await store.findSession(sid)).toBeNull()
-        expect((await rotate('x2', 'x3', 40_001)).status).toBe('unknown')
+        expect((await rotate(sid, 'x2', 'x3', 40_001)).status).toBe('unknown')
+
+        const other = await newSession((await newUser()).id, 'y0')
+        await rotate(other, 'y0', 'y1', 0)
+        expect((await rotate(other, 'y0', 'yx', 10_000)).status).toBe('reused')
+        expect(await store.findSession(other)).toBeNull()
       })
 
-      it('with a zero grace window, any rotated value is reuse', async () => {
+      it('treats a value the session never had, under its id, as reuse', async () => {
+        const sid = await newSession((await newUser()).id, 'f0')
+        expect((await rotate(sid, 'forged', 'fx', 0)).status).toBe('reused')
+        expect(await store.findSession(sid)).toBeNull()
+      })
+
+      it('with a zero grace window, any replaced value is reuse', async () => {
         const sid = await newSession((await newUser()).id, 'z0')
-        await rotate('z0', 'z1', 0)
-        expect((await rotate('z0', 'zx', 0, { graceMs: 0 })).status).toBe('reused')
+        await rotate(sid, 'z0', 'z1', 0)
+        expect((await rotate(sid, 'z0', 'zx', 0, { graceMs: 0 })).status).toBe('reused')
         expect(await store.findSession(sid)).toBeNull()
       })
 
       it('expires a session past its idle or absolute lifetime', async () => {
         const idle = await newSession((await newUser()).id, 'i0')
-        expect((await rotate('i0', 'i1', 30 * DAY)).status).toBe('expired')
+        expect((await rotate(idle, 'i0', 'i1', 30 * DAY)).status).toBe('expired')
         expect(await store.findSession(idle)).toBeNull()
 
-        await newSession((await newUser()).id, 'a0')
+        const long = await newSession((await newUser()).id, 'a0')
         let current = 'a0'
         for (let day = 20; day < 90; day += 20) {
-          expect((await rotate(current, `a${day}`, day * DAY)).status).toBe('rotated')
+          expect((await rotate(long, current, `a${day}`, day * DAY)).status).toBe('rotated')
           current = `a${day}`
         }
-        expect((await rotate(current, 'a-late', 90 * DAY)).status).toBe('expired')
+        expect((await rotate(long, current, 'a-late', 90 * DAY)).status).toBe('expired')
       })
 
-      it('answers unknown for a value no session has', async () => {
-        expect((await rotate('never-issued', 'n1', 0)).status).toBe('unknown')
+      it('answers unknown for a session that does not exist', async () => {
+        expect((await rotate(randomUUID(), 'never-issued', 'n1', 0)).status).toBe('unknown')
+        expect((await rotate(null, 'never-issued', 'n1', 0)).status).toBe('unknown')
       })
 
       it('lets exactly one of 20 concurrent rotations of one value win, and keeps the session', async () => {
         const sid = await newSession((await newUser()).id, 'c0')
-        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => rotate('c0', `c1-${i}`, 1000)))
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => rotate(sid, 'c0', `c1-${i}`, 1000)))
         expect(results.filter((r) => r.status === 'rotated')).toHaveLength(1)
         expect(results.filter((r) => r.status === 'race')).toHaveLength(19)
         expect(await store.findSession(sid)).not.toBeNull()

@@ -1,0 +1,53 @@
+/**
+ * Refreshing does not pile up rows (issue 13, finding 9: 500 refreshes had left 501 rows for one
+ * session), and reuse detection still reaches every value a session was ever issued.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { cookieHeader, harness, refreshCookie } from '../../test/harness.js'
+import { type OpenedStore, STORES } from '../../test/stores.js'
+
+describe.each(STORES)('refresh rows on $name', ({ skip, open }) => {
+  let opened: OpenedStore
+  beforeEach(async () => {
+    if (!skip) opened = await open()
+  })
+  afterEach(async () => {
+    await opened?.close()
+  })
+
+  it.skipIf(skip !== null)(
+    'keeps one row per session through 500 refreshes, and still catches the first value as reuse',
+    async () => {
+      const h = harness({ store: opened.store })
+      const { refresh: first, bearer } = await h.signup()
+      let current = first
+      for (let i = 0; i < 500; i++) {
+        const res = await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })
+        expect(res.status).toBe(200)
+        current = refreshCookie(res) ?? ''
+        // Past the race window, so the next refresh is not a parallel tab's.
+        h.clock.advance(11_000)
+      }
+      expect(await opened.count('auth_sessions')).toBe(1)
+
+      // The value issued at signup, 500 rotations ago, is reuse: the session ends for everyone.
+      const reuse = await h.request('POST', '/auth/refresh', { headers: cookieHeader(first) })
+      expect(reuse.status).toBe(401)
+      expect(await opened.count('auth_sessions')).toBe(0)
+      expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })).status).toBe(401)
+      expect((await h.request('GET', '/auth/me', { headers: bearer })).status).toBe(401)
+    },
+  )
+
+  it.skipIf(skip !== null)('ignores a session id it cannot hold (no 500, nothing revoked)', async () => {
+    const h = harness({ store: opened.store })
+    const { refresh } = await h.signup()
+    const random = refresh.slice(refresh.indexOf('.') + 1)
+    for (const value of [`not-a-uuid.${random}`, `%00.${random}`, `${'f'.repeat(36)}.${random}`]) {
+      const res = await h.request('POST', '/auth/refresh', { headers: cookieHeader(value) })
+      expect(res.status, value).toBe(401)
+    }
+    expect(await opened.count('auth_sessions')).toBe(1)
+    expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(refresh) })).status).toBe(200)
+  })
+})
