@@ -93,6 +93,10 @@ export const todoJson = (todo: Todo) => ({
 
 const notFound = (id: string) => new AuthError('not_found', { detail: `No todo with id ${id}` })
 
+// Ids are UUIDs the server made. Anything else matches no todo (CONTRACT §5: 404 naming it) and
+// never reaches the store, so text it cannot hold (%00) is not a database error either.
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
 export interface TodoRouteDeps {
   auth: AppAuth
   todos: TodoStore
@@ -164,7 +168,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       const changes: TodoChanges = {}
       if (title !== undefined) changes.title = title
       if (done !== undefined) changes.done = done
-      const todo = await todos.update(c.get('user').id, id, changes)
+      const todo = UUID.test(id) ? await todos.update(c.get('user').id, id, changes) : null
       if (!todo) throw notFound(id)
       return c.json(todoJson(todo), 200)
     },
@@ -185,7 +189,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     }),
     async (c) => {
       const { id } = c.req.valid('param')
-      if (!(await todos.remove(c.get('user').id, id))) throw notFound(id)
+      if (!UUID.test(id) || !(await todos.remove(c.get('user').id, id))) throw notFound(id)
       return c.body(null, 204)
     },
   )

@@ -7,7 +7,7 @@ import type { MiddlewareHandler } from 'hono'
 import { accessTokens } from './access-token.js'
 import { refreshCookie } from './cookies.js'
 import { clientIp } from './credentials.js'
-import { problemErrorHandler } from './errors.js'
+import { errorSummary, problemErrorHandler } from './errors.js'
 import { type GuardEnv, makeGuard } from './guard.js'
 import { jsonBodyGuard } from './http.js'
 import type { Kit } from './kit.js'
@@ -76,7 +76,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     resolved.log('createAuth: a custom hasher is in use; the argon2id floor (m=19456 KiB, t=2, p=1) is not checked on it')
   const hasher = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
   const decoy = decoyHash(hasher)
-  decoy.catch((err: unknown) => resolved.log(`decoy hash failed: ${err instanceof Error ? err.message : 'error'}`))
+  decoy.catch((err: unknown) => resolved.log(`decoy hash failed: ${errorSummary(err)}`))
   const tokens = accessTokens({
     secret: options.secret,
     issuer: resolved.issuer,
@@ -91,9 +91,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
   const background = (what: string, task: () => Promise<void>) => {
     const run: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
       .then(task)
-      .catch((err: unknown) =>
-        resolved.log(`${what}: work after the answer failed: ${err instanceof Error ? err.name : 'error'}`),
-      )
+      .catch((err: unknown) => resolved.log(`${what}: work after the answer failed: ${errorSummary(err)}`))
       .finally(() => pending.delete(run))
     pending.add(run)
   }

@@ -144,9 +144,29 @@ export const problemResponse = (c: Context, err: AuthError): Response => {
   return c.body(JSON.stringify(err.toJSON()), err.status)
 }
 
+const CODE = /^[A-Za-z0-9_]{1,64}$/
+
+/**
+ * An error as it may be logged: the names along its `cause` chain and any code that looks like
+ * one (a PostgreSQL SQLSTATE such as `22021`, a SQLite `SQLITE_…` code). Never a message: a
+ * database error's message carries its bound parameters (hashes, titles a client chose, line
+ * breaks that would forge log lines).
+ */
+export const errorSummary = (err: unknown): string => {
+  const parts: string[] = []
+  let current: unknown = err
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code
+    parts.push(typeof code === 'string' && CODE.test(code) ? `${current.name} (code ${code})` : current.name)
+    current = current.cause
+  }
+  return parts.length > 0 ? parts.join(' caused by ') : typeof err
+}
+
 /**
  * An `app.onError` handler that answers every error with a problem document and never leaks
- * a stack trace. Unexpected errors go to `log` (default `console.error`) as name and message only.
+ * a stack trace. Unexpected errors go to `log` (default `console.error`) by name and code only
+ * ({@link errorSummary}).
  *
  * @example
  * app.onError(problemErrorHandler())
@@ -155,8 +175,7 @@ export const problemErrorHandler =
   (log: (message: string) => void = (m) => console.error(m)): ErrorHandler =>
   (err, c) => {
     const authError = toAuthError(err)
-    if (authError.code === 'internal')
-      log(`unexpected error: ${err instanceof Error ? err.name : typeof err}: ${err instanceof Error ? err.message : ''}`)
+    if (authError.code === 'internal') log(`unexpected error: ${errorSummary(err)}`)
     return problemResponse(c, authError)
   }
 

@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
-import { AuthError } from './errors.js'
+import { AuthError, errorSummary } from './errors.js'
 import type { AuthUser, Policy, ResolvedOptions } from './options.js'
 import type { Store, UserRecord } from './store/types.js'
 
@@ -75,7 +75,7 @@ export const makeGuard =
         try {
           allowed = (await policy(user, c as unknown as Context)) === true
         } catch (err) {
-          options.log(`policy "${auth}" threw: ${err instanceof Error ? err.message : String(err)}`)
+          options.log(`policy "${auth}" threw: ${errorSummary(err)}`)
         }
         if (!allowed) throw new AuthError('forbidden', { detail: `The "${auth}" policy refused this request.` })
       }

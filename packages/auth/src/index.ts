@@ -6,6 +6,7 @@ export { type Auth, createAuth } from './create-auth.js'
 export {
   AuthError,
   type AuthErrorCode,
+  errorSummary,
   type FieldError,
   type ProblemDocument,
   problemErrorHandler,
@@ -23,9 +24,11 @@ export { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig } from './rou
 export {
   canonicalEmail,
   codePointString,
+  isStorableText,
   ProblemSchema,
   problemResponse,
   rateLimitedResponse,
+  storableString,
   UserSchema,
   validationHook,
 } from './schemas.js'

@@ -9,11 +9,32 @@ import type { Env } from 'hono'
 import { AuthError } from './errors.js'
 import { codePoints } from './password.js'
 
+// A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * `true` for text every store can hold. PostgreSQL refuses U+0000 in `text` and cannot encode a
+ * lone surrogate as UTF-8, so either one would turn into a 500 there and a stored oddity in
+ * SQLite; every string field is checked with this, on every store alike (CONTRACT §14).
+ */
+export const isStorableText = (s: string): boolean => !s.includes('\u0000') && !LONE_SURROGATE.test(s)
+
+export const UNSTORABLE_TEXT = 'must not contain the NUL character or an unpaired surrogate'
+
+/**
+ * A string field that refuses text no store can hold, with a 400 naming the field.
+ *
+ * @example
+ * const Title = storableString().max(500)
+ */
+export const storableString = () => z.string().refine(isStorableText, UNSTORABLE_TEXT)
+
 /** Trimmed, NFKC-normalised, lower-cased, then validated: the form used for storage, lookup and limits. */
 export const canonicalEmail = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
 export const EmailField = z
   .string()
+  .refine(isStorableText, UNSTORABLE_TEXT)
   .trim()
   .overwrite((s) => s.normalize('NFKC'))
   .toLowerCase()
@@ -23,14 +44,13 @@ export const EmailField = z
 
 /** A string whose length in code points lies in [min, max] (JSON Schema counts code points too). */
 export const codePointString = (min: number, max: number, what: string) =>
-  z
-    .string()
+  storableString()
     .refine((s) => codePoints(s) >= min, `${what} must be at least ${min} characters`)
     .refine((s) => codePoints(s) <= max, `${what} must be at most ${max} characters`)
     .openapi({ minLength: min, maxLength: max })
 
 export const NewPasswordField = codePointString(8, 256, 'Password').openapi({ format: 'password' })
-export const PasswordField = z.string().max(1024).openapi({ format: 'password' })
+export const PasswordField = storableString().max(1024).openapi({ format: 'password' })
 
 export const ProblemSchema = z
   .object({

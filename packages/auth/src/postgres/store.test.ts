@@ -10,6 +10,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
 import { freshSchema, pgUnreachable } from '../../test/stores.js'
+import { errorSummary } from '../errors.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { migratePostgres, postgresMigrationsFolder, postgresRateLimitStore, postgresStore } from './index.js'
 
@@ -55,6 +56,38 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
         await db.drop()
       }
       expect(failures).toEqual([])
+    })
+  })
+
+  describe('database errors in logs', () => {
+    it('are summarised by name and SQLSTATE, never with the statement or its parameters', async () => {
+      const db = await freshSchema()
+      try {
+        const store = postgresStore(db.pool)
+        const hash = '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2g'
+        const failure = await store
+          .createUser({
+            id: randomUUID(),
+            name: 'evil\u0000\n[dev mail] forged',
+            email: 'e@x.test',
+            passwordHash: hash,
+            createdAt: new Date(),
+          })
+          .then(
+            () => null,
+            (err: unknown) => err,
+          )
+        expect(failure).toBeInstanceOf(Error)
+        // The raw error carries the parameters: the reason a message must never be logged.
+        expect(String((failure as Error).message)).toContain('$argon2id$')
+        const line = errorSummary(failure)
+        expect(line).toMatch(/code 22021/)
+        expect(line).not.toContain('argon2')
+        expect(line.includes('\n') || line.includes('\u0000')).toBe(false)
+        expect(line).not.toContain('forged')
+      } finally {
+        await db.drop()
+      }
     })
   })
 

@@ -4,6 +4,7 @@
  * `sendMail`; all of that runs after the answer, and its failures are only logged.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import { errorSummary } from '../errors.js'
 import { type AuthApp, type Kit, limitOnBodyEmail } from '../kit.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
 import { EmailField, jsonBody, jsonContent, problemResponse, rateLimitedResponse } from '../schemas.js'
@@ -43,7 +44,7 @@ export const forgotPassword = (app: AuthApp, kit: Kit) =>
         // Mail goes to the stored address, never the submitted one.
         await Promise.resolve()
           .then(() => kit.sendMail({ to: found.user.email, token }))
-          .catch((err: unknown) => kit.options.log(`sendMail failed: ${err instanceof Error ? err.name : 'error'}`))
+          .catch((err: unknown) => kit.options.log(`sendMail failed: ${errorSummary(err)}`))
       })
       return c.json({ message: MESSAGE }, 202)
     },

@@ -10,9 +10,11 @@ import { peekJson } from '../http.js'
 import type { AuthApp, Kit } from '../kit.js'
 import { tokenHash } from '../opaque-token.js'
 import { normalizePassword, passwordWeakness } from '../password.js'
-import { jsonBody, NewPasswordField, problemResponse, rateLimitedResponse } from '../schemas.js'
+import { jsonBody, NewPasswordField, problemResponse, rateLimitedResponse, storableString } from '../schemas.js'
 
-const ResetBody = z.object({ token: z.string().min(1).max(1024), newPassword: NewPasswordField }).openapi('ResetPasswordRequest')
+const ResetBody = z
+  .object({ token: storableString().min(1).max(1024), newPassword: NewPasswordField })
+  .openapi('ResetPasswordRequest')
 
 const invalidToken = () => new AuthError('invalid_reset_token', { detail: 'The reset token is invalid, used or expired.' })
 
