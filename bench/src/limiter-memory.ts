@@ -40,7 +40,7 @@ const now = Date.now()
 const started = performance.now()
 for (let i = 0; i < count; i++) {
   const key = i % 2 === 0 ? limitKey('login', 'ip', address(i)) : limitKey('login', 'email', email(i, emailLength))
-  await store.hit(key, i % 2 === 0 ? 100 : 10, 900_000, now)
+  await store.attempt([{ key, max: i % 2 === 0 ? 100 : 10, windowMs: 900_000 }], now)
 }
 const seconds = (performance.now() - started) / 1000
 const after = settle()

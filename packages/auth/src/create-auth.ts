@@ -6,7 +6,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
 import { accessTokens } from './access-token.js'
 import { refreshCookie } from './cookies.js'
-import { clientIp } from './credentials.js'
+import { clientIp, rateLimitAddress } from './credentials.js'
 import { errorSummary, problemErrorHandler } from './errors.js'
 import { type GuardEnv, makeGuard } from './guard.js'
 import { jsonBodyGuard } from './http.js'
@@ -101,13 +101,8 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     decoy,
     tokens,
     options: resolved,
-    limit: rateLimiter({
-      store: options.rateLimit?.store ?? memoryRateLimitStore(),
-      ipLimit: resolved.ipLimit,
-      emailLimit: resolved.emailLimit,
-      ipOf: (c) => clientIp(c, resolved.trustProxy),
-      now: resolved.now,
-    }),
+    limit: rateLimiter({ store: options.rateLimit?.store ?? memoryRateLimitStore(), now: resolved.now }),
+    ipOf: (c) => rateLimitAddress(clientIp(c, resolved.trustProxy), resolved.ipv6Prefix),
     guard,
     cookie,
     sendMail: options.sendMail,

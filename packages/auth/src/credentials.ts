@@ -91,3 +91,44 @@ export const clientIp = (c: Context, trustProxy: boolean): string => {
   }
   return (c.env as NodeEnv | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown'
 }
+
+const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i
+const TRAILING_V4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
+
+/** The eight 16-bit groups of an IPv6 address, or `null` when it is not one. */
+const ipv6Groups = (ip: string): number[] | null => {
+  let text = (ip.split('%')[0] ?? '').toLowerCase()
+  const v4 = TRAILING_V4.exec(text)
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number]
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  }
+  const halves = text.split('::')
+  if (halves.length > 2) return null
+  const part = (s: string | undefined) => (s ? s.split(':') : [])
+  const head = part(halves[0])
+  const tail = part(halves[1])
+  const missing = 8 - head.length - tail.length
+  if (halves.length === 1 ? missing !== 0 : missing < 1) return null
+  const groups = [...head, ...Array<string>(halves.length === 2 ? missing : 0).fill('0'), ...tail]
+  if (!groups.every((g) => /^[0-9a-f]{1,4}$/.test(g))) return null
+  return groups.map((g) => Number.parseInt(g, 16))
+}
+
+/**
+ * The address a rate limit counts: an IPv4 address as it is (also when it arrives IPv4-mapped,
+ * `::ffff:a.b.c.d`), and an IPv6 address as its first `v6Prefix` bits (default 64), since one
+ * host usually holds a whole /64 and could otherwise count as 2^64 clients.
+ */
+export const rateLimitAddress = (ip: string, v6Prefix: number): string => {
+  const mapped = MAPPED_V4.exec(ip)
+  if (mapped) return mapped[1] ?? ip
+  if (!ip.includes(':')) return ip
+  const groups = ipv6Groups(ip)
+  if (!groups) return ip
+  const bits = groups.map((g, i) => {
+    const keep = Math.max(0, Math.min(16, v6Prefix - i * 16))
+    return keep === 0 ? 0 : g & ~((1 << (16 - keep)) - 1) & 0xffff
+  })
+  return `${bits.map((g) => g.toString(16)).join(':')}/${v6Prefix}`
+}

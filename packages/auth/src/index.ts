@@ -16,10 +16,17 @@ export {
 } from './errors.js'
 export type { GuardEnv, GuardVariables } from './guard.js'
 export { jsonBodyGuard } from './http.js'
-export type { Argon2Params, AuthOptions, AuthUser, Limit, Policy, ResetMail } from './options.js'
+export type { Argon2Params, AuthOptions, AuthUser, Policy, ResetMail } from './options.js'
 export { ARGON2_FLOOR, secretWeakness } from './options.js'
 export { argon2Hasher, type PasswordHasher } from './password.js'
-export { type Hit, type MemoryRateLimitOptions, memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
+export {
+  type Attempt,
+  type Limit,
+  type LimitCheck,
+  type MemoryRateLimitOptions,
+  memoryRateLimitStore,
+  type RateLimitStore,
+} from './rate-limit.js'
 export { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig } from './route.js'
 export {
   canonicalEmail,

@@ -12,7 +12,7 @@ import { peekJson } from './http.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import type { ResetMail, ResolvedOptions } from './options.js'
 import type { PasswordHasher } from './password.js'
-import type { rateLimiter } from './rate-limit.js'
+import type { KeyRule, rateLimiter } from './rate-limit.js'
 import { emailFromBody } from './schemas.js'
 import type { Store, UserRecord } from './store/types.js'
 
@@ -24,6 +24,8 @@ export interface Kit<U extends UserRecord = UserRecord> {
   tokens: AccessTokens
   options: ResolvedOptions
   limit: ReturnType<typeof rateLimiter>
+  /** The client address as the rate limits count it (IPv6 per /64 by default). */
+  ipOf: (c: Context) => string
   guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
   cookie: RefreshCookie
   sendMail: (mail: ResetMail) => void | Promise<void>
@@ -36,9 +38,26 @@ export interface Kit<U extends UserRecord = UserRecord> {
 
 export type AuthApp = OpenAPIHono
 
-/** The rate limit of an endpoint whose body carries the `email` to key on (signup, login, forgot-password). */
+/** The per-address key every limited endpoint counts. */
+export const ipRule = (kit: Kit, limit = kit.options.ipLimit): KeyRule => ({ kind: 'ip', limit, valueOf: kit.ipOf })
+
+/** The limits of an endpoint keyed on an email (signup, login, forgot- and reset-password). */
+export const limitOnEmail = (kit: Kit, endpoint: string, emailOf: KeyRule['valueOf']): MiddlewareHandler =>
+  kit.limit(endpoint, [ipRule(kit), { kind: 'email', limit: kit.options.emailLimit, valueOf: emailOf }])
+
+/** The limits of an endpoint whose body carries the `email` to key on (signup, login, forgot-password). */
 export const limitOnBodyEmail = (kit: Kit, endpoint: string): MiddlewareHandler =>
-  kit.limit(endpoint, async (c) => emailFromBody(await peekJson(c)))
+  limitOnEmail(kit, endpoint, async (c) => emailFromBody(await peekJson(c)))
+
+/**
+ * The limits of an endpoint that verifies a signed-in user's password (CONTRACT §14): per user,
+ * counted per endpoint, and per address. It runs after the guard (401 comes before 429).
+ */
+export const limitPerUser = (kit: Kit, endpoint: string): MiddlewareHandler =>
+  kit.limit(endpoint, [
+    ipRule(kit),
+    { kind: 'user', limit: kit.options.userLimit, valueOf: (c) => (c.var as { user?: { id: string } }).user?.id ?? null },
+  ])
 
 export const userJson = (user: UserRecord) => ({
   id: user.id,

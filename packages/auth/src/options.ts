@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono'
 import type { PasswordHasher } from './password.js'
-import type { RateLimitStore } from './rate-limit.js'
+import type { Limit, RateLimitStore } from './rate-limit.js'
 import type { Store, UserRecord } from './store/types.js'
 
 /** The signed-in user a guarded handler sees as `c.get('user')`. */
@@ -34,13 +34,6 @@ export interface Argon2Params {
   timeCost: number
   /** Lanes; at least 1. */
   parallelism: number
-}
-
-export interface Limit {
-  /** Attempts allowed per window. */
-  max: number
-  /** Window length in seconds. */
-  windowSeconds: number
 }
 
 export interface AuthOptions<U extends UserRecord, Name extends string = never> {
@@ -78,7 +71,25 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never> 
    */
   hashQueue?: number
   /** Per-IP and per-email limits of signup, login, forgot-password and reset-password. */
-  rateLimit?: { ip?: Limit; email?: Limit; store?: RateLimitStore }
+  rateLimit?: {
+    /** Per client address, on each limited endpoint. Default 100 per 15 minutes. */
+    ip?: Limit
+    /** Per canonical email on signup, login, forgot- and reset-password. Default 10 per 15 minutes. */
+    email?: Limit
+    /**
+     * Per signed-in user on each endpoint that verifies a password (change-password). Default 10
+     * per 15 minutes.
+     */
+    user?: Limit
+    /**
+     * `POST /refresh`: per session (default 300 per 15 minutes: a page load every 3 s) and per
+     * address (default 1,000 per 15 minutes). A refresh value cannot be guessed; these stop loops.
+     */
+    refresh?: { session?: Limit; ip?: Limit }
+    /** IPv6 clients count per this many leading bits of their address. Default 64 (one /64). */
+    ipv6Prefix?: number
+    store?: RateLimitStore
+  }
   /** `true` when behind exactly one trusted proxy: the client IP is the right-most `X-Forwarded-For` entry. */
   trustProxy?: boolean
   /** Public origin of the app; foreign `Origin`s are refused for cookie-borne credentials. Default: the request's own origin. */
@@ -105,6 +116,10 @@ export interface ResolvedOptions {
   hashQueue: number
   ipLimit: Limit
   emailLimit: Limit
+  userLimit: Limit
+  refreshSessionLimit: Limit
+  refreshIpLimit: Limit
+  ipv6Prefix: number
   trustProxy: boolean
   publicOrigin: string | null
   secureCookies: boolean
@@ -129,6 +144,12 @@ const positive = (option: string, value: number | undefined, fallback: number, a
 const positiveInteger = (option: string, value: number | undefined, fallback: number): number => {
   if (value === undefined) return fallback
   if (!Number.isInteger(value) || value < 1) fail(option, 'must be a positive integer')
+  return value
+}
+
+const ipv6Prefix = (value: number | undefined): number => {
+  if (value === undefined) return 64
+  if (!Number.isInteger(value) || value < 1 || value > 128) fail('rateLimit.ipv6Prefix', 'must be an integer from 1 to 128')
   return value
 }
 
@@ -207,6 +228,13 @@ export const resolveOptions = <U extends UserRecord, Name extends string>(option
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),
     ipLimit: limit('rateLimit.ip', options.rateLimit?.ip, { max: 100, windowSeconds: 15 * 60 }),
     emailLimit: limit('rateLimit.email', options.rateLimit?.email, { max: 10, windowSeconds: 15 * 60 }),
+    userLimit: limit('rateLimit.user', options.rateLimit?.user, { max: 10, windowSeconds: 15 * 60 }),
+    refreshSessionLimit: limit('rateLimit.refresh.session', options.rateLimit?.refresh?.session, {
+      max: 300,
+      windowSeconds: 15 * 60,
+    }),
+    refreshIpLimit: limit('rateLimit.refresh.ip', options.rateLimit?.refresh?.ip, { max: 1000, windowSeconds: 15 * 60 }),
+    ipv6Prefix: ipv6Prefix(options.rateLimit?.ipv6Prefix),
     trustProxy: options.trustProxy ?? false,
     publicOrigin,
     secureCookies:

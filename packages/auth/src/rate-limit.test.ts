@@ -1,50 +1,100 @@
-import { describe, expect, it } from 'vitest'
-import { limitKey, memoryRateLimitStore } from './rate-limit.js'
+/**
+ * The limiter's promises (CONTRACT §4, §14) on each store: counting and windows, a refused
+ * attempt records nothing on any key, atomic check-and-count under concurrency (first attempts
+ * included), and for the in-process store: a flood of new keys never makes it forget a key with
+ * attempts in its window, and its memory stays bounded.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { freshSchema, pgUnreachable } from '../test/stores.js'
+import { rateLimitAddress } from './credentials.js'
+import { postgresRateLimitStore } from './postgres/index.js'
+import { type LimitCheck, limitKey, memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
 
 const WINDOW = 15 * 60 * 1000
+const T = Date.parse('2026-11-21T10:00:00.000Z')
+const check = (key: string, max = 10, windowMs = WINDOW): LimitCheck => ({ key, max, windowMs })
 
-describe('memoryRateLimitStore', () => {
-  it('counts per key within a window and starts over after it', async () => {
-    const store = memoryRateLimitStore()
-    expect(await store.hit('a', 3, WINDOW, 0)).toEqual({ count: 1, resetAt: WINDOW })
-    expect((await store.hit('a', 3, WINDOW, 1000)).count).toBe(2)
-    expect((await store.hit('b', 3, WINDOW, 1000)).count).toBe(1)
-    expect((await store.hit('a', 3, WINDOW, WINDOW)).count).toBe(1)
+const kinds: { name: string; skip: string | null; open(): Promise<{ stores: RateLimitStore[]; close(): Promise<void> }> }[] = [
+  {
+    name: 'memory',
+    skip: null,
+    async open() {
+      const store = memoryRateLimitStore()
+      return { stores: [store, store], close: async () => {} }
+    },
+  },
+  {
+    name: 'postgres',
+    skip: pgUnreachable,
+    async open() {
+      const db = await freshSchema()
+      return { stores: [postgresRateLimitStore(db.pool), postgresRateLimitStore(db.connect())], close: db.drop }
+    },
+  },
+]
+
+describe.each(kinds)('rate-limit store: $name', ({ skip, open }) => {
+  let stores: RateLimitStore[]
+  let close: () => Promise<void>
+  beforeEach(async () => {
+    if (!skip) ({ stores, close } = await open())
+  })
+  afterEach(async () => {
+    if (!skip) await close()
+  })
+  const store = () => stores[0] as RateLimitStore
+
+  it.skipIf(skip !== null)('allows max attempts per window, refuses the next with the time left, starts over after', async () => {
+    for (let i = 0; i < 3; i++) expect(await store().attempt([check('a', 3)], T + i)).toEqual({ allowed: true })
+    expect(await store().attempt([check('a', 3)], T + 1000)).toEqual({ allowed: false, retryAfterMs: WINDOW - 1000 })
+    expect((await store().attempt([check('b', 3)], T + 1000)).allowed).toBe(true)
+    expect((await store().attempt([check('a', 3)], T + WINDOW)).allowed).toBe(true)
   })
 
-  it('stays bounded under 10^5 distinct keys, and a flood never frees an already-limited key', async () => {
-    const store = memoryRateLimitStore({ maxKeys: 10_000 })
-    for (let i = 0; i < 11; i++) await store.hit('login:email:victim@example.com', 10, WINDOW, 0)
-    expect((await store.hit('login:email:victim@example.com', 10, WINDOW, 1)).count).toBeGreaterThan(10)
-
-    const before = process.memoryUsage().heapUsed
-    for (let i = 0; i < 100_000; i++) await store.hit(`login:email:flood${i}@example.com`, 10, WINDOW, 2)
-    expect(store.size()).toBeLessThanOrEqual(10_000)
-    // Heap growth is bounded by the table, not by the number of keys seen (a loose bound: GC timing varies).
-    expect(process.memoryUsage().heapUsed - before).toBeLessThan(64 * 1024 * 1024)
-
-    const victim = await store.hit('login:email:victim@example.com', 10, WINDOW, 3)
-    expect(victim.count).toBeGreaterThan(10)
-    expect(victim.resetAt).toBe(WINDOW)
+  it.skipIf(skip !== null)('records nothing when one key refuses: the other keys keep their counts', async () => {
+    for (let i = 0; i < 2; i++) await store().attempt([check('ip:1', 2)], T)
+    // A hundred attempts with new emails from the limited address: all refused, none counted.
+    for (let i = 0; i < 100; i++)
+      expect((await store().attempt([check('ip:1', 2), check(`email:flood-${i}`, 2)], T + 1)).allowed).toBe(false)
+    for (let i = 0; i < 2; i++) expect((await store().attempt([check('email:flood-7', 2)], T + 2)).allowed).toBe(true)
+    expect((await store().attempt([check('email:flood-7', 2)], T + 2)).allowed).toBe(false)
   })
 
-  it('when every slot holds a limited key, new keys are still counted (in shared overflow counters)', async () => {
-    const store = memoryRateLimitStore({ maxKeys: 100, overflowSlots: 8 })
-    for (let k = 0; k < 100; k++) for (let i = 0; i < 3; i++) await store.hit(`limited${k}`, 2, WINDOW, 0)
+  it.skipIf(skip !== null)(
+    'lets exactly max of 50 concurrent first attempts on a fresh key through, across instances',
+    async () => {
+      const results = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => (stores[i % 2] as RateLimitStore).attempt([check('login:email:victim', 10)], T)),
+      )
+      expect(results.filter((r) => r.allowed)).toHaveLength(10)
+    },
+  )
+})
+
+describe('memoryRateLimitStore under a flood of new keys', () => {
+  it('never forgets a key with attempts in its window, however many keys arrive, within maxKeys', async () => {
+    const store = memoryRateLimitStore({ maxKeys: 100 })
+    for (let i = 0; i < 9; i++) await store.attempt([check('email:victim')], T)
+    for (let i = 0; i < 20_000; i++) await store.attempt([check(`email:flood-${i}`)], T + 1)
     expect(store.size()).toBe(100)
-    let last = 0
-    for (let i = 0; i < 5; i++) last = (await store.hit('newcomer', 2, WINDOW, 1)).count
-    expect(last).toBeGreaterThanOrEqual(5)
-    expect(store.size()).toBe(100)
-    for (let k = 0; k < 100; k++) expect((await store.hit(`limited${k}`, 2, WINDOW, 2)).count).toBe(4)
+    expect((await store.attempt([check('email:victim')], T + 2)).allowed).toBe(true)
+    expect((await store.attempt([check('email:victim')], T + 2)).allowed).toBe(false)
+    // Newcomers past the table are counted too (in the sketch), never under-counted.
+    for (let i = 0; i < 10; i++) expect((await store.attempt([check('email:newcomer')], T + 3)).allowed).toBe(true)
+    expect((await store.attempt([check('email:newcomer')], T + 3)).allowed).toBe(false)
+    // An innocent newcomer is not refused because of the flood's 20,000 keys.
+    expect((await store.attempt([check('email:innocent')], T + 4)).allowed).toBe(true)
   })
 
-  it('reuses the slots of expired windows', async () => {
+  it('frees the table as windows end, and a key moved from the sketch keeps its count', async () => {
     const store = memoryRateLimitStore({ maxKeys: 10 })
-    for (let i = 0; i < 10; i++) for (let j = 0; j < 5; j++) await store.hit(`old${i}`, 2, WINDOW, 0)
-    expect((await store.hit('fresh', 2, WINDOW, WINDOW + 1)).count).toBe(1)
-    expect((await store.hit('fresh', 2, WINDOW, WINDOW + 2)).count).toBe(2)
+    for (let i = 0; i < 10; i++) await store.attempt([check(`old-${i}`, 10, 100)], T)
+    for (let i = 0; i < 4; i++) await store.attempt([check('late', 5, 1000)], T + 10)
     expect(store.size()).toBe(10)
+    // The old windows ended: 'late' gets an exact counter that starts from the sketch's 4.
+    expect((await store.attempt([check('late', 5, 1000)], T + 200)).allowed).toBe(true)
+    expect(store.size()).toBe(10)
+    expect((await store.attempt([check('late', 5, 1000)], T + 201)).allowed).toBe(false)
   })
 })
 
@@ -58,5 +108,27 @@ describe('limitKey', () => {
     expect(key).toBe(limitKey('forgot-password', 'email', long))
     expect(key).not.toBe(limitKey('forgot-password', 'email', `b${long}`))
     expect(key).not.toBe(limitKey('login', 'email', long))
+  })
+
+  it('hashes a value no store can hold', () => {
+    expect(limitKey('login', 'email', 'a\u0000b')).toMatch(/^login:email#[A-Za-z0-9_-]{43}$/)
+  })
+})
+
+describe('rateLimitAddress', () => {
+  it('counts IPv4 as it is, IPv4-mapped IPv6 as IPv4, and IPv6 per /64 (or the configured prefix)', () => {
+    expect(rateLimitAddress('203.0.113.7', 64)).toBe('203.0.113.7')
+    expect(rateLimitAddress('::ffff:203.0.113.7', 64)).toBe('203.0.113.7')
+    expect(rateLimitAddress('2001:db8:1:2:aaaa:bbbb:cccc:dddd', 64)).toBe('2001:db8:1:2:0:0:0:0/64')
+    expect(rateLimitAddress('2001:db8:1:2::1', 64)).toBe(rateLimitAddress('2001:db8:1:2:ffff::9', 64))
+    expect(rateLimitAddress('2001:db8:1:3::1', 64)).not.toBe(rateLimitAddress('2001:db8:1:2::1', 64))
+    expect(rateLimitAddress('2001:db8:1:2::1', 48)).toBe('2001:db8:1:0:0:0:0:0/48')
+    expect(rateLimitAddress('2001:db8::1', 128)).toBe('2001:db8:0:0:0:0:0:1/128')
+    expect(rateLimitAddress('fe80::1%eth0', 64)).toBe('fe80:0:0:0:0:0:0:0/64')
+    expect(rateLimitAddress('::1', 64)).toBe('0:0:0:0:0:0:0:0/64')
+    expect(rateLimitAddress('2001:db8:1:2:3:4:1.2.3.4', 64)).toBe('2001:db8:1:2:0:0:0:0/64')
+    // Not an address (a proxy header's junk): counted as it is.
+    expect(rateLimitAddress('unknown', 64)).toBe('unknown')
+    expect(rateLimitAddress('1:2:3', 64)).toBe('1:2:3')
   })
 })

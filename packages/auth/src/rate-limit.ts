@@ -3,56 +3,113 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { AuthError } from './errors.js'
 import { isStorableText } from './schemas.js'
 /**
- * Fixed-window attempt counters with bounded memory.
+ * Fixed-window attempt limits: the rules (which keys an endpoint counts, 429 with
+ * `Retry-After`) and the in-process store. Three promises (CONTRACT §4, §14):
  *
- * No maintained limiter fit the two promises together: `rate-limiter-flexible`'s memory
- * limiter and `hono-rate-limiter`'s memory store keep one entry per key until it expires,
- * so a flood of distinct keys grows memory without bound. Here the table holds at most
- * `maxKeys` entries. To admit a new key it evicts an expired or not-yet-limited entry,
- * oldest first. It never evicts a limited key. When every entry is limited, new keys share
- * a fixed array of hashed overflow counters, so memory stays bounded and nothing is let
- * through uncounted.
+ * - A request refused by one key records nothing: it counts on no key. So a client that is
+ *   already limited (one address past its 100) cannot create keys, fill the table or push other
+ *   counts, however fast it sends.
+ * - A key with attempts in its window is never forgotten before the window ends, however many
+ *   other keys arrive; memory stays bounded. The table keeps `maxKeys` exact counters, evicting
+ *   only ended windows. While it is full, newcomers are counted in a count-min sketch: hashed
+ *   counters that can only over-count, never under-count, so nobody gains attempts from a flood.
+ * - Checking and counting the keys of one request is one atomic step, so concurrent requests
+ *   cannot slip past a limit together.
+ *
+ * No maintained limiter fit: `rate-limiter-flexible`'s memory limiter and `hono-rate-limiter`'s
+ * memory store keep one entry per key until it expires (unbounded under a flood of keys) and
+ * count each key on its own, so a refused request still counts on the others.
  */
 
-export interface Hit {
-  /** Attempts in the current window, this one included. */
-  count: number
-  /** Epoch ms when the window ends. */
-  resetAt: number
+/** Attempts allowed per window. */
+export interface Limit {
+  max: number
+  windowSeconds: number
 }
+
+/** One key of an attempt, with its limit. */
+export interface LimitCheck {
+  key: string
+  max: number
+  windowMs: number
+}
+
+export type Attempt = { allowed: true } | { allowed: false; retryAfterMs: number }
 
 /** Backing store of the limiter; PostgreSQL implements it so instances share counts. */
 export interface RateLimitStore {
-  /** Counts one attempt for `key`; `max` tells the store which keys are limited (never to be evicted). */
-  hit(key: string, max: number, windowMs: number, now: number): Promise<Hit>
+  /**
+   * One attempt against every check, atomically: when each key has had fewer than its `max`
+   * attempts in its window, counts one on each and allows; otherwise counts nothing and refuses,
+   * saying how long until the last refusing window ends.
+   */
+  attempt(checks: readonly LimitCheck[], now: number): Promise<Attempt>
 }
 
 export interface MemoryRateLimitOptions {
-  /** Most keys tracked individually. Default 100,000 (about 25 MB at worst). */
+  /** Keys counted exactly. Default 100,000 (about 25 MB at worst). */
   maxKeys?: number
-  /** Shared counters for keys that arrive while the table is full of limited keys. Default 4096. */
-  overflowSlots?: number
+  /** Counters per row of the sketch that counts newcomers while the table is full. Default 65,536. */
+  sketchWidth?: number
+  /** Rows of the sketch (each a different hash). Default 4. */
+  sketchDepth?: number
 }
 
 interface Entry {
   count: number
   resetAt: number
-  max: number
 }
 
-const fnv1a = (s: string): number => {
-  let h = 0x811c9dc5
+const fnv1a = (s: string, seed: number): number => {
+  let h = seed
   for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
   return h >>> 0
+}
+
+/** Count-min sketch over fixed windows aligned to `windowMs`: it resets when a window ends. */
+const sketch = (width: number, depth: number, windowMs: number) => {
+  const counters = new Uint32Array(width * depth)
+  let window = -1
+  const slots = (key: string): number[] => {
+    // Double hashing: row i uses h1 + i·h2, which is as good as i independent hashes here.
+    const h1 = fnv1a(key, 0x811c9dc5)
+    const h2 = fnv1a(key, 0x9747b28c) | 1
+    return Array.from({ length: depth }, (_, i) => i * width + (((h1 + i * h2) >>> 0) % width))
+  }
+  const roll = (now: number) => {
+    const current = Math.floor(now / windowMs)
+    if (current !== window) {
+      counters.fill(0)
+      window = current
+    }
+  }
+  return {
+    resetAt: (now: number) => (Math.floor(now / windowMs) + 1) * windowMs,
+    estimate(key: string, now: number): number {
+      roll(now)
+      return Math.min(...slots(key).map((i) => counters[i] ?? 0))
+    },
+    add(key: string, now: number) {
+      roll(now)
+      for (const i of slots(key)) counters[i] = (counters[i] ?? 0) + 1
+    },
+  }
 }
 
 /** The in-process store: right for one server process. */
 export const memoryRateLimitStore = (options: MemoryRateLimitOptions = {}): RateLimitStore & { size(): number } => {
   const maxKeys = options.maxKeys ?? 100_000
-  const slots = options.overflowSlots ?? 4096
+  const width = options.sketchWidth ?? 65_536
+  const depth = options.sketchDepth ?? 4
   const entries = new Map<string, Entry>()
-  const overflowCount = new Uint32Array(slots)
-  const overflowReset = new Float64Array(slots)
+  const sketches = new Map<number, ReturnType<typeof sketch>>()
+  const sketchFor = (windowMs: number) => {
+    const known = sketches.get(windowMs)
+    if (known) return known
+    const made = sketch(width, depth, windowMs)
+    sketches.set(windowMs, made)
+    return made
+  }
 
   // The oldest entry comes from one long-lived iterator: a Map keeps deleted slots until it
   // rehashes, and a fresh iterator would step over all of them on every call (a flood of new
@@ -66,45 +123,56 @@ export const memoryRateLimitStore = (options: MemoryRateLimitOptions = {}): Rate
     }
     return next.done ? undefined : next.value
   }
-
-  // Walks from the oldest entry; a limited one is moved to the back so the walk stays short.
+  // Frees one slot whose window has ended, looking at a bounded number of the oldest entries;
+  // one still in its window is moved to the back, so the walk stays short.
   const makeRoom = (now: number): boolean => {
-    for (let steps = 0; steps < 64; steps++) {
+    for (let steps = 0; steps < 8; steps++) {
       const next = oldest()
       if (!next) return false
       const [key, entry] = next
       entries.delete(key)
-      if (entry.resetAt <= now || entry.count < entry.max) return true
+      if (entry.resetAt <= now) return true
       entries.set(key, entry)
     }
     return false
   }
 
-  const overflow = (key: string, windowMs: number, now: number): Hit => {
-    const i = fnv1a(key) % slots
-    if ((overflowReset[i] ?? 0) <= now) {
-      overflowCount[i] = 0
-      overflowReset[i] = now + windowMs
+  /** The key's count in its window: exact when tracked, else the sketch's (over-)estimate. */
+  const current = ({ key, windowMs }: LimitCheck, now: number): Entry => {
+    const entry = entries.get(key)
+    if (entry && entry.resetAt > now) return entry
+    if (entry) entries.delete(key)
+    const s = sketchFor(windowMs)
+    const estimate = s.estimate(key, now)
+    return { count: estimate, resetAt: estimate > 0 ? s.resetAt(now) : now + windowMs }
+  }
+
+  const count = (check: LimitCheck, seen: Entry, now: number) => {
+    const entry = entries.get(check.key)
+    if (entry) {
+      entry.count++
+      return
     }
-    overflowCount[i] = (overflowCount[i] ?? 0) + 1
-    return { count: overflowCount[i] ?? 0, resetAt: overflowReset[i] ?? now }
+    // A newcomer gets an exact counter when there is room. It starts from what the sketch had
+    // counted for it, so moving it over never forgets an attempt.
+    if (entries.size < maxKeys || makeRoom(now)) entries.set(check.key, { count: seen.count + 1, resetAt: seen.resetAt })
+    else sketchFor(check.windowMs).add(check.key, now)
   }
 
   return {
     size: () => entries.size,
-    async hit(key, max, windowMs, now) {
-      let entry = entries.get(key)
-      if (entry && entry.resetAt <= now) {
-        entries.delete(key)
-        entry = undefined
-      }
-      if (!entry) {
-        if (entries.size >= maxKeys && !makeRoom(now)) return overflow(key, windowMs, now)
-        entry = { count: 0, resetAt: now + windowMs, max }
-        entries.set(key, entry)
-      }
-      entry.count++
-      return { count: entry.count, resetAt: entry.resetAt }
+    async attempt(checks, now) {
+      const seen = checks.map((check) => current(check, now))
+      let retryAfterMs = 0
+      checks.forEach((check, i) => {
+        const entry = seen[i] as Entry
+        if (entry.count >= check.max) retryAfterMs = Math.max(retryAfterMs, entry.resetAt - now)
+      })
+      if (retryAfterMs > 0) return { allowed: false, retryAfterMs }
+      checks.forEach((check, i) => {
+        count(check, seen[i] as Entry, now)
+      })
+      return { allowed: true }
     },
   }
 }
@@ -118,7 +186,7 @@ const LONG_KEY = 64
  * gigabytes. Past {@link LONG_KEY} characters the value is replaced by its SHA-256, so every key
  * costs about the same whatever the client sends (pnpm bench, scenario 7).
  */
-export const limitKey = (endpoint: string, kind: 'ip' | 'email', value: string): string => {
+export const limitKey = (endpoint: string, kind: string, value: string): string => {
   // join() makes one flat string. A template literal would leave V8 a tree of pieces for every
   // stored key: 100,000 keys held ~30 MiB of heap instead of ~19 (pnpm bench, scenario 7).
   const key = [endpoint, kind, value].join(':')
@@ -128,32 +196,37 @@ export const limitKey = (endpoint: string, kind: 'ip' | 'email', value: string):
     : [endpoint, ':', kind, '#', createHash('sha256').update(value).digest('base64url')].join('')
 }
 
-/** Answers 429 with `Retry-After` once the client IP or the email has used up its window. */
-export const rateLimiter = (deps: {
-  store: RateLimitStore
-  ipLimit: { max: number; windowSeconds: number }
-  emailLimit: { max: number; windowSeconds: number }
-  ipOf: (c: Context) => string
-  now: () => Date
-}) =>
-  function limit(endpoint: string, emailOf: (c: Context) => Promise<string | null>): MiddlewareHandler {
-    return async function rateLimit(c, next) {
+/** One key an endpoint counts: its kind (`ip`, `email`, `user`, `session`), its limit, and its value for a request. */
+export interface KeyRule {
+  kind: string
+  limit: Limit
+  /** `null`: the request has no such key (no email in the body); it counts on the others. */
+  valueOf(c: Context): string | null | Promise<string | null>
+}
+
+/** Middleware that answers 429 with `Retry-After` once any of the endpoint's keys has used up its window. */
+export const rateLimiter =
+  (deps: { store: RateLimitStore; now: () => Date }) =>
+  (endpoint: string, rules: readonly KeyRule[]): MiddlewareHandler =>
+    async function rateLimit(c, next) {
       const now = deps.now().getTime()
-      const email = await emailOf(c)
-      const checks: [string, { max: number; windowSeconds: number }][] = [[limitKey(endpoint, 'ip', deps.ipOf(c)), deps.ipLimit]]
-      if (email) checks.push([limitKey(endpoint, 'email', email), deps.emailLimit])
-      // Every attempt counts against both keys, whatever its outcome.
-      const hits = await Promise.all(checks.map(([key, l]) => deps.store.hit(key, l.max, l.windowSeconds * 1000, now)))
-      let retryAfter = 0
-      hits.forEach((hit, i) => {
-        const max = checks[i]?.[1].max ?? 0
-        if (hit.count > max) retryAfter = Math.max(retryAfter, Math.ceil((hit.resetAt - now) / 1000))
-      })
-      if (retryAfter > 0)
+      const checks: LimitCheck[] = []
+      for (const rule of rules) {
+        const value = await rule.valueOf(c)
+        if (value !== null)
+          checks.push({
+            key: limitKey(endpoint, rule.kind, value),
+            max: rule.limit.max,
+            windowMs: rule.limit.windowSeconds * 1000,
+          })
+      }
+      const attempt = await deps.store.attempt(checks, now)
+      if (!attempt.allowed) {
+        const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))
         throw new AuthError('rate_limited', {
           detail: `Too many attempts. Try again in ${retryAfter} seconds.`,
           headers: { 'Retry-After': String(retryAfter) },
         })
+      }
       await next()
     }
-  }

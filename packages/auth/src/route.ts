@@ -18,12 +18,14 @@ export type GuardedRoute<C, G> = Omit<C, 'auth'> & { middleware: [G]; getRouting
 export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRouteConfig<string>>(
   guard: G,
   { auth, ...config }: C,
+  /** Middleware that runs after the guard and before validation (the library's per-user limits). */
+  after: MiddlewareHandler[] = [],
 ): GuardedRoute<C, G> => {
   const definition: Record<string, unknown> = {
     ...config,
     ...(auth === true ? {} : { 'x-policy': auth }),
     security: [...(config.security ?? []), { [BEARER_SCHEME]: [] }],
-    middleware: [guard],
+    middleware: [guard, ...after],
     responses: {
       ...config.responses,
       401: problemResponse('No valid access token'),

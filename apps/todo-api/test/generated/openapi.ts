@@ -187,6 +187,17 @@ export interface paths {
             'application/problem+json': components['schemas']['Problem']
           }
         }
+        /** @description Too many attempts from this client or for this email */
+        429: {
+          headers: {
+            /** @description Whole seconds until the window ends */
+            'Retry-After': string
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
       }
     }
     delete?: never
@@ -325,6 +336,17 @@ export interface paths {
         /** @description No valid access token */
         401: {
           headers: {
+            [name: string]: unknown
+          }
+          content: {
+            'application/problem+json': components['schemas']['Problem']
+          }
+        }
+        /** @description Too many attempts from this client or for this email */
+        429: {
+          headers: {
+            /** @description Whole seconds until the window ends */
+            'Retry-After': string
             [name: string]: unknown
           }
           content: {

@@ -1,13 +1,13 @@
 /**
  * Rate-limit counters in PostgreSQL, so that every server instance counts against one limit.
- * Each attempt is one atomic upsert (fixed window: the first hit after a window ends starts a
- * new one); expired rows are pruned so the table holds only keys whose window is still open.
+ * An attempt checks and counts all its keys in one transaction (fixed windows: the first attempt
+ * after a window ends starts a new one); rows whose window ended are pruned.
  * The in-process limiter and the 429 answer live in `../rate-limit.ts`.
  */
-import { lte, sql } from 'drizzle-orm'
+import { inArray, lte, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
-import type { RateLimitStore } from '../rate-limit.js'
+import type { Attempt, RateLimitStore } from '../rate-limit.js'
 import { rateLimits } from './schema.js'
 
 export interface PostgresRateLimitOptions {
@@ -23,8 +23,8 @@ export type PostgresRateLimitStore = RateLimitStore & { prune(now: number): Prom
 
 /**
  * A {@link RateLimitStore} in the `auth_rate_limits` table (created by {@link migratePostgres}).
- * Unlike the memory store it never evicts an open window, so it needs no `max`: the table is
- * bounded by the keys seen within one window, and pruning removes the rest.
+ * Like the memory store it never forgets an open window; the table holds the keys counted within
+ * one window, and pruning removes the rest.
  *
  * @example
  * const auth = createAuth({ secret, sendMail, store: postgresStore(pool), rateLimit: { store: postgresRateLimitStore(pool) } })
@@ -39,35 +39,51 @@ export const postgresRateLimitStore = (pool: Pool, options: PostgresRateLimitOpt
     return result.rowCount ?? 0
   }
 
-  // One statement, so concurrent hits on one key (from any instance) queue on its row lock.
-  // Built once and run as a named prepared statement: a client that is already limited costs
-  // the server two of these per request and nothing else, so they are the hot path of a flood.
-  const p = sql.placeholder
-  const ended = sql`${rateLimits.resetAt} <= ${p('start')}`
-  const upsert = db
-    .insert(rateLimits)
-    .values({ key: p('key'), count: 1, resetAt: p('end') })
-    .onConflictDoUpdate({
-      target: rateLimits.key,
-      set: {
-        count: sql`case when ${ended} then 1 else ${rateLimits.count} + 1 end`,
-        resetAt: sql`case when ${ended} then excluded.reset_at else ${rateLimits.resetAt} end`,
-      },
-    })
-    .returning({ count: rateLimits.count, resetAt: rateLimits.resetAt })
-    .prepare('latchkey_rate_limit_hit')
-
   return {
     prune,
-    async hit(key, _max, windowMs, now) {
-      const [row] = await upsert.execute({ key, start: new Date(now), end: new Date(now + windowMs) })
-      if (!row) throw new Error('auth_rate_limits: the upsert returned no row')
+    async attempt(checks, now) {
+      const keys = [...new Set(checks.map((check) => check.key))].sort()
+      const result = await db.transaction(async (tx): Promise<Attempt> => {
+        // One transaction-scoped advisory lock per key, always in the same (sorted) order: every
+        // instance's attempts on a key queue here, row or no row yet, so the check below and the
+        // count after it are one step, and none deadlocks. (A row lock would miss the first attempt
+        // on a key: twenty concurrent first guesses would all find no row and all pass.)
+        for (const key of keys) await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${key}, 0))`)
+        const rows = keys.length
+          ? await tx
+              .select({ key: rateLimits.key, count: rateLimits.count, resetAt: rateLimits.resetAt })
+              .from(rateLimits)
+              .where(inArray(rateLimits.key, keys))
+          : []
+        const found = new Map(rows.map((row) => [row.key, row]))
+        let retryAfterMs = 0
+        for (const { key, max } of checks) {
+          const row = found.get(key)
+          if (row && row.resetAt.getTime() > now && row.count >= max)
+            retryAfterMs = Math.max(retryAfterMs, row.resetAt.getTime() - now)
+        }
+        if (retryAfterMs > 0) return { allowed: false, retryAfterMs }
 
+        const start = new Date(now)
+        const ended = sql`${rateLimits.resetAt} <= ${start}`
+        for (const { key, windowMs } of checks)
+          await tx
+            .insert(rateLimits)
+            .values({ key, count: 1, resetAt: new Date(now + windowMs) })
+            .onConflictDoUpdate({
+              target: rateLimits.key,
+              set: {
+                count: sql`case when ${ended} then 1 else ${rateLimits.count} + 1 end`,
+                resetAt: sql`case when ${ended} then excluded.reset_at else ${rateLimits.resetAt} end`,
+              },
+            })
+        return { allowed: true }
+      })
       if (pruneIntervalMs > 0 && now >= nextPrune) {
         nextPrune = now + pruneIntervalMs
         await prune(now)
       }
-      return { count: row.count, resetAt: row.resetAt.getTime() }
+      return result
     },
   }
 }

@@ -1,10 +1,10 @@
 /** POST /change-password: replaces the password and revokes every other session of the user. */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
-import type { AuthApp, Kit } from '../kit.js'
+import { type AuthApp, type Kit, limitPerUser } from '../kit.js'
 import { normalizePassword, passwordWeakness } from '../password.js'
 import { guardedRoute } from '../route.js'
-import { jsonBody, NewPasswordField, PasswordField, problemResponse } from '../schemas.js'
+import { jsonBody, NewPasswordField, PasswordField, problemResponse, rateLimitedResponse } from '../schemas.js'
 
 const ChangePasswordBody = z
   .object({ currentPassword: PasswordField, newPassword: NewPasswordField })
@@ -18,18 +18,23 @@ const wrongPassword = () =>
 
 export const changePassword = (app: AuthApp, kit: Kit) =>
   app.openapi(
-    guardedRoute(kit.guard(true), {
-      auth: true,
-      method: 'post',
-      path: '/change-password',
-      tags: ['auth'],
-      summary: 'Change the password; other sessions are signed out',
-      request: { body: jsonBody(ChangePasswordBody) },
-      responses: {
-        204: { description: 'Password changed; every other session is revoked' },
-        400: problemResponse('Invalid input, a refused new password, or a wrong current password'),
+    guardedRoute(
+      kit.guard(true),
+      {
+        auth: true,
+        method: 'post',
+        path: '/change-password',
+        tags: ['auth'],
+        summary: 'Change the password; other sessions are signed out',
+        request: { body: jsonBody(ChangePasswordBody) },
+        responses: {
+          204: { description: 'Password changed; every other session is revoked' },
+          400: problemResponse('Invalid input, a refused new password, or a wrong current password'),
+          429: rateLimitedResponse,
+        },
       },
-    }),
+      [limitPerUser(kit, 'change-password')],
+    ),
     async (c) => {
       const { currentPassword, newPassword } = c.req.valid('json')
       const { user, sessionId } = c.var

@@ -25,7 +25,8 @@ describe.each(STORES)('refresh rows on $name', ({ skip, open }) => {
         const res = await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })
         expect(res.status).toBe(200)
         current = refreshCookie(res) ?? ''
-        // Past the race window, so the next refresh is not a parallel tab's.
+        // Past the race window, so the next refresh is not a parallel tab's, and under the per-session
+        // refresh limit (300 per 15 minutes).
         h.clock.advance(11_000)
       }
       expect(await opened.count('auth_sessions')).toBe(1)
@@ -48,6 +49,51 @@ describe.each(STORES)('refresh rows on $name', ({ skip, open }) => {
       expect(res.status, value).toBe(401)
     }
     expect(await opened.count('auth_sessions')).toBe(1)
+    expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(refresh) })).status).toBe(200)
+  })
+})
+
+describe('POST /auth/refresh rate limits', () => {
+  it('limits refreshes per session and per address, counting nothing a refusal touches', async () => {
+    const h = harness({ rateLimit: { refresh: { session: { max: 5, windowSeconds: 900 }, ip: { max: 8, windowSeconds: 900 } } } })
+    const { refresh } = await h.signup()
+    let current = refresh
+    for (let i = 0; i < 5; i++) {
+      const res = await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })
+      expect(res.status).toBe(200)
+      current = refreshCookie(res) ?? ''
+      h.clock.advance(11_000)
+    }
+    const limited = await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })
+    expect(limited.status).toBe(429)
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    // The refused refresh spent nothing: after the window the same value still rotates.
+    h.clock.advance(900_000)
+    expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })).status).toBe(200)
+
+    // Per address: three other sessions' refreshes from one address meet the address limit of 8.
+    const other = harness({
+      rateLimit: { refresh: { session: { max: 100, windowSeconds: 900 }, ip: { max: 3, windowSeconds: 900 } } },
+    })
+    const { refresh: value } = await other.signup()
+    const statuses = []
+    for (let i = 0; i < 4; i++)
+      statuses.push(
+        (await other.request('POST', '/auth/refresh', { headers: cookieHeader(`unknown-value-${i}`), ip: '198.51.100.1' }))
+          .status,
+      )
+    expect(statuses).toEqual([401, 401, 401, 429])
+    expect((await other.request('POST', '/auth/refresh', { headers: cookieHeader(value), ip: '198.51.100.2' })).status).toBe(200)
+  })
+
+  it('answers 401 for a missing cookie and 403 for another site before the limit', async () => {
+    const h = harness({ rateLimit: { refresh: { ip: { max: 1, windowSeconds: 900 } } } })
+    const { refresh } = await h.signup()
+    for (let i = 0; i < 3; i++) expect((await h.request('POST', '/auth/refresh')).status).toBe(401)
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await h.request('POST', '/auth/refresh', { headers: { ...cookieHeader(refresh), Origin: 'https://evil.test' } })).status,
+      ).toBe(403)
     expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(refresh) })).status).toBe(200)
   })
 })

@@ -7,15 +7,30 @@ import { createRoute } from '@hono/zod-openapi'
 import { parseRefreshValue, refreshValue } from '../cookies.js'
 import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
 import { AuthError } from '../errors.js'
-import { type AuthApp, accessTokenBody, type Kit, refreshMaxAge } from '../kit.js'
+import { type AuthApp, accessTokenBody, ipRule, type Kit, refreshMaxAge } from '../kit.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
-import { jsonContent, problemResponse, TokenSchema } from '../schemas.js'
+import { jsonContent, problemResponse, rateLimitedResponse, TokenSchema } from '../schemas.js'
 
 const refused = (detail: string) =>
   new AuthError('invalid_refresh', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } })
 
-export const refresh = (app: AuthApp, kit: Kit) =>
-  app.openapi(
+export const refresh = (app: AuthApp, kit: Kit) => {
+  // Per session (the id the cookie names, or the value's hash for one without) and per address;
+  // defaults a browser refreshing every 15 minutes, in several tabs, never meets.
+  const limit = kit.limit('refresh', [
+    ipRule(kit, kit.options.refreshIpLimit),
+    {
+      kind: 'session',
+      limit: kit.options.refreshSessionLimit,
+      valueOf: (c) => {
+        const presented = kit.cookie.read(c)
+        if (!presented) return null
+        const { sessionId, hash } = parseRefreshValue(presented)
+        return sessionId ?? hash
+      },
+    },
+  ])
+  return app.openapi(
     createRoute({
       method: 'post',
       path: '/refresh',
@@ -26,6 +41,7 @@ export const refresh = (app: AuthApp, kit: Kit) =>
         200: jsonContent(TokenSchema, 'New access token; the refresh cookie is replaced'),
         401: problemResponse('Missing, invalid, expired, revoked or reused refresh cookie'),
         403: problemResponse('Cookie sent from another site'),
+        429: rateLimitedResponse,
       },
     }),
     async (c) => {
@@ -36,6 +52,8 @@ export const refresh = (app: AuthApp, kit: Kit) =>
           headers: { 'WWW-Authenticate': 'Bearer' },
         })
       if (isCrossSiteUnsafe(c, kit.options.publicOrigin)) throw crossSiteRefused(c, kit.options.publicOrigin)
+      // After 401 (no cookie) and 403 (another site), before anything is looked up (CONTRACT §2 order).
+      await limit(c, async () => {})
       if (presented === null) {
         kit.cookie.clear(c)
         throw refused('The refresh cookie is malformed.')
@@ -61,3 +79,4 @@ export const refresh = (app: AuthApp, kit: Kit) =>
       return c.json(await accessTokenBody(kit, result.user.id, result.session.id), 200)
     },
   )
+}

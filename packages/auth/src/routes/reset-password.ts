@@ -7,7 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
 import { peekJson } from '../http.js'
-import type { AuthApp, Kit } from '../kit.js'
+import { type AuthApp, type Kit, limitOnEmail } from '../kit.js'
 import { tokenHash } from '../opaque-token.js'
 import { normalizePassword, passwordWeakness } from '../password.js'
 import { jsonBody, NewPasswordField, problemResponse, rateLimitedResponse, storableString } from '../schemas.js'
@@ -31,7 +31,7 @@ export const resetPassword = (app: AuthApp, kit: Kit) => {
       path: '/reset-password',
       tags: ['auth'],
       summary: 'Set a new password with a reset token; every session is signed out',
-      middleware: [kit.limit('reset-password', async (c) => (await owner(c))?.email ?? null)],
+      middleware: [limitOnEmail(kit, 'reset-password', async (c) => (await owner(c))?.email ?? null)],
       request: { body: jsonBody(ResetBody) },
       responses: {
         204: { description: 'Password replaced; every session of the account is revoked' },
