@@ -1,8 +1,9 @@
 /**
  * Crash durability: writers drive signups, todos and refresh rotations at the real server, the
  * server is killed with SIGKILL in the middle of that load, and a new process starts on the
- * same SQLite file. Three times over one file. After each crash: `PRAGMA integrity_check` is
- * `ok` (checked on the file as the crash left it, before anything reopens it for writing); every
+ * same database, SQLite or PostgreSQL. Three times over one database. After each crash: on
+ * SQLite `PRAGMA integrity_check` is `ok` (checked on the file as the crash left it, before
+ * anything reopens it for writing); every
  * todo and every account whose 201 reached the client is there; every refresh value whose
  * rotation the client saw is refused; the newest one still works unless its own rotation was
  * in flight when the process died.
@@ -12,6 +13,7 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { freshDir, type RunningServer, randomSecret, request, startServer } from '../support.js'
+import { ATTACK_STORES } from './db-view.js'
 import { freshIp, newMember, refreshValueOf, strongPassword, until } from './helpers.js'
 
 const CYCLES = 3
@@ -84,66 +86,78 @@ const drive = (server: RunningServer, token: string, refresh: string): Load => {
   return load
 }
 
-describe('crash durability', () => {
-  it(`keeps every acknowledged write and refuses every spent refresh value across ${CYCLES} SIGKILLs mid-load`, async () => {
-    const dbPath = join(freshDir(), 'crash.db')
-    const env = { DATABASE_URL: `file:${dbPath}`, AUTH_SECRET: randomSecret(), TRUST_PROXY: 'true' }
-    const acknowledged = { todos: [] as string[], users: [] as string[] }
-    let server = await startServer({ env })
+describe.each(ATTACK_STORES)('crash durability on $name', (store) => {
+  it.skipIf(store.skip !== null)(
+    `keeps every acknowledged write and refuses every spent refresh value across ${CYCLES} SIGKILLs mid-load`,
+    async () => {
+      const target = await store.prepare()
+      const dbPath = join(freshDir(), 'crash.db')
+      const databaseUrl = store.name === 'sqlite' ? `file:${dbPath}` : (target.env?.DATABASE_URL ?? '')
+      const env = { DATABASE_URL: databaseUrl, AUTH_SECRET: randomSecret(), TRUST_PROXY: 'true' }
+      const acknowledged = { todos: [] as string[], users: [] as string[] }
+      let server = await startServer({ env })
+      const view = target.view({ dbPath })
 
-    for (let cycle = 0; cycle < CYCLES; cycle++) {
-      const owner = await newMember(server.base, `Owner ${cycle}`)
-      const load = drive(server, owner.token, owner.refresh)
-      // Mid-load: the writers have had answers and still have requests on the wire.
-      await until(() => load.todos.length >= 60 && load.spent.length >= 3 && load.users.length >= 1, 20_000, 'load under way')
-      const pending = load.pending
-      server.process.kill('SIGKILL')
-      const exit = await server.exited
-      expect(pending, 'requests on the wire at the kill').toBeGreaterThan(0)
-      await load.stop()
-      expect(exit.signal).toBe('SIGKILL')
-      acknowledged.todos.push(...load.todos)
-      acknowledged.users.push(...load.users)
-      console.log(
-        `crash ${cycle}: killed with ${pending} requests on the wire after ${load.todos.length} todos, ` +
-          `${load.users.length} signups and ${load.spent.length} rotations were acknowledged`,
-      )
+      for (let cycle = 0; cycle < CYCLES; cycle++) {
+        const owner = await newMember(server.base, `Owner ${cycle}`)
+        const load = drive(server, owner.token, owner.refresh)
+        // Mid-load: the writers have had answers and still have requests on the wire.
+        await until(() => load.todos.length >= 60 && load.spent.length >= 3 && load.users.length >= 1, 20_000, 'load under way')
+        const pending = load.pending
+        server.process.kill('SIGKILL')
+        const exit = await server.exited
+        expect(pending, 'requests on the wire at the kill').toBeGreaterThan(0)
+        await load.stop()
+        expect(exit.signal).toBe('SIGKILL')
+        acknowledged.todos.push(...load.todos)
+        acknowledged.users.push(...load.users)
+        console.log(
+          `crash ${cycle}: killed with ${pending} requests on the wire after ${load.todos.length} todos, ` +
+            `${load.users.length} signups and ${load.spent.length} rotations were acknowledged`,
+        )
 
-      // The file as the crash left it (its write-ahead log included), opened read-only.
-      const crashed = new Database(dbPath, { readonly: true, fileMustExist: true })
-      try {
-        expect(crashed.pragma('integrity_check', { simple: true }), `cycle ${cycle}`).toBe('ok')
-        const todos = new Set(crashed.prepare('select id from todos').pluck().all() as string[])
+        // The database as the crash left it (on SQLite its write-ahead log included), read-only.
+        if (store.name === 'sqlite') {
+          const crashed = new Database(dbPath, { readonly: true, fileMustExist: true })
+          try {
+            expect(crashed.pragma('integrity_check', { simple: true }), `cycle ${cycle}`).toBe('ok')
+          } finally {
+            crashed.close()
+          }
+        }
+        const todos = new Set((await view.query<{ id: string }>('select id from todos')).map((r) => r.id))
         expect(
           acknowledged.todos.filter((id) => !todos.has(id)),
           `acknowledged todos lost in cycle ${cycle}`,
         ).toEqual([])
-        const users = new Set(crashed.prepare('select id from auth_users').pluck().all() as string[])
+        const users = new Set((await view.query<{ id: string }>('select id from auth_users')).map((r) => r.id))
         expect(
           acknowledged.users.filter((id) => !users.has(id)),
           `acknowledged signups lost in cycle ${cycle}`,
         ).toEqual([])
-      } finally {
-        crashed.close()
+
+        server = await startServer({ env })
+        const refresh = (value: string) => request(server.base, 'POST', '/auth/refresh', { cookie: `refresh_token=${value}` })
+        // The newest value first: presenting a spent one later than 10 s after its rotation ends the session.
+        // (Its own rotation may have committed without the answer reaching the client: then it is spent too.)
+        const newest = await refresh(load.latest)
+        expect(load.inFlight ? [200, 401] : [200], `cycle ${cycle}: the newest refresh value`).toContain(newest.status)
+        for (const spent of load.spent) expect((await refresh(spent)).status, `cycle ${cycle}: a spent refresh value`).toBe(401)
       }
 
-      server = await startServer({ env })
-      const refresh = (value: string) => request(server.base, 'POST', '/auth/refresh', { cookie: `refresh_token=${value}` })
-      // The newest value first: presenting a spent one later than 10 s after its rotation ends the session.
-      // (Its own rotation may have committed without the answer reaching the client: then it is spent too.)
-      const newest = await refresh(load.latest)
-      expect(load.inFlight ? [200, 401] : [200], `cycle ${cycle}: the newest refresh value`).toContain(newest.status)
-      for (const spent of load.spent) expect((await refresh(spent)).status, `cycle ${cycle}: a spent refresh value`).toBe(401)
-    }
-
-    const db = new Database(dbPath, { readonly: true })
-    try {
-      expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
-      const count = db.prepare('select count(*) from todos').pluck().get() as number
-      expect(count).toBeGreaterThanOrEqual(acknowledged.todos.length)
-    } finally {
-      db.close()
-      await server.stop()
-    }
-  }, 120_000)
+      try {
+        if (store.name === 'sqlite') {
+          const db = new Database(dbPath, { readonly: true })
+          expect(db.pragma('integrity_check', { simple: true })).toBe('ok')
+          db.close()
+        }
+        expect((await view.query('select id from todos')).length).toBeGreaterThanOrEqual(acknowledged.todos.length)
+      } finally {
+        await server.stop()
+        await view.close()
+        await target.drop()
+      }
+    },
+    120_000,
+  )
 })

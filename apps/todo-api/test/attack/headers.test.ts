@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Reply, type RunningServer, request, startServer, startSmtp } from '../support.js'
+import { ATTACK_STORES, type AttackStore } from './db-view.js'
 import { expectProblem, freshIp, newMember, rawRequest, refreshValueOf, strongPassword } from './helpers.js'
 
 /** The attributes of the one Set-Cookie line for `name`, lower-cased, with its value. */
@@ -29,67 +30,75 @@ const setCookie = (reply: Reply, name: string) => {
 
 const noStore = (reply: Reply, what: string) => expect(reply.headers.get('cache-control'), what).toBe('no-store')
 
-describe('nosniff and no-store', () => {
+describe.each(ATTACK_STORES)('nosniff and no-store on $name', (store) => {
   let server: RunningServer
   let smtp: Awaited<ReturnType<typeof startSmtp>>
+  let target: Awaited<ReturnType<AttackStore['prepare']>> | undefined
   beforeAll(async () => {
+    if (store.skip) return
     smtp = await startSmtp()
-    server = await startServer({ env: { NODE_ENV: 'production', SMTP_URL: smtp.url, TRUST_PROXY: 'true' } })
+    target = await store.prepare()
+    server = await startServer({ env: { ...target.env, NODE_ENV: 'production', SMTP_URL: smtp.url, TRUST_PROXY: 'true' } })
   })
   afterAll(async () => {
     await server?.stop()
     await smtp?.close()
+    await target?.drop()
   })
 
-  it('sends nosniff on every response: pages, documents, successes and every kind of error', async () => {
-    const ada = await newMember(server.base, 'Ada')
-    const call = (method: string, path: string, options: Parameters<typeof request>[3] = {}) =>
-      request(server.base, method, path, { ...options, headers: { 'x-forwarded-for': freshIp(), ...options.headers } })
-    const todo = await call('POST', '/todos', { token: ada.token, body: { title: 'sniff' } })
-    const id = (todo.body as { id: string }).id
-    const limitedEmail = `limited-${randomUUID()}@example.com`
-    for (let i = 0; i < 10; i++) await call('POST', '/auth/login', { body: { email: limitedEmail, password: 'whatever it is' } })
+  it.skipIf(store.skip !== null)(
+    'sends nosniff on every response: pages, documents, successes and every kind of error',
+    async () => {
+      const ada = await newMember(server.base, 'Ada')
+      const call = (method: string, path: string, options: Parameters<typeof request>[3] = {}) =>
+        request(server.base, method, path, { ...options, headers: { 'x-forwarded-for': freshIp(), ...options.headers } })
+      const todo = await call('POST', '/todos', { token: ada.token, body: { title: 'sniff' } })
+      const id = (todo.body as { id: string }).id
+      const limitedEmail = `limited-${randomUUID()}@example.com`
+      for (let i = 0; i < 10; i++)
+        await call('POST', '/auth/login', { body: { email: limitedEmail, password: 'whatever it is' } })
 
-    const replies: [string, Reply][] = [
-      [
-        'signup 201',
-        await call('POST', '/auth/signup', {
-          body: { name: 'B', email: `b-${randomUUID()}@example.com`, password: strongPassword() },
-        }),
-      ],
-      ['todo 201', todo],
-      ['todos 200', await call('GET', '/todos', { token: ada.token })],
-      ['todo 200', await call('PATCH', `/todos/${id}`, { token: ada.token, body: { done: true } })],
-      ['todo 204', await call('DELETE', `/todos/${id}`, { token: ada.token })],
-      ['me 200', await call('GET', '/auth/me', { token: ada.token })],
-      ['forgot 202', await call('POST', '/auth/forgot-password', { body: { email: ada.email } })],
-      ['health 200', await call('GET', '/health')],
-      ['openapi 200', await call('GET', '/openapi.json')],
-      ['docs 200', await call('GET', '/docs')],
-      ['docs asset 200', await call('GET', '/docs/swagger-ui.css')],
-      ['reset page 200', await call('GET', '/reset-password?token=abc')],
-      ['favicon 204', await call('GET', '/favicon.ico')],
-      ['HEAD 200', await call('HEAD', '/health')],
-      ['400', await call('POST', '/todos', { token: ada.token, body: { title: '' } })],
-      ['400 malformed', await call('POST', '/auth/login', { body: '{', headers: { 'content-type': 'application/json' } })],
-      ['401', await call('GET', '/todos')],
-      ['401 login', await call('POST', '/auth/login', { body: { email: ada.email, password: 'not the password' } })],
-      ['403', await call('GET', '/admin/stats', { token: ada.token })],
-      ['404', await call('GET', '/nowhere')],
-      ['404 todo', await call('DELETE', `/todos/${randomUUID()}`, { token: ada.token })],
-      ['404/405 method', await call('PUT', '/todos', { token: ada.token })],
-      ['409', await call('POST', '/auth/signup', { body: { name: 'A', email: ada.email, password: strongPassword() } })],
-      ['413', await call('POST', '/todos', { token: ada.token, body: { title: 'x'.repeat(70_000) } })],
-      ['415', await call('POST', '/todos', { token: ada.token, body: 'title=x', headers: { 'content-type': 'text/plain' } })],
-      ['429', await call('POST', '/auth/login', { body: { email: limitedEmail, password: 'whatever it is' } })],
-      ['logout 204', await call('POST', '/auth/logout', { token: ada.token })],
-    ]
-    for (const [what, reply] of replies) {
-      expect(reply.headers.get('x-content-type-options'), what).toBe('nosniff')
-      if (reply.status >= 400 && what !== 'HEAD 200') expectProblem(reply, what)
-    }
-    expect(replies.find(([w]) => w === '429')?.[1].status).toBe(429)
-  })
+      const replies: [string, Reply][] = [
+        [
+          'signup 201',
+          await call('POST', '/auth/signup', {
+            body: { name: 'B', email: `b-${randomUUID()}@example.com`, password: strongPassword() },
+          }),
+        ],
+        ['todo 201', todo],
+        ['todos 200', await call('GET', '/todos', { token: ada.token })],
+        ['todo 200', await call('PATCH', `/todos/${id}`, { token: ada.token, body: { done: true } })],
+        ['todo 204', await call('DELETE', `/todos/${id}`, { token: ada.token })],
+        ['me 200', await call('GET', '/auth/me', { token: ada.token })],
+        ['forgot 202', await call('POST', '/auth/forgot-password', { body: { email: ada.email } })],
+        ['health 200', await call('GET', '/health')],
+        ['openapi 200', await call('GET', '/openapi.json')],
+        ['docs 200', await call('GET', '/docs')],
+        ['docs asset 200', await call('GET', '/docs/swagger-ui.css')],
+        ['reset page 200', await call('GET', '/reset-password?token=abc')],
+        ['favicon 204', await call('GET', '/favicon.ico')],
+        ['HEAD 200', await call('HEAD', '/health')],
+        ['400', await call('POST', '/todos', { token: ada.token, body: { title: '' } })],
+        ['400 malformed', await call('POST', '/auth/login', { body: '{', headers: { 'content-type': 'application/json' } })],
+        ['401', await call('GET', '/todos')],
+        ['401 login', await call('POST', '/auth/login', { body: { email: ada.email, password: 'not the password' } })],
+        ['403', await call('GET', '/admin/stats', { token: ada.token })],
+        ['404', await call('GET', '/nowhere')],
+        ['404 todo', await call('DELETE', `/todos/${randomUUID()}`, { token: ada.token })],
+        ['404/405 method', await call('PUT', '/todos', { token: ada.token })],
+        ['409', await call('POST', '/auth/signup', { body: { name: 'A', email: ada.email, password: strongPassword() } })],
+        ['413', await call('POST', '/todos', { token: ada.token, body: { title: 'x'.repeat(70_000) } })],
+        ['415', await call('POST', '/todos', { token: ada.token, body: 'title=x', headers: { 'content-type': 'text/plain' } })],
+        ['429', await call('POST', '/auth/login', { body: { email: limitedEmail, password: 'whatever it is' } })],
+        ['logout 204', await call('POST', '/auth/logout', { token: ada.token })],
+      ]
+      for (const [what, reply] of replies) {
+        expect(reply.headers.get('x-content-type-options'), what).toBe('nosniff')
+        if (reply.status >= 400 && what !== 'HEAD 200') expectProblem(reply, what)
+      }
+      expect(replies.find(([w]) => w === '429')?.[1].status).toBe(429)
+    },
+  )
 
   it("sends the app-wide security headers on successes and errors, and a route's own Cache-Control wins", async () => {
     const ada = await newMember(server.base, 'Ada')
@@ -116,50 +125,56 @@ describe('nosniff and no-store', () => {
     expect(replies.find(([w]) => w === 'docs js')?.[1].headers.get('content-type')).toBe('text/javascript; charset=utf-8')
   })
 
-  it('answers requests the HTTP adapter cannot turn into a URL with a problem document and nosniff too', async () => {
-    const heads = [
-      'GET /health HTTP/1.0\r\n\r\n', // HTTP/1.0 needs no Host header
-      `GET /health HTTP/1.1\r\nHost: evil example\r\nConnection: close\r\n\r\n`,
-      `GET /\\evil HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
-      `GET http://[bad/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
-    ]
-    for (const head of heads) {
-      const reply = await rawRequest(server.port, head)
-      const what = JSON.stringify(head)
-      expect(reply.status, what).toBe(400)
-      expect(reply.headers.get('x-content-type-options'), what).toBe('nosniff')
-      expectProblem(reply, what)
-    }
-  })
+  it.skipIf(store.skip !== null)(
+    'answers requests the HTTP adapter cannot turn into a URL with a problem document and nosniff too',
+    async () => {
+      const heads = [
+        'GET /health HTTP/1.0\r\n\r\n', // HTTP/1.0 needs no Host header
+        `GET /health HTTP/1.1\r\nHost: evil example\r\nConnection: close\r\n\r\n`,
+        `GET /\\evil HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+        `GET http://[bad/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      ]
+      for (const head of heads) {
+        const reply = await rawRequest(server.port, head)
+        const what = JSON.stringify(head)
+        expect(reply.status, what).toBe(400)
+        expect(reply.headers.get('x-content-type-options'), what).toBe('nosniff')
+        expectProblem(reply, what)
+      }
+    },
+  )
 
-  it('sends Cache-Control: no-store on every response that carries a token or sets a cookie', async () => {
-    const email = `c-${randomUUID()}@example.com`
-    const password = strongPassword()
-    const call = (method: string, path: string, options: Parameters<typeof request>[3] = {}) =>
-      request(server.base, method, path, { ...options, headers: { 'x-forwarded-for': freshIp(), ...options.headers } })
-    const signup = await call('POST', '/auth/signup', { body: { name: 'C', email, password } })
-    noStore(signup, 'signup')
-    const login = await call('POST', '/auth/login', { body: { email, password } })
-    noStore(login, 'login')
-    const cookie = `__Secure-refresh_token=${refreshValueOf(login)}`
-    const refreshed = await call('POST', '/auth/refresh', { cookie })
-    expect(refreshed.status).toBe(200)
-    noStore(refreshed, 'refresh')
-    noStore(await call('POST', '/auth/refresh', { cookie }), 'refused refresh (clears nothing, still no-store)')
-    const token = (refreshed.body as { accessToken: string }).accessToken
-    noStore(await call('GET', '/auth/me', { token }), 'me')
-    noStore(await call('POST', '/auth/logout', { token: (login.body as { accessToken: string }).accessToken }), 'logout')
+  it.skipIf(store.skip !== null)(
+    'sends Cache-Control: no-store on every response that carries a token or sets a cookie',
+    async () => {
+      const email = `c-${randomUUID()}@example.com`
+      const password = strongPassword()
+      const call = (method: string, path: string, options: Parameters<typeof request>[3] = {}) =>
+        request(server.base, method, path, { ...options, headers: { 'x-forwarded-for': freshIp(), ...options.headers } })
+      const signup = await call('POST', '/auth/signup', { body: { name: 'C', email, password } })
+      noStore(signup, 'signup')
+      const login = await call('POST', '/auth/login', { body: { email, password } })
+      noStore(login, 'login')
+      const cookie = `__Secure-refresh_token=${refreshValueOf(login)}`
+      const refreshed = await call('POST', '/auth/refresh', { cookie })
+      expect(refreshed.status).toBe(200)
+      noStore(refreshed, 'refresh')
+      noStore(await call('POST', '/auth/refresh', { cookie }), 'refused refresh (clears nothing, still no-store)')
+      const token = (refreshed.body as { accessToken: string }).accessToken
+      noStore(await call('GET', '/auth/me', { token }), 'me')
+      noStore(await call('POST', '/auth/logout', { token: (login.body as { accessToken: string }).accessToken }), 'logout')
 
-    // A credential in the URL: kept out of caches and out of the Referer of whatever comes next.
-    for (const path of [`/todos?access_token=${token}`, `/auth/me?access_token=${token}`, '/todos?access_token=forged']) {
-      const reply = await call('GET', path)
-      noStore(reply, path)
-      expect(reply.headers.get('referrer-policy'), path).toBe('no-referrer')
-    }
-    const page = await call('GET', '/reset-password?token=some-reset-token')
-    noStore(page, 'reset page')
-    expect(page.headers.get('referrer-policy')).toBe('no-referrer')
-  })
+      // A credential in the URL: kept out of caches and out of the Referer of whatever comes next.
+      for (const path of [`/todos?access_token=${token}`, `/auth/me?access_token=${token}`, '/todos?access_token=forged']) {
+        const reply = await call('GET', path)
+        noStore(reply, path)
+        expect(reply.headers.get('referrer-policy'), path).toBe('no-referrer')
+      }
+      const page = await call('GET', '/reset-password?token=some-reset-token')
+      noStore(page, 'reset page')
+      expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+    },
+  )
 })
 
 describe('refresh cookie attributes', () => {

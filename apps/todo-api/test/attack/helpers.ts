@@ -1,70 +1,13 @@
 /**
- * Tools shared by the attack suite (`test/attack/*.test.ts`): a read-only view of the server's
- * SQLite file, the problem-document check every error must pass, raw HTTP for framing the
+ * Tools shared by the attack suite (`test/attack/*.test.ts`; the database view is db-view.ts):
+ * the problem-document check every error must pass, raw HTTP for framing the
  * fetch API refuses to send, forged JWTs, and client addresses that never repeat. Nothing here
  * imports the app: like the rest of the tests, the attack suite only sees the wire and the file.
  */
-import { createHash, createHmac, randomUUID } from 'node:crypto'
+import { createHmac, randomUUID } from 'node:crypto'
 import { connect } from 'node:net'
-import type BetterSqlite3 from 'better-sqlite3'
-import Database from 'better-sqlite3'
 import { expect } from 'vitest'
 import { cookieFrom, type Reply, request } from '../support.js'
-
-export const TABLES = ['auth_users', 'auth_sessions', 'auth_reset_tokens', 'todos'] as const
-export type Table = (typeof TABLES)[number]
-export type Counts = Record<Table, number>
-
-export interface DbSnapshot {
-  counts: Counts
-  /** SHA-256 over every row of every table: equal means no row was added, removed or changed. */
-  fingerprint: string
-}
-
-export interface DbView {
-  db: BetterSqlite3.Database
-  snapshot(): DbSnapshot
-  /** Every row that belongs to one user (account, sessions, refresh records, todos), as JSON. */
-  userRows(userId: string): string
-  /** Every stored secret-derived value: password hashes and the hashes of refresh and reset tokens. */
-  storedHashes(): string[]
-  close(): void
-}
-
-/** A read-only connection to the server's database file: it can look, never write. */
-export const openDbView = (path: string): DbView => {
-  const db = new Database(path, { readonly: true, fileMustExist: true })
-  const all = TABLES.map((table) => ({ table, rows: db.prepare(`select * from ${table} order by rowid`).raw() }))
-  const hashes = db
-    .prepare(
-      `select password_hash from auth_users union all select refresh_hash from auth_sessions where refresh_hash is not null
-       union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null
-       union all select hash from auth_reset_tokens`,
-    )
-    .pluck()
-  const ofUser = [
-    db.prepare('select * from auth_users where id = ?').raw(),
-    // A session row holds its current and previous refresh hashes too.
-    db.prepare('select * from auth_sessions where user_id = ? order by id').raw(),
-    db.prepare('select * from todos where user_id = ? order by id').raw(),
-  ]
-  return {
-    db,
-    snapshot() {
-      const digest = createHash('sha256')
-      const counts = {} as Counts
-      for (const { table, rows } of all) {
-        const data = rows.all()
-        counts[table] = data.length
-        digest.update(`${table}:${JSON.stringify(data)}\n`)
-      }
-      return { counts, fingerprint: digest.digest('hex') }
-    },
-    userRows: (userId) => JSON.stringify(ofUser.map((statement) => statement.all(userId))),
-    storedHashes: () => hashes.all() as string[],
-    close: () => db.close(),
-  }
-}
 
 /** Asserts an error reply is an RFC 9457 problem document whose `status` is the HTTP status. */
 export const expectProblem = (reply: { status: number; headers: Headers; text: string }, context = '') => {

@@ -8,15 +8,15 @@
  * path cannot forge log lines or write terminal escapes.
  */
 import { createHash } from 'node:crypto'
-import Database from 'better-sqlite3'
 import { describe, expect, it } from 'vitest'
 import { cookieFrom, type RunningServer, randomSecret, request, startServer, startSmtp } from '../support.js'
+import { ATTACK_STORES, type AttackStore, type DbView } from './db-view.js'
 import { forgeJwt, freshIp, strongPassword, until } from './helpers.js'
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 /** Drives every endpoint, good and bad, and returns every secret it handled. */
-const endToEnd = async (server: RunningServer, resetToken: (email: string) => Promise<string>) => {
+const endToEnd = async (server: RunningServer, view: DbView, resetToken: (email: string) => Promise<string>) => {
   const secrets: string[] = []
   const keep = (...values: (string | undefined | null)[]) => {
     for (const v of values) if (v) secrets.push(v)
@@ -96,34 +96,13 @@ const endToEnd = async (server: RunningServer, resetToken: (email: string) => Pr
   expect((await call('POST', '/auth/logout', { token: last.token })).status).toBe(204)
   expect((await call('GET', '/auth/me', { token: last.token })).status).toBe(401)
 
-  const db = new Database(server.dbPath, { readonly: true })
-  try {
-    keep(...(db.prepare('select password_hash from auth_users').pluck().all() as string[]))
-    keep(
-      ...(db
-        .prepare(
-          'select refresh_hash from auth_sessions where refresh_hash is not null union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null union all select hash from auth_reset_tokens',
-        )
-        .pluck()
-        .all() as string[]),
-    )
-  } finally {
-    db.close()
-  }
+  // Every stored password hash, refresh hash and reset-token hash is a secret too.
+  keep(...(await view.storedHashes()))
   return { email, secrets }
 }
 
-/** Hashes of every refresh value and reset token the server ever stored, read after it stopped. */
-const storedTokenHashes = (dbPath: string): Set<string> => {
-  const db = new Database(dbPath, { readonly: true })
-  try {
-    const sql =
-      'select refresh_hash from auth_sessions where refresh_hash is not null union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null union all select hash from auth_reset_tokens'
-    return new Set(db.prepare(sql).pluck().all() as string[])
-  } finally {
-    db.close()
-  }
-}
+/** Hashes of every secret value the server stored (refresh values, reset tokens, passwords), read after it stopped. */
+const storedTokenHashes = async (view: DbView): Promise<Set<string>> => new Set(await view.storedHashes())
 
 /**
  * No known secret, and nothing shaped like one: no JWT, and no 256-bit base64url value whose
@@ -141,76 +120,104 @@ const expectClean = (output: string, secrets: string[], tokenHashes: Set<string>
   expect(tokens, 'a refresh value or reset token reached the server output').toEqual([])
 }
 
-describe('log hygiene', () => {
-  it('in production with SMTP: no secret in anything the server writes, even when the mail server is gone', async () => {
-    const smtp = await startSmtp()
-    const secret = randomSecret()
-    const server = await startServer({
-      env: { NODE_ENV: 'production', SMTP_URL: smtp.url, TRUST_PROXY: 'true', AUTH_SECRET: secret },
-    })
-    let secrets: string[] = []
-    try {
-      const run = await endToEnd(server, async (email) => {
-        const before = smtp.mails.length
-        await request(server.base, 'POST', '/auth/forgot-password', {
-          body: { email },
-          headers: { 'x-forwarded-for': freshIp() },
-        })
-        const mail = await smtp.waitFor(email, before)
-        return decodeURIComponent(/token=(\S+)/.exec(mail.text)?.[1] ?? '')
-      })
-      secrets = [...run.secrets, secret]
-      // The mail server goes away: the failure is logged, the token is not.
-      await smtp.close()
-      const forgot = await request(server.base, 'POST', '/auth/forgot-password', {
-        body: { email: run.email },
-        headers: { 'x-forwarded-for': freshIp() },
-      })
-      expect(forgot.status).toBe(202)
-      await server.waitForOutput(/POST \/auth\/forgot-password 202/)
-      await until(() => /sendMail failed/.test(server.stderr()), 5_000, 'the sendMail failure line')
-    } finally {
-      await server.stop()
-    }
-    const output = server.stdout() + server.stderr()
-    expect(output).toMatch(/^POST \/auth\/reset-password 204 \d+ms$/m)
-    expect(output).not.toContain('reset-password?token=')
-    expectClean(output, secrets, storedTokenHashes(server.dbPath))
-  })
+/** A server on `store` with `env`, the view of its database, and the cleanup of both. */
+const serverOn = async (store: AttackStore, env: Record<string, string>) => {
+  const target = await store.prepare()
+  const server = await startServer({ env: { ...target.env, ...env } })
+  const view = target.view(server)
+  return {
+    server,
+    view,
+    async done() {
+      await view.close()
+      await target.drop()
+    },
+  }
+}
 
-  it('in development without SMTP: the one reset-link line CONTRACT §1 prints is the only place its token appears', async () => {
-    const secret = randomSecret()
-    const server = await startServer({ env: { NODE_ENV: 'development', TRUST_PROXY: 'true', AUTH_SECRET: secret } })
-    const link = /^\[dev mail\] password reset link for \S+: http:\/\/localhost:\d+\/reset-password\?token=([A-Za-z0-9_-]{43})$/
-    let secrets: string[] = []
-    try {
-      const run = await endToEnd(server, async (email) => {
-        const before = server
-          .stdout()
-          .split('\n')
-          .filter((l) => link.test(l)).length
-        await request(server.base, 'POST', '/auth/forgot-password', {
-          body: { email },
+describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
+  it.skipIf(store.skip !== null)(
+    'in production with SMTP: no secret in anything the server writes, even when the mail server is gone',
+    async () => {
+      const smtp = await startSmtp()
+      const secret = randomSecret()
+      const { server, view, done } = await serverOn(store, {
+        NODE_ENV: 'production',
+        SMTP_URL: smtp.url,
+        TRUST_PROXY: 'true',
+        AUTH_SECRET: secret,
+      })
+      let secrets: string[] = []
+      try {
+        const run = await endToEnd(server, view, async (email) => {
+          const before = smtp.mails.length
+          await request(server.base, 'POST', '/auth/forgot-password', {
+            body: { email },
+            headers: { 'x-forwarded-for': freshIp() },
+          })
+          const mail = await smtp.waitFor(email, before)
+          return decodeURIComponent(/token=(\S+)/.exec(mail.text)?.[1] ?? '')
+        })
+        secrets = [...run.secrets, secret]
+        // The mail server goes away: the failure is logged, the token is not.
+        await smtp.close()
+        const forgot = await request(server.base, 'POST', '/auth/forgot-password', {
+          body: { email: run.email },
           headers: { 'x-forwarded-for': freshIp() },
         })
-        const linkLines = () =>
-          server
+        expect(forgot.status).toBe(202)
+        await server.waitForOutput(/POST \/auth\/forgot-password 202/)
+        await until(() => /sendMail failed/.test(server.stderr()), 5_000, 'the sendMail failure line')
+      } finally {
+        await server.stop()
+      }
+      const output = server.stdout() + server.stderr()
+      expect(output).toMatch(/^POST \/auth\/reset-password 204 \d+ms$/m)
+      expect(output).not.toContain('reset-password?token=')
+      expectClean(output, secrets, await storedTokenHashes(view))
+      await done()
+    },
+  )
+
+  it.skipIf(store.skip !== null)(
+    'in development without SMTP: the one reset-link line CONTRACT §1 prints is the only place its token appears',
+    async () => {
+      const secret = randomSecret()
+      const { server, view, done } = await serverOn(store, { NODE_ENV: 'development', TRUST_PROXY: 'true', AUTH_SECRET: secret })
+      const link = /^\[dev mail\] password reset link for \S+: http:\/\/localhost:\d+\/reset-password\?token=([A-Za-z0-9_-]{43})$/
+      let secrets: string[] = []
+      try {
+        const run = await endToEnd(server, view, async (email) => {
+          const before = server
             .stdout()
             .split('\n')
-            .filter((l) => link.test(l))
-        await until(() => linkLines().length > before, 5_000, 'the reset link line')
-        return link.exec(linkLines().at(-1) ?? '')?.[1] ?? ''
-      })
-      secrets = [...run.secrets, secret]
-    } finally {
-      await server.stop()
-    }
-    const lines = (server.stdout() + server.stderr()).split('\n')
-    const linkLines = lines.filter((l) => link.test(l))
-    expect(linkLines).toHaveLength(1)
-    expectClean(lines.filter((l) => !link.test(l)).join('\n'), secrets, storedTokenHashes(server.dbPath))
-  })
+            .filter((l) => link.test(l)).length
+          await request(server.base, 'POST', '/auth/forgot-password', {
+            body: { email },
+            headers: { 'x-forwarded-for': freshIp() },
+          })
+          const linkLines = () =>
+            server
+              .stdout()
+              .split('\n')
+              .filter((l) => link.test(l))
+          await until(() => linkLines().length > before, 5_000, 'the reset link line')
+          return link.exec(linkLines().at(-1) ?? '')?.[1] ?? ''
+        })
+        secrets = [...run.secrets, secret]
+      } finally {
+        await server.stop()
+      }
+      const lines = (server.stdout() + server.stderr()).split('\n')
+      const linkLines = lines.filter((l) => link.test(l))
+      expect(linkLines).toHaveLength(1)
+      expectClean(lines.filter((l) => !link.test(l)).join('\n'), secrets, await storedTokenHashes(view))
+      await done()
+    },
+  )
+})
 
+describe('log hygiene of the request log', () => {
   it('writes one line per request: a path cannot forge log lines or send terminal escapes', async () => {
     const server = await startServer()
     try {

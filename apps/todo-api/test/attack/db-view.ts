@@ -1,0 +1,133 @@
+/**
+ * The attack suite's read-only look at the server's database, on either store: row counts and a
+ * fingerprint of every row (equal means nothing was added, removed or changed), one user's rows,
+ * and every stored secret-derived value. And the store a suite runs on: where the server's
+ * database is, and how to start a server on it. Nothing here writes.
+ */
+import { createHash } from 'node:crypto'
+import Database from 'better-sqlite3'
+import pg from 'pg'
+import { freshPostgresSchema, type PostgresSchema, postgresUnreachable, type StartOptions } from '../support.js'
+
+export const TABLES = ['auth_users', 'auth_sessions', 'auth_reset_tokens', 'todos'] as const
+export type Table = (typeof TABLES)[number]
+export type Counts = Record<Table, number>
+
+export interface DbSnapshot {
+  counts: Counts
+  /** SHA-256 over every row of every table: equal means no row was added, removed or changed. */
+  fingerprint: string
+}
+
+export interface DbView {
+  snapshot(): Promise<DbSnapshot>
+  /** Every row that belongs to one user (account, sessions with their refresh hashes, todos), as JSON. */
+  userRows(userId: string): Promise<string>
+  /** Every stored secret-derived value: password hashes and the hashes of refresh values and reset tokens. */
+  storedHashes(): Promise<string[]>
+  /** `true` when a reset token with this hash is stored and unused. */
+  resetTokenLive(hash: string): Promise<boolean>
+  /** A user's role and password hash as stored. */
+  userRoleAndHash(userId: string): Promise<{ role: string | null; hash: string } | undefined>
+  /** Rows of one query; write `?` for parameters on either store. */
+  query<R>(sql: string, ...params: unknown[]): Promise<R[]>
+  close(): Promise<void>
+}
+
+const HASHES = `select password_hash from auth_users
+  union all select refresh_hash from auth_sessions where refresh_hash is not null
+  union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null
+  union all select hash from auth_reset_tokens`
+const OF_USER = [
+  'select * from auth_users where id = ?',
+  'select * from auth_sessions where user_id = ? order by id',
+  'select * from todos where user_id = ? order by id',
+]
+
+/** A view built on one `query` function, the same on both stores. */
+const viewOn = (query: <R>(sql: string, params: unknown[]) => Promise<R[]>, close: () => Promise<void>): DbView => ({
+  async snapshot() {
+    const digest = createHash('sha256')
+    const counts = {} as Counts
+    for (const table of TABLES) {
+      // The first column of every table is its primary key: a stable order on both stores.
+      const rows = await query(`select * from ${table} order by 1`, [])
+      counts[table] = rows.length
+      digest.update(`${table}:${JSON.stringify(rows)}\n`)
+    }
+    return { counts, fingerprint: digest.digest('hex') }
+  },
+  userRows: async (userId) => JSON.stringify(await Promise.all(OF_USER.map((sql) => query(sql, [userId])))),
+  storedHashes: async () => (await query<Record<string, string>>(HASHES, [])).map((row) => Object.values(row)[0] ?? ''),
+  resetTokenLive: async (hash) =>
+    (await query('select 1 as live from auth_reset_tokens where hash = ? and used_at is null', [hash])).length > 0,
+  userRoleAndHash: async (userId) =>
+    (
+      await query<{ role: string | null; hash: string }>('select role, password_hash as hash from auth_users where id = ?', [
+        userId,
+      ])
+    )[0],
+  query: (sql, ...params) => query(sql, params),
+  close,
+})
+
+/** A read-only connection to a SQLite file. */
+export const openSqliteView = (path: string): DbView => {
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  return viewOn(
+    async <R>(sql: string, params: unknown[]) => db.prepare(sql).all(...params) as R[],
+    async () => {
+      db.close()
+    },
+  )
+}
+
+/** A connection to a PostgreSQL schema, in read-only transactions. */
+export const openPostgresView = (url: string): DbView => {
+  const pool = new pg.Pool({ connectionString: url, max: 2 })
+  return viewOn(
+    async <R>(sql: string, params: unknown[]) => {
+      let n = 0
+      const text = sql.replace(/\?/g, () => `$${++n}`)
+      const client = await pool.connect()
+      try {
+        await client.query('begin read only')
+        const { rows } = await client.query(text, params)
+        await client.query('commit')
+        return rows as R[]
+      } finally {
+        client.release()
+      }
+    },
+    () => pool.end(),
+  )
+}
+
+export type StoreName = 'sqlite' | 'postgres'
+
+export interface AttackStore {
+  name: StoreName
+  /** Why this store cannot run here, or `null`. */
+  skip: string | null
+  /** Options for `startServer` that put its database on this store, and the view and cleanup that go with it. */
+  prepare(): Promise<{ env: StartOptions['env']; view(server: { dbPath: string }): DbView; drop(): Promise<void> }>
+}
+
+export const ATTACK_STORES: AttackStore[] = [
+  {
+    name: 'sqlite',
+    skip: null,
+    prepare: async () => ({ env: {}, view: (server) => openSqliteView(server.dbPath), drop: async () => {} }),
+  },
+  {
+    name: 'postgres',
+    skip: await postgresUnreachable(),
+    async prepare() {
+      const schema: PostgresSchema = await freshPostgresSchema()
+      return { env: { DATABASE_URL: schema.url }, view: () => openPostgresView(schema.url), drop: () => schema.drop() }
+    },
+  },
+]
+
+/** One store by name, for a file that runs a suite on it. */
+export const attackStore = (name: StoreName): AttackStore => ATTACK_STORES.find((s) => s.name === name) as AttackStore

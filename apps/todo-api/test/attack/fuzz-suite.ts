@@ -1,0 +1,727 @@
+/**
+ * Property-based fuzzing (fast-check) of every endpoint of the real server process: production
+ * mode, SMTP to a loopback sink, TRUST_PROXY=true so each case comes from its own client
+ * address (a tenth share one, so the per-IP limit shows up too).
+ *
+ * For every case: never a 5xx; `nosniff`; every error is a problem document whose `status` is
+ * the HTTP status; a rejected request changes no row (row counts and a SHA-256 of every row of
+ * every table, read from the file read-only); the victim's rows never change; no body carries
+ * `$argon2`, a stored hash, the secret, a password, or the victim's data unless the request
+ * itself carried that string (a 404 names the id it was sent); a missing, forged or duplicated
+ * credential never passes the guard; and each 2xx is one the attacker was entitled to.
+ *
+ * Two refusals write by design: a rotated refresh value presented after the 10 s race window,
+ * and a refresh of an expired session, delete that session. The fixture follows every rotation
+ * (see `follow`), so no case presents a spent value.
+ *
+ * `FUZZ_RUNS` sets the total number of cases (default 3000), on each store: `fuzz.test.ts` runs
+ * this suite on SQLite, `fuzz.postgres.test.ts` on PostgreSQL.
+ */
+import { createHash, randomUUID } from 'node:crypto'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Reply, type RunningServer, randomSecret, startServer, startSmtp } from '../support.js'
+import type { AttackStore, DbView } from './db-view.js'
+import {
+  bodyArb,
+  type Case,
+  type Concrete,
+  caseArb,
+  concretize,
+  emailArb,
+  extraKeys,
+  type Fixture,
+  field,
+  isRef,
+  passwordArb,
+  type RefName,
+  ref,
+  strongPasswordArb,
+  text,
+  titleArb,
+  type Val,
+} from './fuzz-model.js'
+import { expectProblem, newMember, rawRequest, refreshValueOf, requestFrom, sessionIdOf, until } from './helpers.js'
+
+const TOTAL = Number(process.env.FUZZ_RUNS ?? 3000)
+const runs = (share: number) => Math.max(5, Math.round(TOTAL * share))
+/** Per property: two minutes, more for a long `FUZZ_RUNS`. */
+const TIMEOUT = Math.max(120_000, TOTAL * 80)
+const SECURE_NAME = '__Secure-refresh_token'
+const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i
+const canonical = (email: string) => email.trim().normalize('NFKC').toLowerCase()
+
+/** The whole fuzz run against a server on `store`. */
+export const fuzzSuite = (store: AttackStore) =>
+  describe.skipIf(store.skip !== null)(`fuzz on ${store.name}`, () => {
+    let server: RunningServer
+    let smtp: Awaited<ReturnType<typeof startSmtp>>
+    let view: DbView
+    let f: Fixture
+    const secret = randomSecret()
+    /** Strings no response may carry unless the request did. */
+    const forbidden = new Set<string>(['$argon2', secret])
+    let cases = 0
+    /** `METHOD /path status` → how often, to show which outcomes the cases reached. */
+    const outcomes = new Map<string, number>()
+
+    /** A live reset token of `email` from the mail sink; `null` when forgot-password is rate limited for it. */
+    const resetTokenOf = async (email: string): Promise<string | null> => {
+      const before = smtp.mails.length
+      const reply = await requestFrom(server.base, 'POST', '/auth/forgot-password', { body: { email } })
+      if (reply.status === 429) return null
+      if (reply.status !== 202) throw new Error(`forgot-password answered ${reply.status}`)
+      // A mail from an earlier case may still be on its way: take the token that is live in the file.
+      let token: string | undefined
+      await until(
+        async () => {
+          const candidates = smtp.mails
+            .slice(before)
+            .filter((m) => m.to.includes(email))
+            .map((m) => decodeURIComponent(/token=(\S+)/.exec(m.text)?.[1] ?? ''))
+          token = undefined
+          for (const t of candidates) if (await view.resetTokenLive(createHash('sha256').update(t).digest('hex'))) token = t
+          return token !== undefined
+        },
+        5_000,
+        `a reset mail to ${email}`,
+      )
+      return token ?? null
+    }
+
+    const createTodo = async (token: string, title: string) => {
+      const reply = await requestFrom(server.base, 'POST', '/todos', { token, body: { title } })
+      return (reply.body as { id: string }).id
+    }
+
+    /**
+     * A fresh attacker: the only credentials the fuzzer holds, replaced whenever a case spends them.
+     * The reset token and the todos are made on first use (see `prepare`), as most cases need neither.
+     */
+    const renewAttacker = async () => {
+      const a = await newMember(server.base, 'Mallory')
+      forbidden.add(a.password) // a password is never returned, not even to its owner
+      f.a = { ...a, sid: sessionIdOf(a.token), reset: '', todoIds: [] }
+    }
+
+    const prepare = async (c: unknown) => {
+      const refs = JSON.stringify(c)
+      if (f.a.reset === '' && refs.includes('"a.reset"')) {
+        let token = await resetTokenOf(f.a.email)
+        if (token === null) {
+          await renewAttacker() // this email used up its forgot-password window
+          token = await resetTokenOf(f.a.email)
+        }
+        f.a.reset = token ?? ''
+      }
+      if (f.a.todoIds.length === 0 && (refs.includes('"a.todo"') || refs.includes('{id}')))
+        f.a.todoIds = [await createTodo(f.a.token, 'mine 1'), await createTodo(f.a.token, 'mine 2')]
+    }
+
+    let target: Awaited<ReturnType<AttackStore['prepare']>> | undefined
+    beforeAll(async () => {
+      smtp = await startSmtp()
+      target = await store.prepare()
+      server = await startServer({
+        env: { ...target.env, NODE_ENV: 'production', SMTP_URL: smtp.url, TRUST_PROXY: 'true', AUTH_SECRET: secret },
+      })
+      view = target.view(server)
+      const v = await newMember(server.base, `Victim ${randomUUID()}`)
+      const titles = [`victim-title-${randomUUID()}`, `victim-title-${randomUUID()}`, `victim-title-${randomUUID()}`]
+      const todoIds = [] as string[]
+      for (const title of titles) todoIds.push(await createTodo(v.token, title))
+      const vReset = (await resetTokenOf(v.email)) ?? ''
+      f = {
+        secret,
+        publicOrigin: `http://localhost:${server.port}`,
+        v: { email: v.email, userId: v.userId, todoIds, titles, sid: sessionIdOf(v.token) },
+        a: { email: '', password: '', token: '', refresh: '', reset: '', todoIds: [], userId: '', sid: '' },
+      }
+      for (const s of [v.name, v.email, v.password, v.token, v.refresh, v.userId, vReset, f.v.sid, ...titles, ...todoIds])
+        forbidden.add(s)
+      await renewAttacker()
+    }, 60_000)
+
+    afterAll(async () => {
+      const top = [...outcomes].filter(([, n]) => n >= 3).sort(([a], [b]) => a.localeCompare(b))
+      console.log(`fuzz: ${cases} cases\n${top.map(([k, n]) => `${k}: ${n}`).join('\n')}`)
+      await view?.close()
+      await server?.stop()
+      await smtp?.close()
+      await target?.drop()
+    })
+
+    const send = async (req: Concrete): Promise<Reply> => {
+      const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body, redirect: 'manual' })
+      const text = await res.text()
+      let body: unknown = text
+      try {
+        body = JSON.parse(text)
+      } catch {}
+      return { status: res.status, headers: res.headers, body, text }
+    }
+
+    const GUARDED: [string, RegExp][] = [
+      ['GET', /^\/auth\/me$/],
+      ['POST', /^\/auth\/logout$/],
+      ['POST', /^\/auth\/change-password$/],
+      ['GET', /^\/todos$/],
+      ['POST', /^\/todos$/],
+      ['PATCH', /^\/todos\/[^/]+$/],
+      ['DELETE', /^\/todos\/[^/]+$/],
+      ['GET', /^\/admin\/stats$/],
+    ]
+
+    const refIs = (v: Val, name: RefName) => isRef(v) && v['§ref'] === name
+    const jsonOf = (req: Concrete): Record<string, unknown> => {
+      try {
+        // The server decodes bodies as the Fetch standard does, which drops a leading BOM.
+        const parsed: unknown = typeof req.body === 'string' ? JSON.parse(req.body.replace(/^\uFEFF/, '')) : undefined
+        return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : {}
+      } catch {
+        return {}
+      }
+    }
+
+    /** What a 2xx must satisfy, per endpoint: the attacker only ever reaches what is theirs. */
+    type Oracle = (c: Case, req: Concrete, reply: Reply) => void | Promise<void>
+
+    /**
+     * forgot-password writes its token and mails after it has answered (CONTRACT §14), so a later
+     * case's snapshot could see that write: after an accepted one, wait until the rows stop changing.
+     */
+    const untilStill = async () => {
+      let last = (await view.snapshot()).fingerprint
+      for (let i = 0; i < 40; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25))
+        const now = (await view.snapshot()).fingerprint
+        if (now === last) return
+        last = now
+      }
+    }
+
+    /** Runs one case and checks every property; then follows the fixture along (rotations, spent credentials). */
+    const runCase = async (c: Case, oracle?: Oracle) => {
+      cases++
+      await prepare(c)
+      const before = await view.snapshot()
+      const victimBefore = await view.userRows(f.v.userId)
+      const req = concretize(f, server.base, c, SECURE_NAME)
+      const reply = await send(req)
+      if (reply.status === 202 && req.url.includes('/auth/forgot-password')) await untilStill()
+      const ctx = `${req.method} ${req.url.slice(0, 200)} ${JSON.stringify(req.headers).slice(0, 300)} ${String(req.body).slice(0, 200)}\n→ ${reply.status} ${reply.text.slice(0, 300)}`
+
+      expect(reply.status, ctx).toBeLessThan(500)
+      expect(reply.headers.get('x-content-type-options'), ctx).toBe('nosniff')
+      if (reply.status >= 400 && req.method !== 'HEAD') expectProblem(reply, ctx)
+      const after = await view.snapshot()
+      if (reply.status >= 400) {
+        expect(after.counts, `a rejected request changed rows: ${ctx}`).toEqual(before.counts)
+        expect(after.fingerprint, `a rejected request changed a row: ${ctx}`).toBe(before.fingerprint)
+      }
+      expect(await view.userRows(f.v.userId), `the victim's rows changed: ${ctx}`).toBe(victimBefore)
+
+      const leaked = [...forbidden, ...(await view.storedHashes())].filter((s) => reply.text.includes(s) && !req.sent.includes(s))
+      const body = jsonOf(req)
+      const strings = Object.values(body).filter((v): v is string => typeof v === 'string')
+      for (const key of ['password', 'currentPassword', 'newPassword']) {
+        const pw = body[key]
+        if (
+          typeof pw === 'string' &&
+          pw.length >= 10 &&
+          strings.filter((s) => s.includes(pw)).length === 1 &&
+          reply.text.includes(pw)
+        )
+          leaked.push(pw)
+      }
+      expect(leaked, `a response leaked: ${ctx}`).toEqual([])
+
+      // Precedence (CONTRACT §2): 413, then 415, before anything else.
+      const bodyBytes = typeof req.body === 'string' ? Buffer.byteLength(req.body) : (req.body?.length ?? 0)
+      if (bodyBytes > 64 * 1024) expect(reply.status, ctx).toBe(413)
+      else if (
+        bodyBytes > 0 &&
+        ['POST', 'PUT', 'PATCH', 'DELETE'].includes(req.method) &&
+        !JSON_TYPE.test(req.headers['content-type'] ?? '')
+      )
+        expect(reply.status, ctx).toBe(415)
+
+      const pathname = new URL(req.url).pathname
+      const route = `${req.method} ${pathname.replace(/^\/todos\/.+/, '/todos/{id}')} ${reply.status}`
+      outcomes.set(route, (outcomes.get(route) ?? 0) + 1)
+      if (GUARDED.some(([m, p]) => m === req.method && p.test(pathname))) {
+        const valid = refIs(c.auth.token, 'a.token') && ['header', 'lower', 'cookie', 'query'].includes(c.auth.kind)
+        if (!valid) expect([401, 413, 415], `an invalid credential passed the guard: ${ctx}`).toContain(reply.status)
+        else expect(reply.status, `the attacker's own token was refused: ${ctx}`).not.toBe(401)
+        if (valid && c.auth.kind === 'cookie' && req.method !== 'GET' && ['foreign', 'null', 'crossSite'].includes(c.site))
+          expect([403, 413, 415], `a cross-site cookie credential was accepted: ${ctx}`).toContain(reply.status)
+      }
+
+      if (reply.status < 300) {
+        await oracle?.(c, req, reply)
+        await follow(req, reply, pathname)
+      }
+    }
+
+    /**
+     * Keeps the fixture true after a success, whichever property caused it: a rotated refresh
+     * value is replaced (presenting it again after 10 s would be reuse, which ends the session by
+     * design), spent credentials are replaced, todos are tracked.
+     */
+    const follow = async (req: Concrete, reply: Reply, pathname: string) => {
+      const route = `${req.method} ${pathname}`
+      if (route === 'POST /auth/refresh') {
+        f.a.refresh = refreshValueOf(reply) ?? ''
+        f.a.token = (reply.body as { accessToken: string }).accessToken
+      }
+      if (['POST /auth/logout', 'POST /auth/change-password', 'POST /auth/reset-password'].includes(route)) await renewAttacker()
+      // A new reset token replaced the attacker's: the next use fetches the newest from the mail.
+      const { email } = jsonOf(req)
+      if (route === 'POST /auth/forgot-password' && typeof email === 'string' && canonical(email) === f.a.email) f.a.reset = ''
+      if (route === 'POST /todos') f.a.todoIds.push((reply.body as { id: string }).id)
+      if (req.method === 'DELETE') f.a.todoIds = f.a.todoIds.filter((t) => !pathname.endsWith(`/${t}`))
+    }
+
+    const prop = (arb: fc.Arbitrary<Case>, oracle?: Oracle) => fc.asyncProperty(arb, (c) => runCase(c, oracle))
+    const check = <T>(property: fc.IAsyncPropertyWithHooks<[T]>, numRuns: number) =>
+      fc.assert(property, {
+        numRuns,
+        endOnFailure: true,
+        ...(process.env.FUZZ_SEED ? { seed: Number(process.env.FUZZ_SEED) } : {}),
+      })
+
+    const post = fc.constant('POST')
+    const at = (...segments: string[]) => fc.constant(segments)
+    const object = (fields: Record<string, fc.Arbitrary<unknown>>) =>
+      fc.tuple(fc.record(fields), extraKeys).map(([known, extra]) => ({ ...extra, ...known }))
+    const nameArb = field(fc.oneof(fc.constantFrom('Ada', 'x'.repeat(100), 'x'.repeat(101), '🙂'.repeat(100)), text))
+    const todoId = fc.oneof(
+      { weight: 4, arbitrary: ref('a.todo') },
+      { weight: 3, arbitrary: ref('v.todo') },
+      { weight: 1, arbitrary: fc.uuid() },
+      { weight: 2, arbitrary: text },
+      { weight: 1, arbitrary: fc.constantFrom('%', '%ZZ', '%2F', '%2e%2e', '..', '.', '', 'a%00b').map((raw) => ({ raw })) },
+    )
+    const todoBody = object({ title: titleArb, done: field(fc.boolean()) })
+
+    describe('fuzzing the auth endpoints', () => {
+      it(
+        'POST /auth/signup',
+        async () => {
+          const valid = object({
+            name: fc.constant('Eve'),
+            email: fc.uuid().map((u) => `f-${u}@example.com`),
+            password: strongPasswordArb,
+          })
+          const body = fc.oneof(
+            valid,
+            object({ name: nameArb, email: emailArb, password: passwordArb }),
+            object({ name: nameArb, email: emailArb, password: passwordArb }),
+          )
+          const arb = caseArb(post, at('auth', 'signup'), bodyArb(body))
+          await check(
+            prop(arb, async (_c, req, reply) => {
+              // Mass assignment: whatever the body said, a new account has no role and a server-made id.
+              const id = (reply.body as { user: { id: string } }).user.id
+              const row = await view.userRoleAndHash(id)
+              expect(row?.role, req.url).toBeNull()
+              expect(row?.hash).toMatch(/^\$argon2id\$/)
+              expect(Object.values(jsonOf(req))).not.toContain(id)
+            }),
+            runs(0.07),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/login',
+        async () => {
+          const own = object({ email: ref('a.email', 'a.EMAIL'), password: ref('a.password') })
+          const arb = caseArb(
+            post,
+            at('auth', 'login'),
+            bodyArb(fc.oneof(own, own, object({ email: emailArb, password: passwordArb }))),
+          )
+          await check(
+            prop(arb, (_c, req) => {
+              const { email, password } = jsonOf(req)
+              expect(
+                typeof email === 'string' && canonical(email) === f.a.email && password === f.a.password,
+                'only the right password signs in',
+              ).toBe(true)
+            }),
+            runs(0.07),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/refresh',
+        async () => {
+          const arb = caseArb(post, at('auth', 'refresh'), bodyArb(fc.constant({})))
+          await check(
+            prop(arb, (c, _req, reply) => {
+              expect(
+                c.refresh.name === 'secure' && refIs(c.refresh.value, 'a.refresh'),
+                'only the current refresh value rotates',
+              ).toBe(true)
+              expect(refreshValueOf(reply)).toBeDefined()
+            }),
+            runs(0.07),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/logout',
+        async () => {
+          await check(prop(caseArb(post, at('auth', 'logout'), bodyArb(fc.constant({})))), runs(0.03))
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'GET /auth/me',
+        async () => {
+          const arb = caseArb(fc.constant('GET'), at('auth', 'me'), fc.constant({ kind: 'none' as const }))
+          await check(
+            prop(arb, (_c, _req, reply) => expect((reply.body as { id: string }).id).toBe(f.a.userId)),
+            runs(0.06),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/change-password',
+        async () => {
+          const current = fc.oneof(ref('a.password'), passwordArb)
+          const arb = caseArb(
+            post,
+            at('auth', 'change-password'),
+            bodyArb(object({ currentPassword: current, newPassword: passwordArb })),
+          )
+          await check(
+            prop(arb, (_c, req) => expect(jsonOf(req).currentPassword).toBe(f.a.password)),
+            runs(0.06),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/forgot-password',
+        async () => {
+          const arb = caseArb(post, at('auth', 'forgot-password'), bodyArb(object({ email: emailArb })))
+          await check(
+            prop(arb, (_c, _req, reply) => expect(reply.status).toBe(202)),
+            runs(0.06),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/reset-password',
+        async () => {
+          const token = field(
+            fc.oneof(
+              { weight: 3, arbitrary: ref('a.reset') },
+              { weight: 2, arbitrary: text },
+              { weight: 1, arbitrary: fc.base64String({ minLength: 43, maxLength: 44 }) },
+            ),
+          )
+          const arb = caseArb(post, at('auth', 'reset-password'), bodyArb(object({ token, newPassword: passwordArb })))
+          await check(
+            prop(arb, (_c, req) => expect(jsonOf(req).token, 'only a live reset token resets').toBe(f.a.reset)),
+            runs(0.06),
+          )
+        },
+        TIMEOUT,
+      )
+    })
+
+    describe('fuzzing the todo, admin and page endpoints', () => {
+      it(
+        'POST /todos',
+        async () => {
+          await check(
+            prop(caseArb(post, at('todos'), bodyArb(todoBody)), (_c, req, reply) => {
+              const todo = reply.body as { id: string; userId: string }
+              expect(todo.userId).toBe(f.a.userId)
+              expect(Object.values(jsonOf(req))).not.toContain(todo.id)
+            }),
+            runs(0.08),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'GET /todos',
+        async () => {
+          const value = fc.oneof(text, fc.constantFrom('1', '100', '0', '101', 'true', 'false', 'YES', 'off', '1e1', '-1'))
+          const query = fc.array(
+            fc.tuple(fc.constantFrom('limit', 'done', 'userId', 'limit', 'done'), fc.oneof(value, ref('v.id'))),
+            {
+              maxLength: 3,
+            },
+          )
+          const arb = caseArb(fc.constant('GET'), at('todos'), fc.constant({ kind: 'none' as const }), query)
+          await check(
+            prop(arb, (_c, _req, reply) => {
+              for (const todo of reply.body as { userId: string }[]) expect(todo.userId).toBe(f.a.userId)
+            }),
+            runs(0.08),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'PATCH /todos/{id}',
+        async () => {
+          const arb = caseArb(fc.constant('PATCH'), fc.tuple(fc.constant('todos'), todoId), bodyArb(todoBody))
+          await check(
+            prop(arb, (_c, _req, reply) => {
+              const todo = reply.body as { id: string; userId: string }
+              expect(todo.userId).toBe(f.a.userId)
+              expect(f.a.todoIds).toContain(todo.id)
+            }),
+            runs(0.09),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'DELETE /todos/{id}',
+        async () => {
+          const arb = caseArb(fc.constant('DELETE'), fc.tuple(fc.constant('todos'), todoId), bodyArb(fc.constant({})))
+          await check(
+            prop(arb, (c) => {
+              const [, id] = c.path
+              expect(id !== undefined && isRef(id) && id['§ref'] === 'a.todo', 'only the owner deletes').toBe(true)
+            }),
+            runs(0.07),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'GET /admin/stats, /health, /openapi.json, /docs, /reset-password and /favicon.ico',
+        async () => {
+          const page = fc.constantFrom(
+            ['admin', 'stats'],
+            ['health'],
+            ['openapi.json'],
+            ['docs'],
+            ['reset-password'],
+            ['favicon.ico'],
+          )
+          const query = fc.array(fc.tuple(fc.constantFrom('token', 'url', 'configUrl'), fc.oneof(text, ref('a.reset'))), {
+            maxLength: 2,
+          })
+          const arb = caseArb(fc.constantFrom('GET', 'HEAD'), page, fc.constant({ kind: 'none' as const }), query)
+          let resetPage: string | undefined
+          await check(
+            prop(arb, (c, req, reply) => {
+              const path = new URL(req.url).pathname
+              expect(path, 'the admin route let a non-admin in').not.toBe('/admin/stats')
+              // The reset page is static: whatever the query, the same bytes (the token is never echoed into HTML).
+              if (path === '/reset-password' && c.method === 'GET') {
+                resetPage ??= reply.text
+                expect(reply.text).toBe(resetPage)
+                expect(reply.headers.get('cache-control')).toBe('no-store')
+                expect(reply.headers.get('referrer-policy')).toBe('no-referrer')
+              }
+            }),
+            runs(0.06),
+          )
+        },
+        TIMEOUT,
+      )
+    })
+
+    describe('fuzzing any method on any path', () => {
+      it(
+        'answers every method and path with a 4xx problem document or a success, never a 5xx',
+        async () => {
+          const method = fc.constantFrom(
+            'GET',
+            'HEAD',
+            'POST',
+            'PUT',
+            'PATCH',
+            'DELETE',
+            'OPTIONS',
+            'PROPFIND',
+            'SEARCH',
+            'LOCK',
+            'PURGE',
+            'QUERY',
+          )
+          const known = fc.constantFrom(
+            ['auth', 'signup'],
+            ['auth', 'login'],
+            ['auth', 'refresh'],
+            ['auth', 'logout'],
+            ['auth', 'me'],
+            ['auth', 'change-password'],
+            ['auth', 'forgot-password'],
+            ['auth', 'reset-password'],
+            ['todos'],
+            ['admin', 'stats'],
+            ['health'],
+            ['openapi.json'],
+            ['reset-password'],
+            ['docs', 'init.js'],
+            ['AUTH', 'ME'],
+            ['todos', ''],
+            ['', 'todos'],
+            ['auth'],
+            ['admin'],
+          )
+          const path = fc.oneof(
+            known,
+            fc.tuple(fc.constantFrom('todos', 'auth', 'admin', 'docs'), text),
+            fc.array(
+              fc.oneof(
+                text,
+                fc.constantFrom('..', '.', '%2e%2e', '%2F', '%').map((raw) => ({ raw })),
+              ),
+              { maxLength: 4 },
+            ),
+          )
+          const body = bodyArb(fc.oneof(todoBody, object({ email: emailArb, password: passwordArb })))
+          await check(prop(caseArb(method, path, body)), runs(0.11))
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'answers unusual but valid HTTP framing (chunked, HTTP/1.0, absolute-form, repeated headers) the same way',
+        async () => {
+          const arb = fc.record({
+            target: fc.constantFrom(
+              'POST /todos',
+              'POST /auth/login',
+              'PATCH /todos/{id}',
+              'GET /todos',
+              'POST /auth/refresh',
+              'DELETE /todos/{id}',
+            ),
+            http10: fc.boolean(),
+            absolute: fc.boolean(),
+            chunks: fc.array(fc.integer({ min: 1, max: 40 }), { maxLength: 4 }),
+            dupAuth: fc.boolean(),
+            dupCookie: fc.boolean(),
+            dupType: fc.boolean(),
+            lowerNames: fc.boolean(),
+            body: fc.option(fc.oneof(todoBody, object({ email: emailArb, password: passwordArb })), { freq: 4 }),
+          })
+          await check(
+            fc.asyncProperty(arb, async (r) => {
+              cases++
+              await prepare(r)
+              const [method = 'GET', rawPath = '/'] = r.target.split(' ')
+              const path = rawPath.replace('{id}', f.a.todoIds[0] ?? randomUUID())
+              const json = r.body === null || method === 'GET' ? '' : (JSON.stringify(r.body) ?? '')
+              const chunked = !r.http10 && json !== '' && r.chunks.length > 0
+              const head = [
+                `${method} ${r.absolute ? `http://127.0.0.1:${server.port}${path}` : path} HTTP/1.${r.http10 ? 0 : 1}`,
+                `Host: 127.0.0.1:${server.port}`,
+                'Connection: close',
+                `Authorization: Bearer ${f.a.token}`,
+                ...(r.dupAuth ? [`Authorization: Bearer ${f.a.token}`] : []),
+                `Cookie: ${SECURE_NAME}=${f.a.refresh}`,
+                ...(r.dupCookie ? ['Cookie: token=x'] : []),
+                ...(json ? ['Content-Type: application/json'] : []),
+                ...(json && r.dupType ? ['Content-Type: text/plain'] : []),
+                ...(json && !chunked ? [`Content-Length: ${Buffer.byteLength(json)}`] : []),
+                ...(chunked ? ['Transfer-Encoding: chunked'] : []),
+              ].map((line, i) => (r.lowerNames && i > 0 ? line.replace(/^[^:]+:/, (name) => name.toLowerCase()) : line))
+              let payload = Buffer.from(json)
+              if (chunked) {
+                const pieces: Buffer[] = []
+                let rest = payload
+                for (const size of [...r.chunks, rest.length]) {
+                  const piece = rest.subarray(0, size)
+                  rest = rest.subarray(size)
+                  if (piece.length) pieces.push(Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n'))
+                }
+                payload = Buffer.concat([...pieces, Buffer.from('0\r\n\r\n')])
+              }
+              const before = await view.snapshot()
+              const reply = await rawRequest(
+                server.port,
+                Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), payload]),
+              )
+              const ctx = `${head.join(' | ')} ${json.slice(0, 200)} → ${reply.status} ${reply.text.slice(0, 200)}`
+              expect(reply.status, ctx).toBeGreaterThanOrEqual(200)
+              expect(reply.status, ctx).toBeLessThan(500)
+              expect(reply.headers.get('x-content-type-options'), ctx).toBe('nosniff')
+              if (reply.status >= 400) {
+                expectProblem(reply, ctx)
+                expect(await view.snapshot(), ctx).toEqual(before)
+              }
+              // Two Authorization headers are one invalid credential (after 415, which ranks first).
+              if (r.dupAuth && !path.startsWith('/auth/') && !(json && r.dupType))
+                expect(reply.status, `a repeated Authorization header was accepted: ${ctx}`).toBe(401)
+              if (reply.status < 300) {
+                let body: unknown = reply.text
+                try {
+                  body = JSON.parse(reply.text)
+                } catch {}
+                const req: Concrete = { method, url: `${server.base}${path}`, headers: {}, body: json, sent: '' }
+                await follow(req, { ...reply, body }, path)
+              }
+            }),
+            runs(0.03),
+          )
+        },
+        TIMEOUT,
+      )
+    })
+
+    describe('the fuzz run as a whole', () => {
+      it('wrote no hash, no token, no database error and no line a client chose into the server output', () => {
+        const output = server.stdout() + server.stderr()
+        expect(output).not.toContain('$argon2')
+        expect(output).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+/)
+        expect(output).not.toMatch(/unexpected error/)
+        // Every line is the start line or one request's log line: no client text broke a line.
+        const strays = server
+          .stdout()
+          .split('\n')
+          .filter((line) => line !== '' && !/^[A-Z]+ \/.* \d{3} \d+ms$/.test(line) && !/^listening on http/.test(line))
+        expect(strays).toEqual([])
+      })
+
+      it.runIf(TOTAL >= 1000)('reached both a success and a refusal on every endpoint', () => {
+        const reached = (prefix: string, test: (status: number) => boolean) =>
+          [...outcomes].some(([key]) => key.startsWith(`${prefix} `) && test(Number(key.split(' ').at(-1))))
+        const endpoints = [
+          'POST /auth/signup',
+          'POST /auth/login',
+          'POST /auth/refresh',
+          'POST /auth/logout',
+          'GET /auth/me',
+          'POST /auth/change-password',
+          'POST /auth/forgot-password',
+          'POST /auth/reset-password',
+          'POST /todos',
+          'GET /todos',
+          'PATCH /todos/{id}',
+          'DELETE /todos/{id}',
+        ]
+        expect(endpoints.filter((e) => !reached(e, (s) => s < 300))).toEqual([])
+        expect(endpoints.filter((e) => !reached(e, (s) => s >= 400))).toEqual([])
+        expect(cases).toBeGreaterThanOrEqual(TOTAL * 0.98)
+      })
+    })
+  })
