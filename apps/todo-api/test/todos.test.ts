@@ -188,12 +188,15 @@ describe('GET /todos', () => {
     expect(todos.every((t) => !t.done)).toBe(true)
   })
 
-  it.each(['maybe', '', 'truee', '2', 'y', 'done=true&done=false'])('answers 400 for done=%s', async (value) => {
-    const query = value.includes('=') ? value : `done=${value}`
-    const reply = await api('GET', `/todos?${query}`, carol)
-    expect(reply.status).toBe(400)
-    expect(reply.body).toMatchObject({ errors: [expect.objectContaining({ path: 'done' })] })
-  })
+  it.each(['maybe', '', 'truee', '2', 'y', 'done=true&done=false', 'constructor', 'toString', '__proto__'])(
+    'answers 400 for done=%s',
+    async (value) => {
+      const query = value.includes('=') ? value : `done=${value}`
+      const reply = await api('GET', `/todos?${query}`, carol)
+      expect(reply.status).toBe(400)
+      expect(reply.body).toMatchObject({ errors: [expect.objectContaining({ path: 'done' })] })
+    },
+  )
 
   it('combines done and limit, newest first', async () => {
     const open = await list(carol, '?done=false&limit=3')

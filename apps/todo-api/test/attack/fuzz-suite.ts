@@ -65,22 +65,34 @@ export const fuzzSuite = (store: AttackStore) =>
     /** `METHOD /path status` → how often, to show which outcomes the cases reached. */
     const outcomes = new Map<string, number>()
 
+    /** Hashes of the unused reset tokens stored for `email`. */
+    const liveResetHashes = async (email: string) =>
+      (
+        await view.query<{ hash: string }>(
+          'select t.hash from auth_reset_tokens t join auth_users u on u.id = t.user_id where u.email = ? and t.used_at is null',
+          email,
+        )
+      ).map((row) => row.hash)
+
     /** A live reset token of `email` from the mail sink; `null` when forgot-password is rate limited for it. */
     const resetTokenOf = async (email: string): Promise<string | null> => {
       const before = smtp.mails.length
+      const earlier = new Set(await liveResetHashes(email))
       const reply = await requestFrom(server.base, 'POST', '/auth/forgot-password', { body: { email } })
       if (reply.status === 429) return null
       if (reply.status !== 202) throw new Error(`forgot-password answered ${reply.status}`)
-      // A mail from an earlier case may still be on its way: take the token that is live in the file.
+      // The token is written after the answer, and a mail of an earlier case may still be on its way:
+      // wait for the token this request stored (one that was not live before), then for its mail.
       let token: string | undefined
       await until(
         async () => {
-          const candidates = smtp.mails
+          const fresh = (await liveResetHashes(email)).filter((hash) => !earlier.has(hash))
+          if (fresh.length === 0) return false
+          token = smtp.mails
             .slice(before)
             .filter((m) => m.to.includes(email))
             .map((m) => decodeURIComponent(/token=(\S+)/.exec(m.text)?.[1] ?? ''))
-          token = undefined
-          for (const t of candidates) if (await view.resetTokenLive(createHash('sha256').update(t).digest('hex'))) token = t
+            .find((t) => fresh.includes(createHash('sha256').update(t).digest('hex')))
           return token !== undefined
         },
         5_000,
