@@ -70,28 +70,38 @@ const fnv1a = (s: string, seed: number): number => {
 const sketch = (width: number, depth: number, windowMs: number) => {
   const counters = new Uint32Array(width * depth)
   let window = -1
-  const slots = (key: string): number[] => {
-    // Double hashing: row i uses h1 + i·h2, which is as good as i independent hashes here.
-    const h1 = fnv1a(key, 0x811c9dc5)
-    const h2 = fnv1a(key, 0x9747b28c) | 1
-    return Array.from({ length: depth }, (_, i) => i * width + (((h1 + i * h2) >>> 0) % width))
-  }
+  // Added in this window: while 0 (the table has had room), an estimate is 0 without hashing.
+  let added = 0
   const roll = (now: number) => {
     const current = Math.floor(now / windowMs)
     if (current !== window) {
-      counters.fill(0)
+      if (added > 0) counters.fill(0)
+      added = 0
       window = current
     }
   }
+  // Double hashing: row i uses h1 + i·h2, which is as good as i independent hashes here.
+  const slot = (h1: number, h2: number, row: number) => row * width + (((h1 + row * h2) >>> 0) % width)
   return {
     resetAt: (now: number) => (Math.floor(now / windowMs) + 1) * windowMs,
     estimate(key: string, now: number): number {
       roll(now)
-      return Math.min(...slots(key).map((i) => counters[i] ?? 0))
+      if (added === 0) return 0
+      const h1 = fnv1a(key, 0x811c9dc5)
+      const h2 = fnv1a(key, 0x9747b28c) | 1
+      let min = Number.POSITIVE_INFINITY
+      for (let row = 0; row < depth; row++) min = Math.min(min, counters[slot(h1, h2, row)] ?? 0)
+      return min
     },
     add(key: string, now: number) {
       roll(now)
-      for (const i of slots(key)) counters[i] = (counters[i] ?? 0) + 1
+      added++
+      const h1 = fnv1a(key, 0x811c9dc5)
+      const h2 = fnv1a(key, 0x9747b28c) | 1
+      for (let row = 0; row < depth; row++) {
+        const i = slot(h1, h2, row)
+        counters[i] = (counters[i] ?? 0) + 1
+      }
     },
   }
 }
@@ -124,16 +134,23 @@ export const memoryRateLimitStore = (options: MemoryRateLimitOptions = {}): Rate
     return next.done ? undefined : next.value
   }
   // Frees one slot whose window has ended, looking at a bounded number of the oldest entries;
-  // one still in its window is moved to the back, so the walk stays short.
+  // one still in its window is moved to the back, so the walk stays short. After a walk that
+  // freed nothing, no walk until the earliest end it saw: a flood of newcomers into a full table
+  // then costs a sketch update each, not eight Map moves.
+  let noRoomUntil = 0
   const makeRoom = (now: number): boolean => {
+    if (now < noRoomUntil) return false
+    let earliest = Number.POSITIVE_INFINITY
     for (let steps = 0; steps < 8; steps++) {
       const next = oldest()
-      if (!next) return false
+      if (!next) break
       const [key, entry] = next
       entries.delete(key)
       if (entry.resetAt <= now) return true
       entries.set(key, entry)
+      earliest = Math.min(earliest, entry.resetAt)
     }
+    noRoomUntil = Number.isFinite(earliest) ? earliest : 0
     return false
   }
 
