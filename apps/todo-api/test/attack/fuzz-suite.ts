@@ -273,6 +273,9 @@ export const fuzzSuite = (store: AttackStore) =>
         await oracle?.(c, req, reply)
         await follow(req, reply, pathname)
       }
+      // The attacker used up its account's password checks (10 per 15 minutes, CONTRACT §14):
+      // a fresh account, so later cases can still reach a successful change.
+      if (reply.status === 429 && pathname === '/auth/change-password') await renewAttacker()
     }
 
     /**
