@@ -18,6 +18,7 @@ import {
   validationHook,
 } from '@latchkey/auth'
 import type { MiddlewareHandler } from 'hono'
+import { except } from 'hono/combine'
 import { v7 as uuidv7 } from 'uuid'
 import { adminRoutes } from './admin.js'
 import type { AppDatabase } from './db.js'
@@ -129,7 +130,8 @@ export const createApp = (options: AppOptions) => {
   app.use('*', requestLog(options.logRequest ?? ((line) => console.log(line))))
   app.use('*', presetHeaders(SECURITY_HEADERS))
   app.use('*', queryCredentialHeaders)
-  app.use('*', jsonBodyGuard())
+  // The auth routes run their own body guard; every other path gets this one.
+  app.use('*', except('/auth/*', jsonBodyGuard()))
   app.onError(problemErrorHandler(logError))
   app.notFound(problemNotFound)
 

@@ -2,28 +2,20 @@
  * `createAuth`: validates the options once, wires the dependencies, and returns the eight
  * `/auth` routes, the guard, and the guarded-route helper.
  */
-import { OpenAPIHono } from '@hono/zod-openapi'
+import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
 import { accessTokens } from './access-token.js'
+import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
-import { clientIp, rateLimitAddress } from './credentials.js'
-import { errorSummary, problemErrorHandler } from './errors.js'
+import { errorSummary } from './errors.js'
 import { type GuardEnv, makeGuard } from './guard.js'
-import { jsonBodyGuard } from './http.js'
-import type { Kit } from './kit.js'
+import { routeLimits } from './limits.js'
 import { type AuthOptions, type Policy, resolveOptions } from './options.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
-import { memoryRateLimitStore, rateLimiter } from './rate-limit.js'
-import { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './route.js'
-import { changePassword } from './routes/change-password.js'
-import { forgotPassword } from './routes/forgot-password.js'
-import { login } from './routes/login.js'
-import { logout } from './routes/logout.js'
-import { me } from './routes/me.js'
-import { refresh } from './routes/refresh.js'
-import { resetPassword } from './routes/reset-password.js'
-import { signup } from './routes/signup.js'
-import { validationHook } from './schemas.js'
+import { memoryRateLimitStore } from './rate-limit.js'
+import { type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './route.js'
+import { authRoutes } from './routes/index.js'
+import { sessionCore } from './session.js'
 import type { UserRecord } from './store/types.js'
 
 export interface Auth<U extends UserRecord, Name extends string> {
@@ -85,57 +77,34 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     now: resolved.now,
   })
   const policies: Record<string, Policy<U>> = options.policies ?? {}
-  const guard = makeGuard<U>({ store: options.store, tokens, options: resolved, policies })
   const cookie = refreshCookie(resolved.secureCookies, resolved.cookiePath)
-  const pending = new Set<Promise<void>>()
-  const background = (what: string, task: () => Promise<void>) => {
-    const run: Promise<void> = new Promise<void>((resolve) => setTimeout(resolve, 0))
-      .then(task)
-      .catch((err: unknown) => resolved.log(`${what}: work after the answer failed: ${errorSummary(err)}`))
-      .finally(() => pending.delete(run))
-    pending.add(run)
-  }
-  const kit: Kit<U> = {
+  const sessions = sessionCore({
     store: options.store,
+    tokens,
+    cookie,
+    lifetimes: resolved.lifetimes,
+    accessTokenTtl: resolved.accessTokenTtl,
+    now: resolved.now,
+  })
+  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
+  const after = afterAnswer(resolved.log)
+  const routes = authRoutes<U>({
+    store: options.store,
+    sessions,
     hasher,
     decoy,
-    tokens,
-    options: resolved,
-    limit: rateLimiter({ store: options.rateLimit?.store ?? memoryRateLimitStore(), now: resolved.now }),
-    ipOf: (c) => rateLimitAddress(clientIp(c, resolved.trustProxy), resolved.ipv6Prefix),
+    limits: routeLimits(resolved, options.rateLimit?.store ?? memoryRateLimitStore()),
     guard,
     cookie,
     sendMail: options.sendMail,
-    background,
-  }
-
-  const routes = new OpenAPIHono({ defaultHook: validationHook })
-  routes.onError(problemErrorHandler(resolved.log))
-  routes.use('*', async function authHeaders(c, next) {
-    c.header('Cache-Control', 'no-store')
-    c.header('X-Content-Type-Options', 'nosniff')
-    await next()
+    afterAnswer: after,
+    options: resolved,
   })
-  routes.use('*', jsonBodyGuard())
-  routes.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, {
-    type: 'http',
-    scheme: 'bearer',
-    bearerFormat: 'JWT',
-  })
-  routes.openAPIRegistry.registerComponent('securitySchemes', 'refreshCookie', {
-    type: 'apiKey',
-    in: 'cookie',
-    name: cookie.name,
-  })
-  const anyKit = kit as unknown as Kit
-  for (const mount of [signup, login, refresh, logout, me, changePassword, forgotPassword, resetPassword]) mount(routes, anyKit)
 
   return {
     routes,
     guard,
     route: (config) => guardedRoute(guard(config.auth), config),
-    async settled() {
-      while (pending.size > 0) await Promise.allSettled(pending)
-    },
+    settled: after.settled,
   }
 }

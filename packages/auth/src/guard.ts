@@ -8,7 +8,8 @@ import type { AccessTokens } from './access-token.js'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
 import { AuthError, errorSummary } from './errors.js'
 import type { AuthUser, Policy, ResolvedOptions } from './options.js'
-import type { Store, UserRecord } from './store/types.js'
+import type { SessionCore } from './session.js'
+import type { UserRecord } from './store/types.js'
 
 /** What a guarded handler can read from `c.var`. */
 export interface GuardVariables<U extends UserRecord = UserRecord> {
@@ -31,14 +32,14 @@ const missing = () =>
 export const toAuthUser = <U extends UserRecord>(raw: U): AuthUser<U> => ({ id: raw.id, name: raw.name, email: raw.email, raw })
 
 export interface GuardDeps<U extends UserRecord> {
-  store: Store<U>
+  sessions: SessionCore<U>
   tokens: AccessTokens
   options: ResolvedOptions
   policies: Record<string, Policy<U>>
 }
 
 export const makeGuard =
-  <U extends UserRecord>({ store, tokens, options, policies }: GuardDeps<U>) =>
+  <U extends UserRecord>({ sessions, tokens, options, policies }: GuardDeps<U>) =>
   (auth: true | string): MiddlewareHandler<GuardEnv<U>> => {
     const policy = auth === true ? undefined : policies[auth]
     if (auth !== true && !policy)
@@ -56,15 +57,8 @@ export const makeGuard =
 
       const claims = await tokens.verify(credential.token)
       if (!claims) throw refused()
-      const found = await store.findSession(claims.sid)
-      const now = options.now().getTime()
-      if (
-        !found ||
-        found.session.userId !== claims.sub ||
-        now >= found.session.createdAt.getTime() + options.sessionAbsoluteMs ||
-        now >= found.session.refreshedAt.getTime() + options.sessionIdleMs
-      )
-        throw refused()
+      const found = await sessions.current(claims)
+      if (!found) throw refused()
 
       if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.publicOrigin))
         throw crossSiteRefused(c, options.publicOrigin)

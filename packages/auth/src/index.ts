@@ -45,8 +45,6 @@ export type {
   NewSession,
   NewUser,
   ReplacePasswordInput,
-  RotateRefreshInput,
-  RotateResult,
   SessionRecord,
   Store,
   UserRecord,

@@ -5,6 +5,7 @@
 import type { Context } from 'hono'
 import type { PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
+import type { SessionLifetimes } from './session.js'
 import type { Store, UserRecord } from './store/types.js'
 
 /** The signed-in user a guarded handler sees as `c.get('user')`. */
@@ -108,9 +109,7 @@ export interface ResolvedOptions {
   issuer: string
   audience: string
   accessTokenTtl: number
-  sessionIdleMs: number
-  sessionAbsoluteMs: number
-  refreshGraceMs: number
+  lifetimes: SessionLifetimes
   resetTokenMs: number
   argon2: Argon2Params
   hashQueue: number
@@ -220,9 +219,11 @@ export const resolveOptions = <U extends UserRecord, Name extends string>(option
     issuer: options.issuer ?? 'latchkey',
     audience: options.audience ?? 'latchkey',
     accessTokenTtl: positive('accessTokenTtl', options.accessTokenTtl, 15 * 60),
-    sessionIdleMs: positive('sessionIdleTtl', options.sessionIdleTtl, 30 * DAY) * 1000,
-    sessionAbsoluteMs: positive('sessionAbsoluteTtl', options.sessionAbsoluteTtl, 90 * DAY) * 1000,
-    refreshGraceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
+    lifetimes: {
+      idleMs: positive('sessionIdleTtl', options.sessionIdleTtl, 30 * DAY) * 1000,
+      absoluteMs: positive('sessionAbsoluteTtl', options.sessionAbsoluteTtl, 90 * DAY) * 1000,
+      graceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
+    },
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
     argon2,
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),

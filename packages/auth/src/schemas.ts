@@ -8,6 +8,7 @@ import { z } from '@hono/zod-openapi'
 import type { Env } from 'hono'
 import { AuthError } from './errors.js'
 import { codePoints } from './password.js'
+import type { UserRecord } from './store/types.js'
 
 // A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -84,6 +85,14 @@ export const UserSchema = z
     createdAt: z.string().openapi({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' }),
   })
   .openapi('User')
+
+/** A user as the API shows it: {@link UserSchema}, never the role or anything else the store keeps. */
+export const userJson = (user: UserRecord): z.infer<typeof UserSchema> => ({
+  id: user.id,
+  name: user.name,
+  email: user.email,
+  createdAt: user.createdAt.toISOString(),
+})
 
 export const TokenSchema = z
   .object({

@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
 import { freshSchema, pgUnreachable } from '../../test/stores.js'
 import { errorSummary } from '../errors.js'
+import { rotateRefresh } from '../session.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { migratePostgres, postgresMigrationsFolder, postgresRateLimitStore, postgresStore } from './index.js'
 
@@ -42,9 +43,9 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
           await store.createSession({ id: sid, userId: user.id, refreshHash: `r-${sid}`, now, credentialsVersion: 0 })
           await store.createResetToken({ userId: user.id, tokenHash: `t-${sid}`, expiresAt: later })
           const outcomes = await Promise.allSettled([
-            store.rotateRefresh({ sessionId: sid, hash: `r-${sid}`, nextHash: `n-${sid}`, ...lifetimes }),
+            rotateRefresh(store, { sessionId: sid, hash: `r-${sid}`, nextHash: `n-${sid}`, ...lifetimes }),
             store.deleteSession(sid),
-            store.rotateRefresh({ sessionId: sid, hash: `r-${sid}`, nextHash: `m-${sid}`, ...lifetimes }),
+            rotateRefresh(store, { sessionId: sid, hash: `r-${sid}`, nextHash: `m-${sid}`, ...lifetimes }),
             store.consumeResetToken({ tokenHash: `t-${sid}`, now, passwordHash: 'p' }),
             store.createResetToken({ userId: user.id, tokenHash: `u-${sid}`, expiresAt: later }),
             store.replacePassword({ userId: user.id, passwordHash: 'q', credentialsVersion: 0, keepSessionId: null }),
@@ -133,7 +134,7 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
       const now = new Date('2026-11-02T00:00:00.000Z')
       expect(await store.findResetToken('t1', now)).toEqual({ userId: 'u1', email: 'ada@example.com' })
       const lifetimes = { graceMs: 10_000, idleMs: 30 * 86_400_000, absoluteMs: 90 * 86_400_000 }
-      expect((await store.rotateRefresh({ sessionId: null, hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe(
+      expect((await rotateRefresh(store, { sessionId: null, hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe(
         'rotated',
       )
       expect(await store.createSession({ id: 's2', userId: 'u1', refreshHash: 'x', now, credentialsVersion: 0 })).toBe(true)

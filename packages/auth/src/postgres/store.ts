@@ -9,10 +9,9 @@
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
-import { judgeRotation } from '../store/rotation.js'
-import { toSessionRecord, toUser, withHash } from '../store/rows.js'
+import { toRefreshState, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
-import type { RotateResult, Store, UserRecord } from '../store/types.js'
+import type { Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
 import { resetTokens, sessions, users } from './schema.js'
 
@@ -110,30 +109,24 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return row ? fromSessionLookup(sessionId, row) : null
     },
 
-    async rotateRefresh(input) {
-      const { sessionId, hash, nextHash, now } = input
-      return db.transaction(async (tx): Promise<RotateResult> => {
-        // The session row's lock serialises concurrent rotations of one session: a second caller
-        // waits, then reads the row as the first left it (READ COMMITTED re-reads a locked row).
-        const [row] = await tx
-          .select({ session: sessions, user: users })
-          .from(sessions)
-          .innerJoin(users, eq(users.id, sessions.userId))
-          .where(sessionId === null ? eq(sessions.refreshHash, hash) : eq(sessions.id, sessionId))
-          .for('update', { of: sessions })
-        const verdict = judgeRotation(row?.session, input)
-        if (!row || verdict === 'race' || verdict === 'unknown') return { status: verdict === 'race' ? 'race' : 'unknown' }
-        const { session } = row
-        if (verdict !== 'rotate') {
-          await tx.delete(sessions).where(eq(sessions.id, session.id))
-          return { status: verdict }
-        }
-        await tx
-          .update(sessions)
-          .set({ refreshHash: nextHash, previousRefreshHash: hash, rotatedAt: now, refreshedAt: now })
-          .where(eq(sessions.id, session.id))
-        return { status: 'rotated', session: toSessionRecord({ ...session, refreshedAt: now }), user: toUser(row.user) }
-      })
+    async findRefresh(ref) {
+      const [row] = await db
+        .select({ session: sessions, user: users })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where('sessionId' in ref ? eq(sessions.id, ref.sessionId) : eq(sessions.refreshHash, ref.currentHash))
+      return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
+    },
+
+    async swapRefresh({ sessionId, from, to, now }) {
+      // One conditional UPDATE: concurrent callers queue on the row lock, and each one after the
+      // first re-reads the row (READ COMMITTED), finds `from` no longer current and changes nothing.
+      const rows = await db
+        .update(sessions)
+        .set({ refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now })
+        .where(and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from)))
+        .returning({ id: sessions.id })
+      return rows.length === 1
     },
 
     async deleteSession(sessionId) {

@@ -1,10 +1,11 @@
 /** POST /change-password: replaces the password and revokes every other session of the user. */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
-import { type AuthApp, type Kit, limitPerUser } from '../kit.js'
 import { normalizePassword, passwordWeakness } from '../password.js'
 import { guardedRoute } from '../route.js'
 import { jsonBody, NewPasswordField, PasswordField, problemResponse, rateLimitedResponse } from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import type { AuthApp, RouteDeps } from './deps.js'
 
 const ChangePasswordBody = z
   .object({ currentPassword: PasswordField, newPassword: NewPasswordField })
@@ -16,10 +17,13 @@ const wrongPassword = () =>
     errors: [{ path: 'currentPassword', message: 'Wrong password' }],
   })
 
-export const changePassword = (app: AuthApp, kit: Kit) =>
+export const changePassword = <U extends UserRecord>(
+  app: AuthApp,
+  { store, hasher, guard, limits }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'guard' | 'limits'>,
+) =>
   app.openapi(
     guardedRoute(
-      kit.guard(true),
+      guard(true),
       {
         auth: true,
         method: 'post',
@@ -33,7 +37,7 @@ export const changePassword = (app: AuthApp, kit: Kit) =>
           429: rateLimitedResponse,
         },
       },
-      [limitPerUser(kit, 'change-password')],
+      [limits.perUser('change-password')],
     ),
     async (c) => {
       const { currentPassword, newPassword } = c.req.valid('json')
@@ -41,12 +45,12 @@ export const changePassword = (app: AuthApp, kit: Kit) =>
       const weakness = await passwordWeakness(newPassword, user.email)
       if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'newPassword', message: weakness }] })
 
-      const found = await kit.store.findUserById(user.id)
-      if (!found || !(await kit.hasher.verify(found.passwordHash, normalizePassword(currentPassword)))) throw wrongPassword()
+      const found = await store.findUserById(user.id)
+      if (!found || !(await hasher.verify(found.passwordHash, normalizePassword(currentPassword)))) throw wrongPassword()
 
-      const replaced = await kit.store.replacePassword({
+      const replaced = await store.replacePassword({
         userId: user.id,
-        passwordHash: await kit.hasher.hash(normalizePassword(newPassword)),
+        passwordHash: await hasher.hash(normalizePassword(newPassword)),
         credentialsVersion: found.credentialsVersion,
         keepSessionId: sessionId,
       })

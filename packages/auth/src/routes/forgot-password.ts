@@ -5,22 +5,32 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import { errorSummary } from '../errors.js'
-import { type AuthApp, type Kit, limitOnBodyEmail } from '../kit.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
 import { EmailField, jsonBody, jsonContent, problemResponse, rateLimitedResponse } from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import type { AuthApp, RouteDeps } from './deps.js'
 
 const ForgotBody = z.object({ email: EmailField }).openapi('ForgotPasswordRequest')
 const Accepted = z.object({ message: z.string() }).openapi('Accepted')
 const MESSAGE = 'If an account exists for this email, a reset link is on its way.'
 
-export const forgotPassword = (app: AuthApp, kit: Kit) =>
+export const forgotPassword = <U extends UserRecord>(
+  app: AuthApp,
+  {
+    store,
+    limits,
+    sendMail,
+    afterAnswer,
+    options,
+  }: Pick<RouteDeps<U>, 'store' | 'limits' | 'sendMail' | 'afterAnswer' | 'options'>,
+) =>
   app.openapi(
     createRoute({
       method: 'post',
       path: '/forgot-password',
       tags: ['auth'],
       summary: 'Mail a password reset token',
-      middleware: [limitOnBodyEmail(kit, 'forgot-password')],
+      middleware: [limits.onBodyEmail('forgot-password')],
       request: { body: jsonBody(ForgotBody) },
       responses: {
         202: jsonContent(Accepted, 'Accepted, whether or not the account exists'),
@@ -32,19 +42,19 @@ export const forgotPassword = (app: AuthApp, kit: Kit) =>
       const { email } = c.req.valid('json')
       // Answer first; look the account up, write the token and mail it off the request path, so
       // neither the status, the body nor the time of the answer depends on the account existing.
-      kit.background('forgot-password', async () => {
-        const found = await kit.store.findUserByEmail(email)
+      afterAnswer.run('forgot-password', async () => {
+        const found = await store.findUserByEmail(email)
         if (!found) return
         const token = opaqueToken()
-        await kit.store.createResetToken({
+        await store.createResetToken({
           userId: found.user.id,
           tokenHash: tokenHash(token),
-          expiresAt: new Date(kit.options.now().getTime() + kit.options.resetTokenMs),
+          expiresAt: new Date(options.now().getTime() + options.resetTokenMs),
         })
         // Mail goes to the stored address, never the submitted one.
         await Promise.resolve()
-          .then(() => kit.sendMail({ to: found.user.email, token }))
-          .catch((err: unknown) => kit.options.log(`sendMail failed: ${errorSummary(err)}`))
+          .then(() => sendMail({ to: found.user.email, token }))
+          .catch((err: unknown) => options.log(`sendMail failed: ${errorSummary(err)}`))
       })
       return c.json({ message: MESSAGE }, 202)
     },

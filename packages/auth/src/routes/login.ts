@@ -4,7 +4,6 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
-import { type AuthApp, type Kit, limitOnBodyEmail, startSession } from '../kit.js'
 import { normalizePassword } from '../password.js'
 import {
   AuthResultSchema,
@@ -15,6 +14,8 @@ import {
   problemResponse,
   rateLimitedResponse,
 } from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import type { AuthApp, RouteDeps } from './deps.js'
 
 const invalidCredentials = () =>
   new AuthError('invalid_credentials', {
@@ -24,14 +25,17 @@ const invalidCredentials = () =>
 
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
 
-export const login = (app: AuthApp, kit: Kit) =>
+export const login = <U extends UserRecord>(
+  app: AuthApp,
+  { store, sessions, hasher, decoy, limits }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits'>,
+) =>
   app.openapi(
     createRoute({
       method: 'post',
       path: '/login',
       tags: ['auth'],
       summary: 'Sign in',
-      middleware: [limitOnBodyEmail(kit, 'login')],
+      middleware: [limits.onBodyEmail('login')],
       request: { body: jsonBody(LoginBody) },
       responses: {
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
@@ -42,16 +46,16 @@ export const login = (app: AuthApp, kit: Kit) =>
     }),
     async (c) => {
       const { email, password } = c.req.valid('json')
-      const found = await kit.store.findUserByEmail(email)
+      const found = await store.findUserByEmail(email)
       const candidate = normalizePassword(password)
-      const ok = await kit.hasher.verify(found?.passwordHash ?? (await kit.decoy), candidate)
+      const ok = await hasher.verify(found?.passwordHash ?? (await decoy), candidate)
       if (!found || !ok) throw invalidCredentials()
 
       // Both writes are conditional on the credentials version read with the verified hash: a
       // reset or password change that lands during the verification wins over this login.
-      if (kit.hasher.needsRehash(found.passwordHash))
-        await kit.store.updatePasswordHash(found.user.id, await kit.hasher.hash(candidate), found.credentialsVersion)
-      const result = await startSession(kit, c, found.user, found.credentialsVersion)
+      if (hasher.needsRehash(found.passwordHash))
+        await store.updatePasswordHash(found.user.id, await hasher.hash(candidate), found.credentialsVersion)
+      const result = await sessions.start(c, found.user, found.credentialsVersion)
       if (!result) throw invalidCredentials()
       return c.json(result, 200)
     },

@@ -1,10 +1,11 @@
 /** POST /logout: deletes the caller's session, so its refresh cookie and access tokens stop working at once. */
-import type { AuthApp, Kit } from '../kit.js'
 import { guardedRoute } from '../route.js'
+import type { UserRecord } from '../store/types.js'
+import type { AuthApp, RouteDeps } from './deps.js'
 
-export const logout = (app: AuthApp, kit: Kit) =>
+export const logout = <U extends UserRecord>(app: AuthApp, { sessions, guard }: Pick<RouteDeps<U>, 'sessions' | 'guard'>) =>
   app.openapi(
-    guardedRoute(kit.guard(true), {
+    guardedRoute(guard(true), {
       auth: true,
       method: 'post',
       path: '/logout',
@@ -13,8 +14,7 @@ export const logout = (app: AuthApp, kit: Kit) =>
       responses: { 204: { description: 'Session revoked; the refresh cookie is cleared' } },
     }),
     async (c) => {
-      await kit.store.deleteSession(c.var.sessionId)
-      kit.cookie.clear(c)
+      await sessions.end(c, c.var.sessionId)
       return c.body(null, 204)
     },
   )

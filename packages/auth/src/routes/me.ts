@@ -1,11 +1,12 @@
 /** GET /me: the signed-in user as stored now. */
-import { type AuthApp, type Kit, userJson } from '../kit.js'
 import { guardedRoute } from '../route.js'
-import { jsonContent, UserSchema } from '../schemas.js'
+import { jsonContent, UserSchema, userJson } from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import type { AuthApp, RouteDeps } from './deps.js'
 
-export const me = (app: AuthApp, kit: Kit) =>
+export const me = <U extends UserRecord>(app: AuthApp, { guard }: Pick<RouteDeps<U>, 'guard'>) =>
   app.openapi(
-    guardedRoute(kit.guard(true), {
+    guardedRoute(guard(true), {
       auth: true,
       method: 'get',
       path: '/me',

@@ -7,10 +7,11 @@ import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
 import { peekJson } from '../http.js'
-import { type AuthApp, type Kit, limitOnEmail } from '../kit.js'
 import { tokenHash } from '../opaque-token.js'
 import { normalizePassword, passwordWeakness } from '../password.js'
 import { jsonBody, NewPasswordField, problemResponse, rateLimitedResponse, storableString } from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import type { AuthApp, RouteDeps } from './deps.js'
 
 const ResetBody = z
   .object({ token: storableString().min(1).max(1024), newPassword: NewPasswordField })
@@ -18,12 +19,24 @@ const ResetBody = z
 
 const invalidToken = () => new AuthError('invalid_reset_token', { detail: 'The reset token is invalid, used or expired.' })
 
-export const resetPassword = (app: AuthApp, kit: Kit) => {
-  // The rate limit counts the email of the token's owner (CONTRACT §4), so a token is looked up first.
-  const owner = async (c: Context) => {
-    const token = (((await peekJson(c)) ?? {}) as { token?: unknown }).token
-    if (typeof token !== 'string' || token.length > 1024) return null
-    return kit.store.findResetToken(tokenHash(token), kit.options.now())
+export const resetPassword = <U extends UserRecord>(
+  app: AuthApp,
+  { store, hasher, limits, options }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'options'>,
+) => {
+  // The rate limit counts the email of the token's owner (CONTRACT §4), so the token is looked
+  // up before the limit; the handler reads the same lookup: one per request.
+  const lookups = new WeakMap<Context, Promise<{ userId: string; email: string } | null>>()
+  const owner = (c: Context) => {
+    let found = lookups.get(c)
+    if (!found) {
+      found = peekJson(c).then((body) => {
+        const token = ((body ?? {}) as { token?: unknown }).token
+        if (typeof token !== 'string' || token.length > 1024) return null
+        return store.findResetToken(tokenHash(token), options.now())
+      })
+      lookups.set(c, found)
+    }
+    return found
   }
   return app.openapi(
     createRoute({
@@ -31,7 +44,7 @@ export const resetPassword = (app: AuthApp, kit: Kit) => {
       path: '/reset-password',
       tags: ['auth'],
       summary: 'Set a new password with a reset token; every session is signed out',
-      middleware: [limitOnEmail(kit, 'reset-password', async (c) => (await owner(c))?.email ?? null)],
+      middleware: [limits.onEmail('reset-password', async (c) => (await owner(c))?.email ?? null)],
       request: { body: jsonBody(ResetBody) },
       responses: {
         204: { description: 'Password replaced; every session of the account is revoked' },
@@ -41,15 +54,16 @@ export const resetPassword = (app: AuthApp, kit: Kit) => {
     }),
     async (c) => {
       const { token, newPassword } = c.req.valid('json')
-      const found = await kit.store.findResetToken(tokenHash(token), kit.options.now())
+      const found = await owner(c)
       if (!found) throw invalidToken()
       const weakness = await passwordWeakness(newPassword, found.email)
       if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'newPassword', message: weakness }] })
 
-      const userId = await kit.store.consumeResetToken({
+      // The spend is the atomic step: it checks the token again, so a concurrent reset wins once.
+      const userId = await store.consumeResetToken({
         tokenHash: tokenHash(token),
-        now: kit.options.now(),
-        passwordHash: await kit.hasher.hash(normalizePassword(newPassword)),
+        now: options.now(),
+        passwordHash: await hasher.hash(normalizePassword(newPassword)),
       })
       if (!userId) throw invalidToken()
       return c.body(null, 204)

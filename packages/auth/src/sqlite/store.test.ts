@@ -5,6 +5,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import { describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
+import { rotateRefresh } from '../session.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { migrateSqlite, openSqlite, sqliteMigrationsFolder, sqliteStore } from './index.js'
 
@@ -46,7 +47,7 @@ describe('migrateSqlite', () => {
       })
       const now = new Date('2026-11-02T00:00:00.000Z')
       const lifetimes = { graceMs: 10_000, idleMs: 30 * 86_400_000, absoluteMs: 90 * 86_400_000 }
-      expect((await store.rotateRefresh({ sessionId: null, hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe(
+      expect((await rotateRefresh(store, { sessionId: null, hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe(
         'rotated',
       )
       expect(await store.createSession({ id: 's2', userId: 'u1', refreshHash: 'x', now, credentialsVersion: 0 })).toBe(true)
@@ -78,7 +79,7 @@ describe('sqliteStore durability', () => {
       await session('s1')
       await session('s2')
       const lifetimes = { graceMs: 0, idleMs: 86_400_000, absoluteMs: 86_400_000 }
-      await store.rotateRefresh({ sessionId: 's1', hash: 'r-s1', nextHash: 'r-s1b', now, ...lifetimes })
+      await rotateRefresh(store, { sessionId: 's1', hash: 'r-s1', nextHash: 'r-s1b', now, ...lifetimes })
       await store.deleteSession('s1')
       await store.replacePassword({ userId: 'u', passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null })
       await store.createResetToken({ userId: 'u', tokenHash: 't', expiresAt: new Date(now.getTime() + 60_000) })

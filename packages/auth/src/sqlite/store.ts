@@ -6,10 +6,9 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
-import { judgeRotation } from '../store/rotation.js'
-import { toSessionRecord, toUser, withHash } from '../store/rows.js'
+import { toRefreshState, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
-import type { RotateResult, Store, UserRecord } from '../store/types.js'
+import type { Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
 import { resetTokens, sessions, users } from './schema.js'
 
@@ -134,30 +133,20 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       return row ? fromSessionLookup(sessionId, row) : null
     },
 
-    async rotateRefresh(input) {
-      const { sessionId, hash, nextHash, now } = input
-      return durable(() =>
-        db.transaction((tx): RotateResult => {
-          const row = tx
-            .select({ session: sessions, user: users })
-            .from(sessions)
-            .innerJoin(users, eq(users.id, sessions.userId))
-            .where(sessionId === null ? eq(sessions.refreshHash, hash) : eq(sessions.id, sessionId))
-            .get()
-          const verdict = judgeRotation(row?.session, input)
-          if (!row || verdict === 'race' || verdict === 'unknown') return { status: verdict === 'race' ? 'race' : 'unknown' }
-          const { session } = row
-          if (verdict !== 'rotate') {
-            tx.delete(sessions).where(eq(sessions.id, session.id)).run()
-            return { status: verdict }
-          }
-          tx.update(sessions)
-            .set({ refreshHash: nextHash, previousRefreshHash: hash, rotatedAt: now, refreshedAt: now })
-            .where(eq(sessions.id, session.id))
-            .run()
-          return { status: 'rotated', session: toSessionRecord({ ...session, refreshedAt: now }), user: toUser(row.user) }
-        }, immediate),
-      )
+    async findRefresh(ref) {
+      const row = db
+        .select({ session: sessions, user: users })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .where('sessionId' in ref ? eq(sessions.id, ref.sessionId) : eq(sessions.refreshHash, ref.currentHash))
+        .get()
+      return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
+    },
+
+    async swapRefresh({ sessionId, from, to, now }) {
+      const current = and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from))
+      const set = { refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now }
+      return durable(() => db.update(sessions).set(set).where(current).run().changes === 1)
     },
 
     async deleteSession(sessionId) {

@@ -2,7 +2,7 @@
  * Rows of the bundled stores' tables (the same columns in both dialects) turned into what the
  * store interface returns: never the password hash or a refresh hash where it is not asked for.
  */
-import type { SessionRecord, UserRecord, UserWithHash } from './types.js'
+import type { SessionRefreshState, UserRecord, UserWithHash } from './types.js'
 
 interface UserRow extends UserRecord {
   passwordHash: string
@@ -14,9 +14,13 @@ export const toUser = ({ passwordHash: _, credentialsVersion: __, ...user }: Use
 export const withHash = (row: UserRow | undefined): UserWithHash | null =>
   row ? { user: toUser(row), passwordHash: row.passwordHash, credentialsVersion: row.credentialsVersion } : null
 
-export const toSessionRecord = ({ id, userId, createdAt, refreshedAt }: SessionRecord): SessionRecord => ({
-  id,
-  userId,
-  createdAt,
-  refreshedAt,
+/** The refresh facts of a sessions row: exactly the interface's fields, whatever else the row holds. */
+export const toRefreshState = (row: SessionRefreshState): SessionRefreshState => ({
+  id: row.id,
+  userId: row.userId,
+  createdAt: row.createdAt,
+  refreshedAt: row.refreshedAt,
+  refreshHash: row.refreshHash,
+  previousRefreshHash: row.previousRefreshHash,
+  rotatedAt: row.rotatedAt,
 })

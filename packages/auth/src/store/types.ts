@@ -1,6 +1,7 @@
 /**
- * The storage contract of the library. A store speaks the domain: it creates users and
- * sessions, rotates refresh values and spends reset tokens, each single-use operation atomic.
+ * The storage contract of the library. A store keeps facts: it creates users and sessions,
+ * swaps refresh values and spends reset tokens, each single-use step atomic and conditional.
+ * It decides no policy: lifetimes, races and reuse are judged by the session core (`session.ts`).
  * Every store runs the same conformance suite (`@latchkey/auth/testing`).
  * Stores hold only SHA-256 hashes of refresh values and reset tokens, never the values.
  */
@@ -55,38 +56,25 @@ export interface NewSession {
   credentialsVersion: number
 }
 
-export interface RotateRefreshInput {
-  /**
-   * The session the presented value names (the refresh cookie is `<session id>.<value>`), or
-   * `null` for a value from before 0.2, which is looked up by its hash and can only be current.
-   */
-  sessionId: string | null
-  /** Hash of the value the client presented. */
-  hash: string
-  /** Hash of the value that replaces it. */
-  nextHash: string
-  now: Date
-  /** A value rotated away less than this long ago is refused without revoking anything. */
-  graceMs: number
-  /** The session dies when not refreshed for this long. */
-  idleMs: number
-  /** The session dies this long after login, however often refreshed. */
-  absoluteMs: number
+/** A session's refresh facts as its row holds them: the core judges a presented value on them. */
+export interface SessionRefreshState extends SessionRecord {
+  /** SHA-256 of the current refresh value. */
+  refreshHash: string | null
+  /** The value the current one replaced, kept to tell a parallel tab from reuse. */
+  previousRefreshHash: string | null
+  /** When the current value replaced the previous one. */
+  rotatedAt: Date | null
 }
 
-/**
- * Outcome of {@link Store.rotateRefresh}. A session keeps only its current value and the one it
- * replaced (one row per session, however often it refreshes):
- * - `rotated`: the presented value was current; it is now spent and `nextHash` is current.
- * - `race`: the value is the one replaced less than `graceMs` ago (parallel tabs); nothing changed.
- * - `reused`: the session exists but the value is not its current one (an older value, presented
- *   after the race window): the whole session has been deleted.
- * - `expired`: the session is past its idle or absolute lifetime: it has been deleted.
- * - `unknown`: no such session (or, for a value without a session id, no session has it as current).
- */
-export type RotateResult<U extends UserRecord = UserRecord> =
-  | { status: 'rotated'; session: SessionRecord; user: U }
-  | { status: 'race' | 'reused' | 'expired' | 'unknown' }
+export interface SwapRefreshInput {
+  sessionId: string
+  /** Hash of the value that must still be current. */
+  from: string
+  /** Hash of the value that replaces it. */
+  to: string
+  /** Becomes the session's `refreshedAt` and `rotatedAt`. */
+  now: Date
+}
 
 export interface NewResetToken {
   userId: string
@@ -145,8 +133,17 @@ export interface Store<U extends UserRecord = UserRecord> {
   createSession(input: NewSession): Promise<boolean>
   /** The session and its user as they are now, in one lookup; `null` when revoked. */
   findSession(sessionId: string): Promise<{ session: SessionRecord; user: U } | null>
-  /** Atomically spends the presented refresh value and makes `nextHash` current. */
-  rotateRefresh(input: RotateRefreshInput): Promise<RotateResult<U>>
+  /**
+   * A session's refresh facts and its user: by the session id a refresh cookie names, or (for a
+   * value issued before 0.2) by the hash of its current value. `null` when there is none.
+   */
+  findRefresh(ref: { sessionId: string } | { currentHash: string }): Promise<{ session: SessionRefreshState; user: U } | null>
+  /**
+   * The atomic step of a rotation, a compare-and-swap: only while `from` is still the session's
+   * current value, makes `to` current, keeps `from` as the previous value and sets `refreshedAt`
+   * and `rotatedAt` to `now`. Of concurrent callers with one `from`, exactly one gets `true`.
+   */
+  swapRefresh(input: SwapRefreshInput): Promise<boolean>
   deleteSession(sessionId: string): Promise<void>
 
   /** Stores a reset token; every earlier unused token of the user dies. */

@@ -1,7 +1,8 @@
 /**
  * One conformance suite for every {@link Store}: the SQLite store runs it, so does PostgreSQL,
- * and so should yours. It checks the domain rules, and the atomicity of rotation and single-use
- * consumption with 20 concurrent callers.
+ * and so should yours. It checks what the store keeps and the atomicity of its conditional
+ * steps (the refresh swap, single-use consumption) with 20 concurrent callers; the rotation
+ * cases run the session core's rules over the store, as the routes do.
  *
  * @example
  * storeConformance('sqlite', async () => {
@@ -11,7 +12,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import type { RotateRefreshInput, Store, UserRecord } from '../store/types.js'
+import { type RotateRefreshInput, rotateRefresh } from '../session.js'
+import type { Store, UserRecord } from '../store/types.js'
 
 export type StoreFactory = () => Promise<{ store: Store<UserRecord>; close?: () => Promise<void> }>
 
@@ -49,7 +51,7 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
       nextHash: string,
       ms: number,
       more: Partial<RotateRefreshInput> = {},
-    ) => store.rotateRefresh({ sessionId, hash, nextHash, now: at(ms), ...lifetimes, ...more })
+    ) => rotateRefresh(store, { sessionId, hash, nextHash, now: at(ms), ...lifetimes, ...more })
 
     describe('users', () => {
       it('creates a user and finds it by email and by id, with its hash', async () => {
@@ -178,6 +180,45 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
         await store.deleteSession(sid)
         expect(await store.findSession(sid)).toBeNull()
         expect(await store.findSession(randomUUID())).toBeNull()
+      })
+
+      it('keeps the refresh facts of a session, found by its id or by its current hash', async () => {
+        const user = await newUser()
+        const sid = await newSession(user.id, 'h0')
+        const facts = { id: sid, userId: user.id, refreshHash: 'h0', previousRefreshHash: null, rotatedAt: null }
+        const byId = await store.findRefresh({ sessionId: sid })
+        expect(byId?.session).toMatchObject(facts)
+        expect(byId?.session.createdAt.getTime()).toBe(T0.getTime())
+        expect(byId?.user).toEqual(user)
+        expect((await store.findRefresh({ currentHash: 'h0' }))?.session).toMatchObject(facts)
+
+        expect(await store.swapRefresh({ sessionId: sid, from: 'h0', to: 'h1', now: at(5000) })).toBe(true)
+        const swapped = await store.findRefresh({ sessionId: sid })
+        expect(swapped?.session).toMatchObject({ refreshHash: 'h1', previousRefreshHash: 'h0' })
+        expect(swapped?.session.rotatedAt?.getTime()).toBe(at(5000).getTime())
+        expect(swapped?.session.refreshedAt.getTime()).toBe(at(5000).getTime())
+        expect(await store.findRefresh({ currentHash: 'h0' })).toBeNull()
+        expect(await store.findRefresh({ sessionId: randomUUID() })).toBeNull()
+      })
+
+      it('swaps a refresh value only while it is current', async () => {
+        const sid = await newSession((await newUser()).id, 'w0')
+        expect(await store.swapRefresh({ sessionId: sid, from: 'w-other', to: 'w1', now: at(1) })).toBe(false)
+        expect(await store.swapRefresh({ sessionId: randomUUID(), from: 'w0', to: 'w1', now: at(1) })).toBe(false)
+        expect((await store.findRefresh({ sessionId: sid }))?.session.refreshHash).toBe('w0')
+      })
+
+      it('lets exactly one of 20 concurrent swaps of one value change the row', async () => {
+        const sid = await newSession((await newUser()).id, 's0')
+        const swaps = Array.from({ length: 20 }, (_, i) =>
+          store.swapRefresh({ sessionId: sid, from: 's0', to: `s1-${i}`, now: at(1) }),
+        )
+        const won = (await Promise.all(swaps)).map((ok, i) => (ok ? i : -1)).filter((i) => i >= 0)
+        expect(won).toHaveLength(1)
+        expect((await store.findRefresh({ sessionId: sid }))?.session).toMatchObject({
+          refreshHash: `s1-${won[0]}`,
+          previousRefreshHash: 's0',
+        })
       })
 
       it('rotates a current value once; the new value is current', async () => {

@@ -1,0 +1,42 @@
+/**
+ * Which keys each auth endpoint counts (CONTRACT §4, §14), built once from the options: per
+ * client address everywhere, per email where a request names an account, per user where a
+ * signed-in user's password is verified, per session on refresh.
+ */
+import type { Context, MiddlewareHandler } from 'hono'
+import { clientIp, rateLimitAddress } from './credentials.js'
+import { peekJson } from './http.js'
+import type { ResolvedOptions } from './options.js'
+import { type KeyRule, type RateLimitStore, rateLimiter } from './rate-limit.js'
+import { emailFromBody } from './schemas.js'
+
+export interface RouteLimits {
+  /** Signup, login, forgot-password: per address and per the `email` of the body. */
+  onBodyEmail(endpoint: string): MiddlewareHandler
+  /** Per address and per the email `emailOf` finds (reset-password: the token owner's). */
+  onEmail(endpoint: string, emailOf: KeyRule['valueOf']): MiddlewareHandler
+  /** An endpoint that verifies a signed-in user's password: per user and per address. It runs after the guard (401 before 429). */
+  perUser(endpoint: string): MiddlewareHandler
+  /** `POST /refresh`: per session (`sessionOf`: the id the cookie names, or the value's hash) and per address. */
+  refresh(sessionOf: KeyRule['valueOf']): MiddlewareHandler
+}
+
+export const routeLimits = (options: ResolvedOptions, store: RateLimitStore): RouteLimits => {
+  const limit = rateLimiter({ store, now: options.now })
+  // IPv6 clients count per /64 by default: one host holds a whole prefix.
+  const ipOf = (c: Context) => rateLimitAddress(clientIp(c, options.trustProxy), options.ipv6Prefix)
+  const ip = (max = options.ipLimit): KeyRule => ({ kind: 'ip', limit: max, valueOf: ipOf })
+  const onEmail = (endpoint: string, emailOf: KeyRule['valueOf']) =>
+    limit(endpoint, [ip(), { kind: 'email', limit: options.emailLimit, valueOf: emailOf }])
+  return {
+    onEmail,
+    onBodyEmail: (endpoint) => onEmail(endpoint, async (c) => emailFromBody(await peekJson(c))),
+    perUser: (endpoint) =>
+      limit(endpoint, [
+        ip(),
+        { kind: 'user', limit: options.userLimit, valueOf: (c) => (c.var as { user?: { id: string } }).user?.id ?? null },
+      ]),
+    refresh: (sessionOf) =>
+      limit('refresh', [ip(options.refreshIpLimit), { kind: 'session', limit: options.refreshSessionLimit, valueOf: sessionOf }]),
+  }
+}

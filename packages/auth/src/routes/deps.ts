@@ -1,0 +1,27 @@
+/** What the auth routes are given by `createAuth`; each route picks the parts it uses. */
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { MiddlewareHandler } from 'hono'
+import type { AfterAnswer } from '../background.js'
+import type { RefreshCookie } from '../cookies.js'
+import type { GuardEnv } from '../guard.js'
+import type { RouteLimits } from '../limits.js'
+import type { ResetMail, ResolvedOptions } from '../options.js'
+import type { PasswordHasher } from '../password.js'
+import type { SessionCore } from '../session.js'
+import type { Store, UserRecord } from '../store/types.js'
+
+export type AuthApp = OpenAPIHono
+
+export interface RouteDeps<U extends UserRecord> {
+  store: Store<U>
+  sessions: SessionCore<U>
+  hasher: PasswordHasher
+  /** Verified against when the email is unknown, so both login paths cost one verification. */
+  decoy: Promise<string>
+  limits: RouteLimits
+  guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
+  cookie: RefreshCookie
+  sendMail: (mail: ResetMail) => void | Promise<void>
+  afterAnswer: AfterAnswer
+  options: ResolvedOptions
+}

@@ -1,0 +1,50 @@
+/**
+ * The eight `/auth` routes, assembled in one place: their shared middleware (problem documents,
+ * `no-store`, the body guard: once, here), the security schemes they document, and what each
+ * route is given. Each route names the parts it uses; nothing else reaches them.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { problemErrorHandler } from '../errors.js'
+import { jsonBodyGuard } from '../http.js'
+import { BEARER_SCHEME } from '../route.js'
+import { validationHook } from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import { changePassword } from './change-password.js'
+import type { RouteDeps } from './deps.js'
+import { forgotPassword } from './forgot-password.js'
+import { login } from './login.js'
+import { logout } from './logout.js'
+import { me } from './me.js'
+import { refresh } from './refresh.js'
+import { resetPassword } from './reset-password.js'
+import { signup } from './signup.js'
+
+export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHono => {
+  const routes = new OpenAPIHono({ defaultHook: validationHook })
+  routes.onError(problemErrorHandler(deps.options.log))
+  routes.use('*', async function authHeaders(c, next) {
+    c.header('Cache-Control', 'no-store')
+    c.header('X-Content-Type-Options', 'nosniff')
+    await next()
+  })
+  routes.use('*', jsonBodyGuard())
+  routes.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  })
+  routes.openAPIRegistry.registerComponent('securitySchemes', 'refreshCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: deps.cookie.name,
+  })
+  signup(routes, deps)
+  login(routes, deps)
+  refresh(routes, deps)
+  logout(routes, deps)
+  me(routes, deps)
+  changePassword(routes, deps)
+  forgotPassword(routes, deps)
+  resetPassword(routes, deps)
+  return routes
+}

@@ -1,0 +1,200 @@
+/**
+ * The session core: every rule about a session lives here. Its lifetimes, the refresh cookie's
+ * max-age, starting a session, issuing its access tokens, and what a presented refresh value
+ * means (rotate, a parallel tab's race, reuse, expiry). Stores keep facts: they read rows and
+ * make conditional writes atomically; this module decides. The guard and the routes call it.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Context } from 'hono'
+import type { AccessClaims, AccessTokens } from './access-token.js'
+import { parseRefreshValue, type RefreshCookie, refreshValue } from './cookies.js'
+import { opaqueToken, tokenHash } from './opaque-token.js'
+import { userJson } from './schemas.js'
+import type { SessionRecord, SessionRefreshState, Store, UserRecord } from './store/types.js'
+
+export interface SessionLifetimes {
+  /** A session dies when not refreshed for this long. */
+  idleMs: number
+  /** A session dies this long after login, however often refreshed. */
+  absoluteMs: number
+  /** A value rotated away less than this long ago is refused without revoking anything (parallel tabs). */
+  graceMs: number
+}
+
+/** Milliseconds the session has left at `now`: the sooner of its idle and its absolute deadline. Dead at ≤ 0. */
+export const sessionRemainingMs = (
+  session: Pick<SessionRecord, 'createdAt' | 'refreshedAt'>,
+  now: Date,
+  lifetimes: SessionLifetimes,
+): number =>
+  Math.min(session.refreshedAt.getTime() + lifetimes.idleMs, session.createdAt.getTime() + lifetimes.absoluteMs) - now.getTime()
+
+/** `rotate`: spend the value and make the next one current; the others as {@link RotateResult}. */
+export type RotationVerdict = 'rotate' | 'race' | 'reused' | 'expired'
+
+/** What a presented refresh value (its hash) means for the session that the store read. */
+export const judgeRotation = (
+  state: SessionRefreshState,
+  hash: string,
+  now: Date,
+  lifetimes: SessionLifetimes,
+): RotationVerdict => {
+  if (state.refreshHash === hash) return sessionRemainingMs(state, now, lifetimes) > 0 ? 'rotate' : 'expired'
+  // Two tabs refreshing at once present the same value: the second finds it just replaced.
+  if (state.previousRefreshHash === hash && state.rotatedAt && now.getTime() - state.rotatedAt.getTime() < lifetimes.graceMs)
+    return 'race'
+  // Any other value for a live session id is one this session was issued before: a copy of it
+  // is in someone else's hands.
+  return 'reused'
+}
+
+export interface RotateRefreshInput extends SessionLifetimes {
+  /**
+   * The session the presented value names (the refresh cookie is `<session id>.<value>`), or
+   * `null` for a value from before 0.2, which is looked up by its hash and can only be current.
+   */
+  sessionId: string | null
+  /** Hash of the value the client presented. */
+  hash: string
+  /** Hash of the value that replaces it. */
+  nextHash: string
+  now: Date
+}
+
+/**
+ * Outcome of {@link rotateRefresh}. A session keeps only its current value and the one it
+ * replaced (one row per session, however often it refreshes):
+ * - `rotated`: the presented value was current; it is now spent and `nextHash` is current.
+ * - `race`: the value is the one replaced less than `graceMs` ago (parallel tabs); nothing changed.
+ * - `reused`: the session exists but the value is not its current one (an older value, presented
+ *   after the race window): the whole session has been deleted.
+ * - `expired`: the session is past its idle or absolute lifetime: it has been deleted.
+ * - `unknown`: no such session (or, for a value without a session id, no session has it as current).
+ */
+export type RotateResult<U extends UserRecord = UserRecord> =
+  | { status: 'rotated'; session: SessionRecord; user: U }
+  | { status: 'race' | 'reused' | 'expired' | 'unknown' }
+
+/**
+ * Spends a presented refresh value. The store's compare-and-swap is the atomic step: of
+ * concurrent callers presenting one current value exactly one swaps it; every other one reads
+ * the session again and is judged on what the winner left (a race inside the grace window).
+ */
+export const rotateRefresh = async <U extends UserRecord>(
+  store: Store<U>,
+  input: RotateRefreshInput,
+): Promise<RotateResult<U>> => {
+  const { hash, nextHash, now } = input
+  const read = () => store.findRefresh(input.sessionId === null ? { currentHash: hash } : { sessionId: input.sessionId })
+  // Two reads at most: after a lost swap the value is no longer current, so it cannot be judged `rotate` again.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const found = await read()
+    if (!found) return { status: 'unknown' }
+    const { session, user } = found
+    const verdict = judgeRotation(session, hash, now, input)
+    if (verdict === 'race') return { status: 'race' }
+    if (verdict !== 'rotate') {
+      await store.deleteSession(session.id)
+      return { status: verdict }
+    }
+    if (await store.swapRefresh({ sessionId: session.id, from: hash, to: nextHash, now }))
+      return {
+        status: 'rotated',
+        session: { id: session.id, userId: session.userId, createdAt: session.createdAt, refreshedAt: now },
+        user,
+      }
+  }
+  return { status: 'race' }
+}
+
+export interface SessionCoreDeps<U extends UserRecord> {
+  store: Store<U>
+  tokens: AccessTokens
+  cookie: RefreshCookie
+  lifetimes: SessionLifetimes
+  /** Seconds an access token lives. */
+  accessTokenTtl: number
+  now: () => Date
+}
+
+export type SessionCore<U extends UserRecord> = ReturnType<typeof sessionCore<U>>
+
+export const sessionCore = <U extends UserRecord>({
+  store,
+  tokens,
+  cookie,
+  lifetimes,
+  accessTokenTtl,
+  now,
+}: SessionCoreDeps<U>) => {
+  const tokenBody = async (sub: string, sid: string) => ({
+    accessToken: await tokens.sign({ sub, sid }),
+    tokenType: 'Bearer' as const,
+    expiresIn: accessTokenTtl,
+  })
+  const setCookie = (c: Context, session: Pick<SessionRecord, 'id' | 'createdAt' | 'refreshedAt'>, random: string, at: Date) =>
+    cookie.set(c, refreshValue(session.id, random), sessionRemainingMs(session, at, lifetimes) / 1000)
+
+  return {
+    lifetimes,
+
+    /**
+     * The session verified access-token claims name, with its user as stored now, in one
+     * lookup: `null` when it was revoked, has outlived its lifetimes, or belongs to someone else.
+     */
+    async current(claims: AccessClaims): Promise<{ session: SessionRecord; user: U } | null> {
+      const found = await store.findSession(claims.sid)
+      if (!found || found.session.userId !== claims.sub || sessionRemainingMs(found.session, now(), lifetimes) <= 0) return null
+      return found
+    },
+
+    /**
+     * Opens a session (signup, login): stores the refresh hash, sets its cookie, signs an access
+     * token. `null`, with nothing stored or set, when the user's credentials version is no
+     * longer `credentialsVersion`: the password that was verified has been replaced meanwhile.
+     */
+    async start(c: Context, user: U, credentialsVersion: number) {
+      const at = now()
+      const session = { id: randomUUID(), createdAt: at, refreshedAt: at }
+      const random = opaqueToken()
+      const created = await store.createSession({
+        id: session.id,
+        userId: user.id,
+        refreshHash: tokenHash(random),
+        now: at,
+        credentialsVersion,
+      })
+      if (!created) return null
+      setCookie(c, session, random, at)
+      return { ...(await tokenBody(user.id, session.id)), user: userJson(user) }
+    },
+
+    /**
+     * Spends the presented refresh cookie value. On `rotated` the new cookie is set and the new
+     * access token returned; a refusal clears the cookie, except a race loser's: the winner's
+     * Set-Cookie may land first.
+     */
+    async refresh(c: Context, presented: string) {
+      const at = now()
+      const random = opaqueToken()
+      const result = await rotateRefresh(store, {
+        ...parseRefreshValue(presented),
+        nextHash: tokenHash(random),
+        now: at,
+        ...lifetimes,
+      })
+      if (result.status !== 'rotated') {
+        if (result.status !== 'race') cookie.clear(c)
+        return { status: result.status } as const
+      }
+      setCookie(c, result.session, random, at)
+      return { status: result.status, body: await tokenBody(result.user.id, result.session.id) } as const
+    },
+
+    /** Ends a session: its refresh cookie and its access tokens stop working at once. */
+    async end(c: Context, sessionId: string) {
+      await store.deleteSession(sessionId)
+      cookie.clear(c)
+    },
+  }
+}
