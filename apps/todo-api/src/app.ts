@@ -7,16 +7,8 @@
 
 import type { HttpBindings } from '@hono/node-server'
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import {
-  type Auth,
-  createAuth,
-  jsonBodyGuard,
-  problemErrorHandler,
-  problemNotFound,
-  problemResponse,
-  type UserRecord,
-  validationHook,
-} from '@latchkey/auth'
+import { type Auth, createAuth, type UserRecord } from '@latchkey/auth'
+import { jsonBodyGuard, problemErrorHandler, problemNotFound, problemResponse, validationHook } from '@latchkey/auth/http'
 import type { MiddlewareHandler } from 'hono'
 import { except } from 'hono/combine'
 import { v7 as uuidv7 } from 'uuid'

@@ -36,7 +36,8 @@ for (const notice of config.notices) console.log(notice)
 // Loaded once the configuration is known to be good, so a refusal comes at once.
 const [
   { getRequestListener, RequestError },
-  { AuthError, toAuthError },
+  { AuthError },
+  { toAuthError },
   { createApp },
   { openDatabase },
   { createMailer },
@@ -44,6 +45,7 @@ const [
 ] = await Promise.all([
   import('@hono/node-server'),
   import('@latchkey/auth'),
+  import('@latchkey/auth/http'),
   import('./app.js'),
   import('./db.js'),
   import('./mail.js'),

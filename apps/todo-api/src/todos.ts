@@ -4,7 +4,8 @@
  * answer 404 naming the id (never 403) when nothing matches. Storage is the TodoStore's job.
  */
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
-import { AuthError, codePointString, problemResponse } from '@latchkey/auth'
+import { AuthError } from '@latchkey/auth'
+import { codePointString, problemResponse } from '@latchkey/auth/http'
 import type { AppAuth } from './app.js'
 import type { Todo, TodoChanges, TodoStore } from './todo-store.js'
 

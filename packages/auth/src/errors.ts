@@ -135,7 +135,7 @@ export const toAuthError = (err: unknown): AuthError => {
 }
 
 /** Renders an error as a problem document on the context (keeping headers set earlier). */
-export const problemResponse = (c: Context, err: AuthError): Response => {
+export const sendProblem = (c: Context, err: AuthError): Response => {
   for (const [name, value] of Object.entries(err.headers)) c.header(name, value)
   c.header('Content-Type', 'application/problem+json')
   // An error answer is about one request: no cache along the way may keep it (413 and 415 come
@@ -176,9 +176,9 @@ export const problemErrorHandler =
   (err, c) => {
     const authError = toAuthError(err)
     if (authError.code === 'internal') log(`unexpected error: ${errorSummary(err)}`)
-    return problemResponse(c, authError)
+    return sendProblem(c, authError)
   }
 
 /** An `app.notFound` handler answering a problem document. */
 export const problemNotFound: NotFoundHandler = (c) =>
-  problemResponse(c, new AuthError('not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }))
+  sendProblem(c, new AuthError('not_found', { detail: `No route for ${c.req.method} ${c.req.path}.` }))

@@ -4,8 +4,8 @@
  * signed-in user's password is verified, per session on refresh.
  */
 import type { Context, MiddlewareHandler } from 'hono'
+import { peekJson } from './body.js'
 import { clientIp, rateLimitAddress } from './credentials.js'
-import { peekJson } from './http.js'
 import type { ResolvedOptions } from './options.js'
 import { type KeyRule, type RateLimitStore, rateLimiter } from './rate-limit.js'
 import { emailFromBody } from './schemas.js'

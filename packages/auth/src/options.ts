@@ -3,7 +3,7 @@
  * once, when the app is wired, with an error naming the option.
  */
 import type { Context } from 'hono'
-import type { PasswordHasher } from './password.js'
+import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
 import type { SessionLifetimes } from './session.js'
 import type { Store, UserRecord } from './store/types.js'
@@ -26,15 +26,6 @@ export interface ResetMail {
   to: string
   /** The raw single-use token. */
   token: string
-}
-
-export interface Argon2Params {
-  /** KiB; at least 19456. */
-  memoryCost: number
-  /** Iterations; at least 2. */
-  timeCost: number
-  /** Lanes; at least 1. */
-  parallelism: number
 }
 
 export interface AuthOptions<U extends UserRecord, Name extends string = never> {
@@ -127,7 +118,6 @@ export interface ResolvedOptions {
   now: () => Date
 }
 
-export const ARGON2_FLOOR: Argon2Params = { memoryCost: 19456, timeCost: 2, parallelism: 1 }
 const DAY = 24 * 60 * 60
 
 const fail = (option: string, why: string): never => {

@@ -6,7 +6,19 @@ import { randomBytes } from 'node:crypto'
 import { availableParallelism } from 'node:os'
 import { hash, verify } from '@node-rs/argon2'
 import { AuthError } from './errors.js'
-import type { Argon2Params } from './options.js'
+
+/** argon2id cost parameters. */
+export interface Argon2Params {
+  /** KiB; at least 19456. */
+  memoryCost: number
+  /** Iterations; at least 2. */
+  timeCost: number
+  /** Lanes; at least 1. */
+  parallelism: number
+}
+
+/** The OWASP floor for argon2id (m=19456 KiB, t=2, p=1): `createAuth` refuses less. */
+export const ARGON2_FLOOR: Argon2Params = { memoryCost: 19456, timeCost: 2, parallelism: 1 }
 
 /** How passwords are hashed. `verify` never throws: a malformed hash is simply `false`. */
 export interface PasswordHasher {

@@ -5,7 +5,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { Hono } from 'hono'
 import { expectTypeOf } from 'vitest'
-import { type AuthUser, createAuth, type UserRecord } from './index.js'
+import { type AuthUser, createAuth, type Store, type UserRecord } from './index.js'
 import type { sqliteStore } from './sqlite/index.js'
 
 declare const store: ReturnType<typeof sqliteStore>
@@ -52,3 +52,36 @@ bare.guard('admin')
 createAuth({ store, sendMail: () => {} })
 // @ts-expect-error -- so is sendMail
 createAuth({ secret: 'x'.repeat(32), store })
+
+// A store whose users carry more than the library's fields: the type flows, with no cast, to
+// policies, to guarded handlers (`c.get('user').raw`) and to `auth.route` handlers.
+interface Member extends UserRecord {
+  plan: 'free' | 'pro'
+  locale: string
+}
+declare const members: Store<Member>
+const rich = createAuth({
+  secret: 'x'.repeat(32),
+  store: members,
+  sendMail: () => {},
+  policies: { pro: (user) => user.raw.plan === 'pro' },
+})
+new Hono().get('/plan', rich.guard(true), (c) => {
+  expectTypeOf(c.get('user')).toEqualTypeOf<AuthUser<Member>>()
+  expectTypeOf(c.get('user').raw.plan).toEqualTypeOf<'free' | 'pro'>()
+  expectTypeOf(c.var.user.raw.locale).toBeString()
+  return c.text(c.var.user.raw.locale)
+})
+app.openapi(rich.route({ method: 'get', path: '/pro', auth: 'pro', responses: { 204: { description: 'none' } } }), (c) => {
+  expectTypeOf(c.var.user.raw).toEqualTypeOf<Member>()
+  return c.body(null, 204)
+})
+createAuth({
+  secret: 'x'.repeat(32),
+  store: members,
+  sendMail: () => {},
+  // @ts-expect-error -- a policy reads only fields the store's users have
+  policies: { vip: (user) => user.raw.tier === 'vip' },
+})
+// @ts-expect-error -- a plain store's users have no `plan`
+createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, policies: { pro: (user) => user.raw.plan === 'pro' } })

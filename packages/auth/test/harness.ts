@@ -1,20 +1,11 @@
 /**
- * Test harness: a real SQLite file, the library mounted on a Hono app, a frozen clock, and
+ * Test harness: a real SQLite database (in memory: each test its own), the library mounted on a Hono app, a frozen clock, and
  * captured reset mails. Everything goes through `app.request()`, the public surface.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { onTestFinished } from 'vitest'
-import {
-  type AuthOptions,
-  createAuth,
-  problemErrorHandler,
-  problemNotFound,
-  type ResetMail,
-  type UserRecord,
-} from '../src/index.js'
+import { problemErrorHandler, problemNotFound } from '../src/http/index.js'
+import { type AuthOptions, createAuth, type ResetMail, type UserRecord } from '../src/index.js'
 import { migrateSqlite, openSqlite, sqliteCounts, sqliteStore } from '../src/sqlite/index.js'
 import { fastHasher } from '../src/testing/index.js'
 
@@ -31,13 +22,11 @@ export interface RequestInit {
 }
 
 export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'owner' | 'broken'>> = {}) => {
-  const dir = mkdtempSync(join(tmpdir(), 'latchkey-test-'))
-  const db = openSqlite(join(dir, 'auth.db'))
+  const db = openSqlite(':memory:')
   migrateSqlite(db)
   const store = sqliteStore(db)
   onTestFinished(() => {
     db.close()
-    rmSync(dir, { recursive: true, force: true })
   })
 
   let now = T0.getTime()

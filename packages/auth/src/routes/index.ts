@@ -4,8 +4,8 @@
  * route is given. Each route names the parts it uses; nothing else reaches them.
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
+import { jsonBodyGuard } from '../body.js'
 import { problemErrorHandler } from '../errors.js'
-import { jsonBodyGuard } from '../http.js'
 import { BEARER_SCHEME } from '../route.js'
 import { validationHook } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'

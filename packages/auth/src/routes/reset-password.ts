@@ -5,8 +5,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
-import { peekJson } from '../http.js'
 import { tokenHash } from '../opaque-token.js'
 import { normalizePassword, passwordWeakness } from '../password.js'
 import { jsonBody, NewPasswordField, problemResponse, rateLimitedResponse, storableString } from '../schemas.js'

@@ -1,6 +1,22 @@
 /**
- * `@latchkey/auth/testing`: the store conformance suite every store runs, and a fast hasher
- * for tests. Requires `vitest` (a peer dependency of this subpath only).
+ * `@latchkey/auth/testing`: for store authors and tests. The store conformance suite every
+ * store runs, a fast hasher, and the types a store implements. The suite requires `vitest`
+ * (a peer dependency of this subpath only); the types cost nothing at run time.
  */
+
+export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
+export type {
+  ConsumeResetInput,
+  NewResetToken,
+  NewSession,
+  NewUser,
+  ReplacePasswordInput,
+  SessionRecord,
+  SessionRefreshState,
+  Store,
+  SwapRefreshInput,
+  UserRecord,
+  UserWithHash,
+} from '../store/types.js'
 export { fastHasher } from './fast-hasher.js'
 export { type StoreFactory, storeConformance } from './store-conformance.js'

@@ -1,0 +1,30 @@
+/**
+ * `@latchkey/auth/http`: the problem-document layer the auth routes use, for the rest of your
+ * app, so every answer of it has one shape (RFC 9457, CONTRACT §2).
+ *
+ * @example
+ * app.use('*', jsonBodyGuard())
+ * app.onError(problemErrorHandler())
+ * app.notFound(problemNotFound)
+ */
+export { jsonBodyGuard } from '../body.js'
+export {
+  errorSummary,
+  type FieldError,
+  type ProblemDocument,
+  problemErrorHandler,
+  problemNotFound,
+  problemType,
+  toAuthError,
+} from '../errors.js'
+export { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig } from '../route.js'
+export {
+  codePointString,
+  isStorableText,
+  ProblemSchema,
+  problemResponse,
+  rateLimitedResponse,
+  storableString,
+  UserSchema,
+  validationHook,
+} from '../schemas.js'
