@@ -8,6 +8,6 @@ import { defineConfig } from 'drizzle-kit'
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/postgres/schema.ts',
+  schema: './src/db/postgres.ts',
   out: './drizzle/postgres',
 })

@@ -7,29 +7,17 @@
 
 import type { HttpBindings } from '@hono/node-server'
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
-import { type Auth, createAuth, type UserRecord } from '@latchkey/auth'
 import { jsonBodyGuard, problemErrorHandler, problemNotFound, problemResponse, validationHook } from '@latchkey/auth/http'
 import type { MiddlewareHandler } from 'hono'
 import { except } from 'hono/combine'
 import { v7 as uuidv7 } from 'uuid'
-import { adminRoutes } from './admin.js'
-import type { AppDatabase } from './db.js'
-import { docsRoutes } from './docs.js'
-import type { Mailer } from './mail.js'
-import { resetPageRoute } from './reset-page.js'
-import { todoRoutes } from './todos.js'
+import { type AppAuthOptions, createAppAuth } from './auth.js'
+import { adminRoutes } from './routes/admin.js'
+import { docsRoutes } from './routes/docs.js'
+import { resetPageRoute } from './routes/reset-page.js'
+import { todoRoutes } from './routes/todos.js'
 
-/** The auth component of this app: the store's users (SQLite or PostgreSQL), one policy named `admin`. */
-export type AppAuth = Auth<UserRecord, 'admin'>
-
-export interface AppOptions {
-  secret: string
-  db: AppDatabase
-  mailer: Mailer
-  /** Base URL of links and of the same-origin check, without a trailing slash. */
-  publicUrl: string
-  production: boolean
-  trustProxy: boolean
+export interface AppOptions extends Omit<AppAuthOptions, 'log' | 'now'> {
   version: string
   /** One line per request: method, path without query, status, milliseconds. */
   logRequest?: (line: string) => void
@@ -100,23 +88,11 @@ const presetHeaders = (headers: Record<string, string>): MiddlewareHandler => {
 }
 
 export const createApp = (options: AppOptions) => {
-  const { db, mailer, publicUrl } = options
+  const { db } = options
   const logError = options.logError ?? ((line: string) => console.error(line))
   const now = options.now ?? (() => new Date())
 
-  const auth: AppAuth = createAuth({
-    secret: options.secret,
-    store: db.authStore,
-    // On PostgreSQL the counts live in the database, so every instance counts against one limit.
-    ...(db.rateLimitStore ? { rateLimit: { store: db.rateLimitStore } } : {}),
-    sendMail: (mail) => mailer.sendReset(mail),
-    policies: { admin: (user) => user.raw.role === 'admin' },
-    publicUrl,
-    trustProxy: options.trustProxy,
-    secureCookies: options.production || publicUrl.startsWith('https:'),
-    log: logError,
-    now,
-  })
+  const auth = createAppAuth({ ...options, log: logError, now })
 
   const app = new OpenAPIHono({ defaultHook: validationHook })
   app.use('*', requestLog(options.logRequest ?? ((line) => console.log(line))))

@@ -7,7 +7,7 @@
  */
 import { canonicalEmail } from '@latchkey/auth'
 import { ConfigError, describeDatabase, parseDatabaseUrl } from './config.js'
-import { type AppDatabase, openDatabase } from './db.js'
+import { type AppDatabase, openDatabase } from './db/index.js'
 
 const USAGE = 'usage: cli set-role <email> <role>'
 

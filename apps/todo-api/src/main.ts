@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { appDir, type Config, ConfigError, describeDatabase, loadConfig } from './config.js'
-import type { AppDatabase } from './db.js'
+import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
@@ -47,7 +47,7 @@ const [
   import('@latchkey/auth'),
   import('@latchkey/auth/http'),
   import('./app.js'),
-  import('./db.js'),
+  import('./db/index.js'),
   import('./mail.js'),
   import('./log.js'),
 ])

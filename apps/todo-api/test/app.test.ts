@@ -6,7 +6,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import { createApp } from '../src/app.js'
-import { openDatabase } from '../src/db.js'
+import { openDatabase } from '../src/db/index.js'
 import { createMailer } from '../src/mail.js'
 
 const publicUrl = 'http://localhost:3000'

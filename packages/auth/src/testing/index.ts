@@ -20,3 +20,4 @@ export type {
 } from '../store/types.js'
 export { fastHasher } from './fast-hasher.js'
 export { type StoreFactory, storeConformance } from './store-conformance.js'
+export { type TableShape, tableShape } from './table-shape.js'

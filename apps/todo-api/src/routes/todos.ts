@@ -6,8 +6,8 @@
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import { AuthError } from '@latchkey/auth'
 import { codePointString, problemResponse } from '@latchkey/auth/http'
-import type { AppAuth } from './app.js'
-import type { Todo, TodoChanges, TodoStore } from './todo-store.js'
+import type { AppAuth } from '../auth.js'
+import type { Todo, TodoChanges, TodoStore } from '../db/index.js'
 
 // Length is counted in code points, as JSON Schema's maxLength counts it (the library's rule).
 const Title = codePointString(1, 500, 'Title')

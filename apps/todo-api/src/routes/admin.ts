@@ -1,10 +1,10 @@
 /**
  * GET /admin/stats, guarded by the `admin` policy (`user.raw.role === 'admin'`, registered in
- * app.ts). The policy reads the user as stored at request time, so `cli set-role` applies at once.
+ * auth.ts). The policy reads the user as stored at request time, so `cli set-role` applies at once.
  */
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
-import type { AppAuth } from './app.js'
-import type { AppDatabase } from './db.js'
+import type { AppAuth } from '../auth.js'
+import type { AppDatabase } from '../db/index.js'
 
 const Stats = z
   .object({ users: z.number().int().openapi({ example: 12 }), todos: z.number().int().openapi({ example: 345 }) })
