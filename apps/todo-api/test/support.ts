@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import pg from 'pg'
 import { SMTPServer } from 'smtp-server'
+import { pgUnreachable } from '../../../packages/auth/test/postgres-probe.js'
 
 export const APP_DIR = fileURLToPath(new URL('..', import.meta.url))
 export const MAIN = join(APP_DIR, 'dist', 'main.js')
@@ -280,52 +280,12 @@ export interface TodoJson {
   createdAt: string
 }
 
-/** The PostgreSQL server the tests may use (trust auth); `PG_TEST_URL` overrides it. */
-export const PG_TEST_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+// The repository's one PostgreSQL probe: the library's tests use it too.
+export {
+  freshPostgresSchema,
+  PG_URL as PG_TEST_URL,
+  type PostgresSchema,
+} from '../../../packages/auth/test/postgres-probe.js'
 
-/** `null` when PostgreSQL answers at {@link PG_TEST_URL}, otherwise why not (printed, so a skip says why). */
-export const postgresUnreachable = async (): Promise<string | null> => {
-  const client = new pg.Client({ connectionString: PG_TEST_URL, connectionTimeoutMillis: 3000 })
-  let reason: string | null = null
-  try {
-    await client.connect()
-    await client.query('select 1')
-  } catch (error) {
-    reason = error instanceof Error ? error.message : String(error)
-  } finally {
-    await client.end().catch(() => undefined)
-  }
-  if (reason) {
-    const shown = new URL(PG_TEST_URL)
-    if (shown.password) shown.password = '***'
-    console.warn(`PostgreSQL not reachable at ${shown.href} (${reason}): skipping the PostgreSQL tests. Set PG_TEST_URL.`)
-  }
-  return reason
-}
-
-export interface PostgresSchema {
-  name: string
-  /** `PG_TEST_URL` with `options=-c search_path=<name>`: a `DATABASE_URL` for the server. */
-  url: string
-  /** A query in this schema. */
-  query<R extends pg.QueryResultRow = Record<string, unknown>>(text: string, values?: unknown[]): Promise<R[]>
-  /** Drops the schema with everything in it. */
-  drop(): Promise<void>
-}
-
-/** A fresh, empty schema on the test server, so runs and files never share tables. */
-export const freshPostgresSchema = async (): Promise<PostgresSchema> => {
-  const name = `lk_${randomBytes(6).toString('hex')}`
-  const url = `${PG_TEST_URL}${PG_TEST_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${name}`)}`
-  const pool = new pg.Pool({ connectionString: url, max: 2 })
-  await pool.query(`create schema ${name}`)
-  return {
-    name,
-    url,
-    query: async (text, values) => (await pool.query(text, values)).rows,
-    async drop() {
-      await pool.query(`drop schema ${name} cascade`)
-      await pool.end()
-    },
-  }
-}
+/** `null` when PostgreSQL answers at `PG_TEST_URL`, otherwise why not (printed once, so a skip says why). */
+export const postgresUnreachable = async (): Promise<string | null> => pgUnreachable

@@ -1,58 +1,24 @@
 /**
  * The stores every storage-touching test runs on: a SQLite file, and a fresh schema of the
- * PostgreSQL server at `PG_TEST_URL` (default postgres://postgres@127.0.0.1:5432/test). Without a
- * reachable server the PostgreSQL runs skip, and the reason is printed once.
+ * PostgreSQL server the probe found (`postgres-probe.ts`). Without a reachable server the
+ * PostgreSQL runs skip, and the reason is printed once.
  */
 
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import pg from 'pg'
 import { migratePostgres, postgresStore } from '../src/postgres/index.js'
 import { migrateSqlite, openSqlite, sqliteStore } from '../src/sqlite/index.js'
 import type { Store, UserRecord } from '../src/store/types.js'
+import { freshPostgresSchema, pgUnreachable } from './postgres-probe.js'
 
-export const PG_URL = process.env.PG_TEST_URL ?? 'postgres://postgres@127.0.0.1:5432/test'
+export { PG_URL, pgUnreachable } from './postgres-probe.js'
 
-/** Why PostgreSQL tests cannot run here, or `null` when the server answers. */
-export const pgUnreachable: string | null = await (async () => {
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 })
-  try {
-    await client.connect()
-    await client.query('select 1')
-    return null
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error)
-  } finally {
-    await client.end().catch(() => undefined)
-  }
-})()
-if (pgUnreachable) {
-  const shown = new URL(PG_URL)
-  if (shown.password) shown.password = '***'
-  console.warn(`PostgreSQL not reachable at ${shown.href} (${pgUnreachable}): skipping the PostgreSQL tests. Set PG_TEST_URL.`)
-}
-
-/** A fresh schema and pools whose connections use it; `connect()` opens another "instance". */
+/** A fresh schema with the auth tables migrated (unless `migrate: false`). */
 export const freshSchema = async ({ migrate = true } = {}) => {
-  const name = `lk_${randomBytes(6).toString('hex')}`
-  const pools: pg.Pool[] = []
-  const connect = () => {
-    const pool = new pg.Pool({ connectionString: PG_URL, options: `-c search_path=${name}` })
-    pools.push(pool)
-    return pool
-  }
-  const pool = connect()
-  await pool.query(`create schema ${name}`)
-  if (migrate) await migratePostgres(pool, { migrationsSchema: name })
-  const count = async (table: string): Promise<number> =>
-    Number((await pool.query<{ n: string }>(`select count(*) as n from ${table}`)).rows[0]?.n)
-  const drop = async () => {
-    await pool.query(`drop schema ${name} cascade`)
-    await Promise.all(pools.map((p) => p.end()))
-  }
-  return { name, pool, connect, count, drop }
+  const schema = await freshPostgresSchema()
+  if (migrate) await migratePostgres(schema.pool, { migrationsSchema: schema.name })
+  return schema
 }
 
 export interface OpenedStore {
