@@ -74,8 +74,8 @@ const SECURITY_HEADERS = {
  * assets' Cache-Control) wins. Under @hono/node-server (main.ts) they go straight onto the Node
  * response, where the adapter's writeHead merges them with the response's own. The
  * `hono/secure-headers` middleware instead rebuilds every response's headers through a
- * `Headers` object after the handler: 23 µs of server CPU per request against 7 µs this way,
- * on a route that costs 36 µs without either (docs/PERFORMANCE.md). Other hosts get them via `c.header()`.
+ * `Headers` object after the handler, which costs a trivial route several times more server CPU
+ * than this (docs/PERFORMANCE.md). Other hosts get them via `c.header()`.
  */
 const presetHeaders = (headers: Record<string, string>): MiddlewareHandler => {
   const entries = Object.entries(headers)

@@ -123,7 +123,7 @@ export const memoryRateLimitStore = (options: MemoryRateLimitOptions = {}): Rate
 
   // The oldest entry comes from one long-lived iterator: a Map keeps deleted slots until it
   // rehashes, and a fresh iterator would step over all of them on every call (a flood of new
-  // keys made each hit cost hundreds of µs). The iterator is live: it sees entries set later.
+  // keys made every hit slower the longer it lasted). The iterator is live: it sees entries set later.
   let cursor = entries.entries()
   const oldest = (): [string, Entry] | undefined => {
     let next = cursor.next()
@@ -205,7 +205,7 @@ const LONG_KEY = 64
  */
 export const limitKey = (endpoint: string, kind: string, value: string): string => {
   // join() makes one flat string. A template literal would leave V8 a tree of pieces for every
-  // stored key: 100,000 keys held ~30 MiB of heap instead of ~19 (pnpm bench, scenario 7).
+  // stored key, about half as much heap again (docs/PERFORMANCE.md, scenario 7).
   const key = [endpoint, kind, value].join(':')
   // The value is read before validation: text a store cannot hold is hashed like a long one.
   return key.length <= LONG_KEY && isStorableText(value)

@@ -29,8 +29,8 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
   const db: Db = drizzle({ client: pool, schema })
   // The statements of every guarded request and every login are built once and run as named
   // prepared statements (each connection parses and plans them once). Building the query with
-  // Drizzle on every call cost more CPU than the round trip: a session lookup took 248 µs of
-  // this process's CPU and 461 µs in all, prepared 83 µs and 165 µs (in-process, local server).
+  // Drizzle on every call cost more CPU than the round trip itself (docs/PERFORMANCE.md,
+  // "Measurements behind the code").
   // Behind PgBouncer in transaction mode this needs max_prepared_statements (PgBouncer ≥ 1.21).
   const p = sql.placeholder
   const sessionById = db

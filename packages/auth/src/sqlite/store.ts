@@ -30,7 +30,7 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
   const p = sql.placeholder
   const prepare = () => ({
     // Every guarded request: only the columns it needs, flat (never the password hash). A
-    // nested select of both whole rows cost ~1 µs more per lookup (5.5 vs 4.4 µs, in-process).
+    // nested select of both whole rows costs measurably more per lookup (docs/PERFORMANCE.md).
     sessionById: db
       .select(sessionLookupColumns(sessions, users))
       .from(sessions)
@@ -61,7 +61,7 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
   // WAL with synchronous=NORMAL (the usual setting, and openSqlite's) may lose the last commits
   // on power loss: a logout, a spent refresh value or a used reset token would come back. The
   // writes that revoke or spend are committed with synchronous=FULL, which syncs the WAL at the
-  // commit; it costs one fsync (~155 µs here, docs/PERFORMANCE.md), other writes keep theirs.
+  // commit; it costs one fsync (docs/PERFORMANCE.md), other writes keep theirs.
   const durable = <T>(write: () => T): T => {
     const previous = client.pragma('synchronous', { simple: true }) as number
     if (previous >= 2) return write()
