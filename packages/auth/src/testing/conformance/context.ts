@@ -1,0 +1,43 @@
+/** What every part of the conformance suite shares: the store under test and ways to fill it. */
+import { randomUUID } from 'node:crypto'
+import { type RotateRefreshInput, rotateRefresh } from '../../session.js'
+import type { Store, UserRecord } from '../../store/types.js'
+
+export const T0 = new Date('2026-11-21T10:00:00.000Z')
+export const at = (ms: number) => new Date(T0.getTime() + ms)
+export const DAY = 86_400_000
+const lifetimes = { graceMs: 10_000, idleMs: 30 * DAY, absoluteMs: 90 * DAY }
+
+export interface Conformance {
+  /** The fresh store of the running test. */
+  readonly store: Store<UserRecord>
+  newUser(email?: string): Promise<UserRecord>
+  newSession(userId: string, refreshHash?: string, now?: Date): Promise<string>
+  /** The session core's rotation over the store, at `ms` after T0, as the refresh route runs it. */
+  rotate(
+    sessionId: string | null,
+    hash: string,
+    nextHash: string,
+    ms: number,
+    more?: Partial<RotateRefreshInput>,
+  ): ReturnType<typeof rotateRefresh<UserRecord>>
+}
+
+export const conformance = (current: () => Store<UserRecord>): Conformance => ({
+  get store() {
+    return current()
+  },
+  async newUser(email = `u-${randomUUID()}@example.com`) {
+    const user = await current().createUser({ id: randomUUID(), name: 'Ada', email, passwordHash: 'hash-1', createdAt: T0 })
+    if (!user) throw new Error('createUser refused a fresh email')
+    return user
+  },
+  async newSession(userId, refreshHash = randomUUID(), now = T0) {
+    const id = randomUUID()
+    if (!(await current().createSession({ id, userId, refreshHash, now, credentialsVersion: 0 })))
+      throw new Error('createSession refused a fresh user')
+    return id
+  },
+  rotate: (sessionId, hash, nextHash, ms, more = {}) =>
+    rotateRefresh(current(), { sessionId, hash, nextHash, now: at(ms), ...lifetimes, ...more }),
+})
