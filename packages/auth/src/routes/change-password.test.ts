@@ -1,37 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { cookieHeader, harness, PASSWORD, refreshCookie } from '../../test/harness.js'
 
-describe('GET /auth/me and POST /auth/logout', () => {
-  it('returns the signed-in user and nothing more', async () => {
-    const h = harness()
-    const { bearer, user } = await h.signup()
-    const res = await h.request('GET', '/auth/me', { headers: bearer })
-    expect(res.status).toBe(200)
-    expect(await res.json()).toEqual({
-      id: user.id,
-      name: 'Ada',
-      email: 'ada@example.com',
-      createdAt: '2026-11-21T10:00:00.000Z',
-    })
-    expect((await h.request('GET', '/auth/me')).status).toBe(401)
-  })
-
-  it('logout deletes only this session: its cookie and tokens stop working, other sessions go on', async () => {
-    const h = harness()
-    const first = await h.signup()
-    const second = await h.login()
-    const secondToken = ((await second.json()) as { accessToken: string }).accessToken
-    const res = await h.request('POST', '/auth/logout', { headers: first.bearer })
-    expect(res.status).toBe(204)
-    expect(refreshCookie(res)).toBe('')
-    expect(res.headers.getSetCookie().join('')).toMatch(/Max-Age=0; Path=\/auth/)
-    expect((await h.request('GET', '/auth/me', { headers: first.bearer })).status).toBe(401)
-    expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(first.refresh) })).status).toBe(401)
-    expect((await h.request('GET', '/auth/me', { headers: { Authorization: `Bearer ${secondToken}` } })).status).toBe(200)
-    expect((await h.request('POST', '/auth/logout')).status).toBe(401)
-  })
-})
-
 describe('POST /auth/change-password', () => {
   it('replaces the password, keeps the current session and revokes every other one', async () => {
     const h = harness()
