@@ -24,7 +24,7 @@ import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { accessTokenFor, type Ctx, FULL, newSecret, startApp, startBaseline } from './context.js'
 import { choosePinning, type Running, startSmtpSink } from './procs.js'
-import { bearer, interleaved, medianCpu, medianRps, prepareMain, readTodos, userHeader } from './scenarios.js'
+import { bearer, interleaved, medianCpu, medianRps, prepareMain, readTodos, userHeader } from './scenarios/index.js'
 import { passwordHash } from './seed.js'
 import { percentile, sortedCopy } from './stats.js'
 

@@ -11,7 +11,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BENCH_DIR, type Ctx, FULL, newSecret, QUICK } from './context.js'
 import { choosePinning, startSmtpSink } from './procs.js'
-import { limiterMemory, logins, type Outcome, prepareMain, type Row, scale, throughput } from './scenarios.js'
+import { limiterMemory, logins, type Outcome, prepareMain, type Row, scale, throughput } from './scenarios/index.js'
 import { passwordHash } from './seed.js'
 import { median } from './stats.js'
 

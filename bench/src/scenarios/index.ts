@@ -1,0 +1,20 @@
+/**
+ * The seven scenarios of issue 5, one file each (1 and 2 together, 3 to 5 together: they share
+ * their servers). Each starts what it needs, drives it through the load generator, and returns
+ * table rows (ratio against its baseline, target, verdict) plus the raw numbers for the JSON file.
+ */
+export { limiterMemory } from './limiter-memory.js'
+export { logins } from './logins.js'
+export { scale } from './scale.js'
+export {
+  bearer,
+  interleaved,
+  medianCpu,
+  medianRps,
+  type Outcome,
+  prepareMain,
+  type Row,
+  readTodos,
+  userHeader,
+} from './shared.js'
+export { throughput } from './throughput.js'

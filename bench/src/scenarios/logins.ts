@@ -1,0 +1,186 @@
+/** Scenarios 3, 4 and 5: what a login costs, its timing, and reads during a login storm. */
+import { join } from 'node:path'
+import { accessTokenFor, type Ctx, DIST, runLoad, startApp, startBaseline } from '../context.js'
+import type { Variant } from '../job.js'
+import { runJson } from '../procs.js'
+import { PASSWORD } from '../seed.js'
+import { median, percentile, sortedCopy, summarize, trim } from '../stats.js'
+import { bearer, compared, loginBody, type MainData, ms, type Outcome, problems, type Row, readTodos } from './shared.js'
+
+/** Scenarios 3, 4 and 5: login cost, login timing, and reads during a login storm. */
+export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boolean): Promise<Outcome> => {
+  const app = await startApp(ctx, 'todo-api-login', data.dbPath)
+  const rows: Row[] = []
+  const raw: Record<string, unknown> = {}
+  // The email limit is 10 per 15 minutes: each scenario gets its own accounts, each used a few times at most.
+  const pool = { login: data.logins.slice(0, 400), wrong: data.logins.slice(400, 1000), storm: data.logins.slice(1000) }
+  try {
+    const loginVariant: Variant = {
+      label: 'login',
+      method: 'POST',
+      path: '/auth/login',
+      headers: [{}],
+      bodies: pool.login.map((u) => loginBody(u.email, PASSWORD)),
+      uniqueForwardedFor: true,
+    }
+    // 3. Login p50 against raw argon2 verify p50, one request at a time. The machine drifts
+    // (argon2 alone moves 20–30% between minutes here), so the three series are taken in turns,
+    // `rounds` times, and each p50 is over all its rounds' samples.
+    if (only('3')) {
+      ctx.progress('scenario 3: login p50 vs raw argon2 verify p50 (and bare Hono + argon2, the HTTP floor)')
+      const rounds = ctx.sizes.rounds
+      const n = Math.ceil(ctx.sizes.loginSamples / rounds)
+      const oneAtATime = (name: string, variant: Variant) => ({
+        name,
+        connections: 1,
+        variants: [variant],
+        seconds: 60,
+        maxRequests: n,
+        warmupSeconds: 5,
+        warmupMaxRequests: 5,
+      })
+      // The same requests to bare Hono doing nothing but the argon2 verify: the floor any login
+      // over HTTP pays on this machine (request, thread-pool round trip, answer).
+      const floorServer = await startBaseline(ctx, 'bare', data.dbPath)
+      const series = { login: [] as number[], floor: [] as number[], argon: [] as number[] }
+      const statuses: Record<string, number> = {}
+      const notes: string[] = []
+      try {
+        for (let r = 0; r < rounds; r++) {
+          const [login] = (await runLoad(ctx, app, [oneAtATime('login', loginVariant)])).streams
+          const [floor] = (
+            await runLoad(ctx, floorServer, [oneAtATime('floor', { ...loginVariant, label: 'floor', path: '/verify' })])
+          ).streams
+          const argon = await runJson<{ samples: number[] }>({
+            script: join(DIST, 'argon2-verify.js'),
+            args: ['5', String(n)],
+            cores: ctx.pinning.server,
+            timeoutMs: 120_000,
+            env: { ARGON2_HASH: ctx.hash },
+          })
+          series.login.push(...(login?.samples.login ?? []))
+          series.floor.push(...(floor?.samples.floor ?? []))
+          series.argon.push(...argon.samples)
+          for (const [code, k] of Object.entries(login?.statuses ?? {})) statuses[code] = (statuses[code] ?? 0) + k
+          notes.push(...[login, floor].map((x) => (x ? problems(x) : 'no result')).filter(Boolean))
+        }
+      } finally {
+        await floorServer.stop()
+      }
+      const [loginP50, floorP50, argonP50] = [series.login, series.floor, series.argon].map((x) =>
+        percentile(sortedCopy(x), 50),
+      ) as [number, number, number]
+      rows.push(
+        compared('3', 'Login p50 vs raw argon2id verify p50', [loginP50, argonP50], ms, { atMost: 1.15 }, notes.join('; ')),
+        compared(
+          '3b',
+          'Floor for 3: bare Hono doing only the argon2id verify, over HTTP, p50 vs raw verify p50',
+          [floorP50, argonP50],
+          ms,
+          null,
+        ),
+        compared('3c', 'Login p50 vs the floor of 3b: what the login adds over HTTP + argon2id', [loginP50, floorP50], ms, null),
+      )
+      raw.login = {
+        loginP50,
+        floorP50,
+        argonP50,
+        samples: series.login.length,
+        statuses,
+        login: summarize(series.login),
+        floor: summarize(series.floor),
+        argon: summarize(series.argon),
+      }
+    }
+
+    // 4. Unknown email vs wrong password, interleaved on one connection (A B A B …) after a warm-up.
+    if (only('4')) {
+      ctx.progress('scenario 4: unknown email vs wrong password, interleaved')
+      const pairs = ctx.sizes.pairSamples
+      const tag = Date.now().toString(36)
+      const [pair] = (
+        await runLoad(ctx, app, [
+          {
+            name: 'pair',
+            connections: 1,
+            variants: [
+              {
+                label: 'unknown',
+                method: 'POST',
+                path: '/auth/login',
+                headers: [{}],
+                bodies: Array.from({ length: pairs + 40 }, (_, i) => loginBody(`nobody-${tag}-${i}@bench.test`, PASSWORD)),
+                uniqueForwardedFor: true,
+              },
+              {
+                label: 'wrong',
+                method: 'POST',
+                path: '/auth/login',
+                headers: [{}],
+                bodies: pool.wrong.map((u) => loginBody(u.email, `${PASSWORD} but wrong`)),
+                uniqueForwardedFor: true,
+              },
+            ],
+            seconds: 90,
+            maxRequests: pairs,
+            warmupSeconds: 5,
+            warmupMaxRequests: 20,
+          },
+        ])
+      ).streams
+      const unknown = trim(pair?.samples.unknown ?? [], 0.1)
+      const wrong = trim(pair?.samples.wrong ?? [], 0.1)
+      const [mu, mw] = [median(unknown), median(wrong)]
+      const pairNote = pair ? problems(pair, /^401$/) : 'no result'
+      rows.push(
+        compared('4', 'Login: unknown email vs wrong password (medians, 10% trimmed)', [mu, mw], ms, { within: 0.05 }, pairNote),
+      )
+      raw.timing = { unknownMedian: mu, wrongMedian: mw, n: [unknown.length, wrong.length], statuses: pair?.statuses }
+    }
+
+    // 5. Read p99 while 8 clients log in continuously, against the same reads alone.
+    if (only('5')) {
+      ctx.progress('scenario 5: reads during a login storm')
+      const readTokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
+      const seconds = ctx.sizes.stormSeconds
+      const reads = {
+        name: 'reads',
+        connections: 4,
+        overallRate: 200,
+        variants: [readTodos(readTokens)],
+        seconds,
+        maxRequests: seconds * 200,
+        warmupSeconds: 2,
+      }
+      const storm = {
+        name: 'storm',
+        connections: 8,
+        variants: [{ ...loginVariant, bodies: pool.storm.map((u) => loginBody(u.email, PASSWORD)) }],
+        seconds: seconds + 1,
+        maxRequests: (seconds + 1) * 400,
+        warmupSeconds: 2,
+      }
+      const [idle] = (await runLoad(ctx, app, [reads])).streams
+      const during = await runLoad(ctx, app, [reads, storm])
+      const busy = during.streams.find((s) => s.name === 'reads')
+      const stormResult = during.streams.find((s) => s.name === 'storm')
+      const idleP99 = idle?.latency.p99 ?? Number.NaN
+      const busyP99 = busy?.latency.p99 ?? Number.NaN
+      const stormNote = [idle, busy, stormResult].map((r) => (r ? problems(r) : 'no result')).filter(Boolean)
+      rows.push(
+        compared(
+          '5',
+          `Read p99 (200 req/s) during a login storm (8 clients, ${Math.round(stormResult?.rps ?? 0)} logins/s) vs idle`,
+          [busyP99, idleP99],
+          ms,
+          { atMost: 3 },
+          stormNote.join('; '),
+        ),
+      )
+      raw.storm = { idle: idle?.latency, busy: busy?.latency, logins: stormResult?.latency, loginRps: stormResult?.rps }
+    }
+    return { rows, raw }
+  } finally {
+    await app.stop()
+  }
+}
