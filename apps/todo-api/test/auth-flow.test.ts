@@ -4,7 +4,7 @@
  * refused → new password. Also: nothing secret ever reaches the server's output.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { cookieFrom, type RunningServer, request, signup, startServer, startSmtp, type TodoJson } from './support.js'
+import { cookieFrom, type RunningServer, request, signup, startServerWithMail, type startSmtp, type TodoJson } from './support.js'
 
 const PUBLIC_URL = 'https://todo.example.test'
 
@@ -18,10 +18,9 @@ const remember = (...values: (string | undefined)[]) => {
 }
 
 beforeAll(async () => {
-  smtp = await startSmtp()
-  server = await startServer({
-    env: { NODE_ENV: 'production', SMTP_URL: smtp.url, PUBLIC_URL, MAIL_FROM: 'Latchkey Test <noreply@example.test>' },
-  })
+  ;({ server, smtp } = await startServerWithMail({
+    env: { NODE_ENV: 'production', PUBLIC_URL, MAIL_FROM: 'Latchkey Test <noreply@example.test>' },
+  }))
 })
 
 afterAll(async () => {

@@ -11,7 +11,7 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, type ConsoleMessage, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { REPO_ROOT, type RunningServer, request, signup, startServer, startSmtp } from './support.js'
+import { REPO_ROOT, type RunningServer, request, signup, startServerWithMail, type startSmtp } from './support.js'
 
 const CHROMIUM = '/usr/bin/chromium'
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'todo-api')
@@ -68,9 +68,8 @@ describe.skipIf(skipReason !== null)('in headless Chromium', () => {
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true })
-    smtp = await startSmtp()
     // PUBLIC_URL stays unset: links name http://localhost:<the bound port>, where the page really is.
-    server = await startServer({ env: { SMTP_URL: smtp.url } })
+    ;({ server, smtp } = await startServerWithMail())
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
   })
 

@@ -213,6 +213,21 @@ export const startSmtp = async () => {
   }
 }
 
+/**
+ * The fixture of every test that reads the server's mail: the reference server (as
+ * {@link startServer}) with a real SMTP server on loopback catching what it sends.
+ */
+export const startServerWithMail = async (options: StartOptions = {}) => {
+  const smtp = await startSmtp()
+  try {
+    const server = await startServer({ ...options, env: { ...options.env, SMTP_URL: smtp.url } })
+    return { server, smtp }
+  } catch (err) {
+    await smtp.close()
+    throw err
+  }
+}
+
 export interface Reply {
   status: number
   headers: Headers

@@ -20,7 +20,7 @@
 import { createHash, randomUUID } from 'node:crypto'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Reply, type RunningServer, randomSecret, startServer, startSmtp } from '../support.js'
+import { type Reply, type RunningServer, randomSecret, startServerWithMail, type startSmtp } from '../support.js'
 import type { AttackStore, DbView } from './db-view.js'
 import {
   bodyArb,
@@ -132,11 +132,10 @@ export const fuzzSuite = (store: AttackStore) =>
 
     let target: Awaited<ReturnType<AttackStore['prepare']>> | undefined
     beforeAll(async () => {
-      smtp = await startSmtp()
       target = await store.prepare()
-      server = await startServer({
-        env: { ...target.env, NODE_ENV: 'production', SMTP_URL: smtp.url, TRUST_PROXY: 'true', AUTH_SECRET: secret },
-      })
+      ;({ server, smtp } = await startServerWithMail({
+        env: { ...target.env, NODE_ENV: 'production', TRUST_PROXY: 'true', AUTH_SECRET: secret },
+      }))
       view = target.view(server)
       const v = await newMember(server.base, `Victim ${randomUUID()}`)
       const titles = [`victim-title-${randomUUID()}`, `victim-title-${randomUUID()}`, `victim-title-${randomUUID()}`]

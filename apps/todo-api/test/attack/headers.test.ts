@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Reply, type RunningServer, request, startServer, startSmtp } from '../support.js'
+import { type Reply, type RunningServer, request, startServer, startServerWithMail, type startSmtp } from '../support.js'
 import { ATTACK_STORES, type AttackStore } from './db-view.js'
 import { expectProblem, freshIp, newMember, rawRequest, refreshValueOf, strongPassword } from './helpers.js'
 
@@ -36,9 +36,8 @@ describe.each(ATTACK_STORES)('nosniff and no-store on $name', (store) => {
   let target: Awaited<ReturnType<AttackStore['prepare']>> | undefined
   beforeAll(async () => {
     if (store.skip) return
-    smtp = await startSmtp()
     target = await store.prepare()
-    server = await startServer({ env: { ...target.env, NODE_ENV: 'production', SMTP_URL: smtp.url, TRUST_PROXY: 'true' } })
+    ;({ server, smtp } = await startServerWithMail({ env: { ...target.env, NODE_ENV: 'production', TRUST_PROXY: 'true' } }))
   })
   afterAll(async () => {
     await server?.stop()
@@ -223,8 +222,7 @@ describe('refresh cookie attributes', () => {
     ['development with an https PUBLIC_URL', { NODE_ENV: 'development', PUBLIC_URL: 'https://todo.example.test' }],
   ] as const)
     it(`in ${mode}: __Secure-refresh_token with Secure, and a plain refresh_token is not accepted`, async () => {
-      const smtp = await startSmtp()
-      const server = await startServer({ env: { ...env, SMTP_URL: smtp.url } })
+      const { server, smtp } = await startServerWithMail({ env })
       try {
         const { issued, rotated, cleared, member } = await cookieLife(server, '__Secure-refresh_token')
         const expected = { 'max-age': THIRTY_DAYS, path: '/auth', httponly: '', secure: '', samesite: 'Strict' }

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { type Reply, type RunningServer, request, startServer, startSmtp, type TodoJson } from '../support.js'
+import { type Reply, type RunningServer, request, startServerWithMail, type startSmtp, type TodoJson } from '../support.js'
 import type { AttackStore, DbView } from './db-view.js'
 import { freshIp, type Member, newMember, refreshValueOf, strongPassword } from './helpers.js'
 
@@ -35,9 +35,8 @@ export const racesSuite = (store: AttackStore) =>
     const query = <T>(sql: string, ...params: unknown[]): Promise<T[]> => view.query<T>(sql, ...params)
 
     beforeAll(async () => {
-      smtp = await startSmtp()
       target = await store.prepare()
-      server = await startServer({ env: { ...target.env, NODE_ENV: 'production', SMTP_URL: smtp.url, TRUST_PROXY: 'true' } })
+      ;({ server, smtp } = await startServerWithMail({ env: { ...target.env, NODE_ENV: 'production', TRUST_PROXY: 'true' } }))
       view = target.view(server)
     })
 
