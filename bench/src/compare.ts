@@ -18,7 +18,7 @@
  *   10th-percentile CPU per request and its difference from the first build's. Every build's
  *   request log goes to the same /dev/null stream, so the log's own writer is not compared here.
  */
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs'
+import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -97,7 +97,9 @@ const main = async () => {
     for (const build of builds) {
       const url = (file: string) => pathToFileURL(join(build.dir, file)).href
       const { createApp } = (await import(url('app.js'))) as Build
-      const { openDatabase } = (await import(url('db.js'))) as { openDatabase(target: object): Promise<unknown> }
+      // Builds from before the app's src/db/ folder keep the database module at dist/db.js.
+      const dbModule = existsSync(join(build.dir, 'db', 'index.js')) ? 'db/index.js' : 'db.js'
+      const { openDatabase } = (await import(url(dbModule))) as { openDatabase(target: object): Promise<unknown> }
       const { createMailer } = (await import(url('mail.js'))) as { createMailer(options: object): unknown }
       const publicUrl = 'http://localhost'
       apps.push({

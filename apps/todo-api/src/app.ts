@@ -9,7 +9,6 @@ import type { HttpBindings } from '@hono/node-server'
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { jsonBodyGuard, problemErrorHandler, problemNotFound, problemResponse, validationHook } from '@latchkey/auth/http'
 import type { MiddlewareHandler } from 'hono'
-import { except } from 'hono/combine'
 import { v7 as uuidv7 } from 'uuid'
 import { type AppAuthOptions, createAppAuth } from './auth.js'
 import { adminRoutes } from './routes/admin.js'
@@ -98,8 +97,13 @@ export const createApp = (options: AppOptions) => {
   app.use('*', requestLog(options.logRequest ?? ((line) => console.log(line))))
   app.use('*', presetHeaders(SECURITY_HEADERS))
   app.use('*', queryCredentialHeaders)
-  // The auth routes run their own body guard; every other path gets this one.
-  app.use('*', except('/auth/*', jsonBodyGuard()))
+  // The auth routes run their own body guard; every other path gets this one. (A plain prefix
+  // test: hono/combine's except() matches a router and composes middleware on every request.)
+  const bodyGuard = jsonBodyGuard()
+  app.use('*', async function bodyGuardOutsideAuth(c, next) {
+    const { path } = c.req
+    return path === '/auth' || path.startsWith('/auth/') ? next() : bodyGuard(c, next)
+  })
   app.onError(problemErrorHandler(logError))
   app.notFound(problemNotFound)
 
