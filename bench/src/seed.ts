@@ -3,13 +3,14 @@
  * the tables), directly and fast: one transaction, prepared statements. Every seeded user
  * shares one real argon2id hash of {@link PASSWORD}, made at the configured parameters, so
  * logins verify exactly as they would for a signed-up user. Access tokens are signed here
- * with the deployment secret in the contract's format (HS256; sub, sid, jti, iat, exp, iss,
- * aud), for sessions seeded alongside; the servers verify them like any other.
+ * with the deployment secret in the contract's format (HS256 with the secret's kid; sub, sid,
+ * jti, iat, exp, iss, aud), for sessions seeded alongside; the servers verify them like any other.
  */
 import { randomUUID } from 'node:crypto'
+import { keyIdOf } from '@latchkey/auth/testing'
 import { hash } from '@node-rs/argon2'
 import Database from 'better-sqlite3'
-import { sign } from 'hono/jwt'
+import { SignJWT } from 'jose'
 
 /** The password of every seeded account: not on any common-password list. */
 export const PASSWORD = 'plum tractor lantern bench'
@@ -93,12 +94,15 @@ export const seed = (path: string, spec: SeedSpec): SeededUser[] => {
   return users
 }
 
-/** An access token for a seeded session, exactly as the library issues them (default iss/aud). */
+/** An access token for a seeded session, exactly as the library issues them (default iss/aud, the secret's kid). */
 export const accessToken = (secret: string, user: SeededUser, ttlSeconds = 900): Promise<string> => {
   const iat = Math.floor(Date.now() / 1000)
-  return sign(
-    { sid: user.sessionId, sub: user.id, jti: randomUUID(), iat, exp: iat + ttlSeconds, iss: 'latchkey', aud: 'latchkey' },
-    secret,
-    'HS256',
-  )
+  return new SignJWT({ sid: user.sessionId, jti: randomUUID() })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: keyIdOf(secret) })
+    .setSubject(user.id)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ttlSeconds)
+    .setIssuer('latchkey')
+    .setAudience('latchkey')
+    .sign(new TextEncoder().encode(secret))
 }

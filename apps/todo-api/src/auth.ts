@@ -10,7 +10,8 @@ import type { Mailer } from './mail.js'
 export type AppAuth = Auth<UserRecord, 'admin'>
 
 export interface AppAuthOptions {
-  secret: string
+  /** One secret, or several: the first signs access tokens, every one verifies them. */
+  secret: string | readonly string[]
   db: AppDatabase
   mailer: Mailer
   /** Base URL of links and of the same-origin check, without a trailing slash. */

@@ -26,7 +26,8 @@ export interface Config {
   /** `PUBLIC_URL` without a trailing slash; `null` means `http://localhost:<listening port>`. */
   publicUrl: string | null
   database: DatabaseTarget
-  secret: string
+  /** `AUTH_SECRET`, split at commas: the first signs, every one verifies. */
+  secrets: string[]
   smtpUrl: string | null
   mailFrom: string
   trustProxy: boolean
@@ -137,11 +138,17 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   const production = nodeEnv === 'production'
   const notices = options.dev ? applyDevEnvFile(env, baseDir) : []
 
-  const secret = env.AUTH_SECRET ?? ''
-  if (secret === '')
+  // Several secrets, comma-separated, rotate without signing anyone out: the first signs.
+  const secrets = (env.AUTH_SECRET ?? '').split(',')
+  if (secrets.every((s) => s === ''))
     fail('AUTH_SECRET is required: set it to a random string of at least 32 characters (for example: openssl rand -base64 32)')
-  const weakness = secretWeakness(secret)
-  if (weakness) fail(`AUTH_SECRET ${weakness}`)
+  secrets.forEach((secret, i) => {
+    const which = secrets.length === 1 ? 'AUTH_SECRET' : `AUTH_SECRET (secret ${i + 1} of ${secrets.length})`
+    if (secret === '') fail(`${which} is empty: separate secrets with single commas`)
+    const weakness = secretWeakness(secret)
+    if (weakness) fail(`${which} ${weakness}`)
+    if (secrets.indexOf(secret) !== i) fail(`${which} repeats an earlier secret`)
+  })
 
   const port = parsePort(env.PORT)
   const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL, ['http:', 'https:'], 'https://todo.example.com')
@@ -156,7 +163,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     port,
     publicUrl: publicUrl ? publicUrl.href.replace(/\/+$/, '') : null,
     database: parseDatabaseUrl(env.DATABASE_URL, baseDir),
-    secret,
+    secrets,
     smtpUrl: smtp ? smtp.href : null,
     mailFrom: env.MAIL_FROM?.trim() || 'Latchkey <no-reply@localhost>',
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),

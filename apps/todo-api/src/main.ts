@@ -103,7 +103,7 @@ server.listen(config.port, () => {
   try {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl, production: config.production })
     const app = createApp({
-      secret: config.secret,
+      secret: config.secrets,
       db,
       mailer,
       publicUrl,

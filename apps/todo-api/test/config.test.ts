@@ -20,6 +20,12 @@ describe.concurrent('start-up configuration', () => {
     expect(await refusal({ NODE_ENV: 'development' })).toMatch(/AUTH_SECRET/)
   })
 
+  it('names the weak one of several comma-separated secrets by its position', async () => {
+    const line = await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: `${randomSecret()},${'a'.repeat(32)}` })
+    expect(line).toMatch(/AUTH_SECRET \(secret 2 of 2\).*entropy/)
+    expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: `${randomSecret()},` })).toMatch(/secret 2 of 2.*empty/)
+  })
+
   it('refuses an AUTH_SECRET shorter than 32 characters', async () => {
     expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: 'x'.repeat(31) })).toMatch(/AUTH_SECRET.*32/)
   })

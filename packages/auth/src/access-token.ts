@@ -1,9 +1,12 @@
 /**
- * Access tokens: HS256 JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`.
- * The algorithm is pinned on verification, so `alg: none` and algorithm confusion are refused.
+ * Access tokens: HS256 JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`, and a `kid`
+ * header naming the secret that signed them. The first secret signs, every one verifies, so a
+ * secret can be rotated without signing anyone out (CONTRACT §14). The algorithm is pinned on
+ * verification, so `alg: none` and algorithm confusion are refused; so is a token whose `kid` is
+ * missing, not a string, or names no current secret.
  */
-import { randomUUID, webcrypto } from 'node:crypto'
-import { jwtVerify, SignJWT } from 'jose'
+import { createHmac, randomUUID, webcrypto } from 'node:crypto'
+import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose'
 
 export interface AccessClaims {
   sub: string
@@ -26,18 +29,32 @@ interface Verified {
   nbf: number | undefined
 }
 
+/**
+ * The `kid` of a secret: 16 characters of an HMAC of a fixed label under the secret. It tells
+ * the secrets apart and says nothing about them (never the key, nor a plain hash of it).
+ */
+export const keyIdOf = (secret: string): string =>
+  createHmac('sha256', secret).update('latchkey access-token key id').digest('base64url').slice(0, 16)
+
 export const accessTokens = (opts: {
-  secret: string
+  /** The first signs; every one verifies. */
+  secrets: readonly string[]
   issuer: string
   audience: string
   ttlSeconds: number
   now: () => Date
 }): AccessTokens => {
   // Imported once: given raw bytes, jose imports the key again on every call.
-  const key = webcrypto.subtle.importKey('raw', new TextEncoder().encode(opts.secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-    'sign',
-    'verify',
-  ])
+  const importKey = (secret: string) =>
+    webcrypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+      'sign',
+      'verify',
+    ])
+  const [signer] = opts.secrets
+  if (signer === undefined) throw new TypeError('accessTokens: at least one secret is required')
+  const signingKid = keyIdOf(signer)
+  const signingKey = importKey(signer)
+  const keys = new Map(opts.secrets.map((secret) => [keyIdOf(secret), importKey(secret)]))
   // A client sends the same token on every request of its 15 minutes. Its text was verified
   // once (WebCrypto, a thread-pool round trip each time); a repeat only re-runs the checks
   // that depend on the clock, exactly as jose makes them. Only verified tokens get in.
@@ -47,14 +64,14 @@ export const accessTokens = (opts: {
     async sign({ sub, sid }) {
       const iat = Math.floor(opts.now().getTime() / 1000)
       return new SignJWT({ sid })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: signingKid })
         .setSubject(sub)
         .setJti(randomUUID())
         .setIssuedAt(iat)
         .setExpirationTime(iat + opts.ttlSeconds)
         .setIssuer(opts.issuer)
         .setAudience(opts.audience)
-        .sign(await key)
+        .sign(await signingKey)
     },
     async verify(token) {
       const now = opts.now()
@@ -66,6 +83,9 @@ export const accessTokens = (opts: {
         return null
       }
       try {
+        const { kid } = decodeProtectedHeader(token)
+        const key = typeof kid === 'string' ? keys.get(kid) : undefined
+        if (!key) return null
         const { payload } = await jwtVerify(token, await key, {
           algorithms: ['HS256'],
           issuer: opts.issuer,

@@ -70,7 +70,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
   const decoy = decoyHash(hasher)
   decoy.catch((err: unknown) => resolved.log(`decoy hash failed: ${errorSummary(err)}`))
   const tokens = accessTokens({
-    secret: options.secret,
+    secrets: resolved.secrets,
     issuer: resolved.issuer,
     audience: resolved.audience,
     ttlSeconds: resolved.accessTokenTtl,

@@ -1,6 +1,7 @@
-import { decodeJwt, generateKeyPair, SignJWT } from 'jose'
+import { decodeJwt, decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { harness, SECRET, T0 } from '../test/harness.js'
+import { keyIdOf } from './access-token.js'
 
 const key = new TextEncoder().encode(SECRET)
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url')
@@ -9,10 +10,12 @@ const iat = Math.floor(T0.getTime() / 1000)
 /** A token with the right shape, for the attacker to vary one thing at a time. */
 const forge = (
   claims: Record<string, unknown>,
-  opts: { alg?: string; key?: Uint8Array; exp?: number | null; iss?: string; aud?: string } = {},
+  opts: { alg?: string; key?: Uint8Array; kid?: unknown; exp?: number | null; iss?: string; aud?: string } = {},
 ) => {
+  // The right `kid` unless the attack is on the kid: each forgery varies one thing.
+  const kid = 'kid' in opts ? opts.kid : keyIdOf(SECRET)
   let jwt = new SignJWT({ jti: 'j', ...claims })
-    .setProtectedHeader({ alg: opts.alg ?? 'HS256' })
+    .setProtectedHeader({ alg: opts.alg ?? 'HS256', ...(kid === undefined ? {} : { kid: kid as string }) })
     .setIssuedAt(iat)
     .setIssuer(opts.iss ?? 'latchkey')
     .setAudience(opts.aud ?? 'latchkey')
@@ -107,6 +110,49 @@ describe('guard: forged and tampered access tokens', () => {
     await expectRefused(
       await h.request('GET', '/private', { headers: { Authorization: `Bearer ${await forge({ sub: ada.user.id, sid })}` } }),
     )
+  })
+})
+
+describe('guard: secrets that rotate (kid)', () => {
+  const OLD = 'old-secret-3f9Kq7ZpXw2LmV8nTb4Rc6Yd1Hs5Gj0E'
+  const NEW = 'new-secret-Q8wE3rT6yU1iO4pA7sD0fG2hJ5kL9zXc'
+
+  it('signs with the first secret and names it in kid, which is not the secret', async () => {
+    const h = harness({ secret: [NEW, OLD] })
+    const { accessToken } = await h.signup()
+    const { kid } = decodeProtectedHeader(accessToken)
+    expect(kid).toBe(keyIdOf(NEW))
+    expect(typeof kid === 'string' && kid.length).toBe(16)
+    expect(NEW).not.toContain(kid as string)
+    expect(kid).not.toBe(keyIdOf(OLD))
+  })
+
+  it('accepts a token of every listed secret, so rotating one signs nobody out', async () => {
+    const h = harness({ secret: [NEW, OLD] })
+    const { sub, sid } = decodeJwt((await h.signup()).accessToken) as { sub: string; sid: string }
+    const byOld = await forge({ sub, sid }, { key: new TextEncoder().encode(OLD), kid: keyIdOf(OLD) })
+    const byNew = await forge({ sub, sid }, { key: new TextEncoder().encode(NEW), kid: keyIdOf(NEW) })
+    for (const token of [byOld, byNew])
+      expect((await h.request('GET', '/private', { headers: { Authorization: `Bearer ${token}` } })).status).toBe(200)
+  })
+
+  it('refuses a token without kid, with a kid that is not a string or names no listed secret, or of a removed secret', async () => {
+    const h = harness({ secret: [NEW] })
+    const { sub, sid } = decodeJwt((await h.signup()).accessToken) as { sub: string; sid: string }
+    const newKey = new TextEncoder().encode(NEW)
+    const attacks = {
+      'no kid': await forge({ sub, sid }, { key: newKey, kid: undefined }),
+      'kid a number': await forge({ sub, sid }, { key: newKey, kid: 7 }),
+      'kid an object': await forge({ sub, sid }, { key: newKey, kid: { id: keyIdOf(NEW) } }),
+      'unknown kid': await forge({ sub, sid }, { key: newKey, kid: 'AAAAAAAAAAAAAAAA' }),
+      'kid of another secret, signed by it': await forge({ sub, sid }, { key: new TextEncoder().encode(OLD), kid: keyIdOf(OLD) }),
+      'right kid, signed by another secret': await forge({ sub, sid }, { key: new TextEncoder().encode(OLD), kid: keyIdOf(NEW) }),
+    }
+    for (const [name, token] of Object.entries(attacks)) {
+      const res = await h.request('GET', '/private', { headers: { Authorization: `Bearer ${token}` } })
+      expect(res.status, name).toBe(401)
+      expect(res.headers.get('www-authenticate'), name).toBe('Bearer error="invalid_token"')
+    }
   })
 })
 

@@ -29,8 +29,12 @@ export interface ResetMail {
 }
 
 export interface AuthOptions<U extends UserRecord, Name extends string = never> {
-  /** HMAC secret for access tokens, at least 32 characters. No default. */
-  secret: string
+  /**
+   * HMAC secret for access tokens, at least 32 characters and not trivially low-entropy. No
+   * default. A list rotates secrets without signing anyone out: the first signs, every one
+   * verifies, each token names its secret in its `kid` header.
+   */
+  secret: string | readonly string[]
   store: Store<U>
   /** Called once per reset request for an existing account. Its failure is logged, never surfaced. */
   sendMail: (mail: ResetMail) => void | Promise<void>
@@ -97,6 +101,8 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never> 
 }
 
 export interface ResolvedOptions {
+  /** The signing secret first. */
+  secrets: string[]
   issuer: string
   audience: string
   accessTokenTtl: number
@@ -177,12 +183,31 @@ export const secretWeakness = (secret: string): string | null => {
   return null
 }
 
+/** The secrets, the signing one first; a bad one is named by its position (`secret[1]`). */
+const resolveSecrets = (secret: unknown): string[] => {
+  const required = 'is required (set AUTH_SECRET to a random string of at least 32 characters)'
+  if (typeof secret === 'string') {
+    if (secret.length === 0) fail('secret', required)
+    const weakness = secretWeakness(secret)
+    if (weakness) fail('secret', weakness)
+    return [secret]
+  }
+  if (!Array.isArray(secret) || secret.length === 0) return fail('secret', required)
+  const listed: readonly unknown[] = secret
+  const secrets: string[] = []
+  for (const [i, s] of listed.entries()) {
+    if (typeof s !== 'string') return fail(`secret[${i}]`, 'must be a string')
+    const weakness = secretWeakness(s)
+    if (weakness) fail(`secret[${i}]`, weakness)
+    if (secrets.includes(s)) fail(`secret[${i}]`, 'repeats an earlier secret')
+    secrets.push(s)
+  }
+  return secrets
+}
+
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
 export const resolveOptions = <U extends UserRecord, Name extends string>(options: AuthOptions<U, Name>): ResolvedOptions => {
-  if (typeof options?.secret !== 'string' || options.secret.length === 0)
-    fail('secret', 'is required (set AUTH_SECRET to a random string of at least 32 characters)')
-  const weakness = secretWeakness(options.secret)
-  if (weakness) fail('secret', weakness)
+  const secrets = resolveSecrets(options?.secret)
   if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
   if (typeof options.sendMail !== 'function')
     fail('sendMail', 'is required: a function ({ to, token }) that sends the reset mail')
@@ -206,6 +231,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string>(option
   if (!cookiePath.startsWith('/')) fail('cookiePath', 'must start with /')
 
   return {
+    secrets,
     issuer: options.issuer ?? 'latchkey',
     audience: options.audience ?? 'latchkey',
     accessTokenTtl: positive('accessTokenTtl', options.accessTokenTtl, 15 * 60),

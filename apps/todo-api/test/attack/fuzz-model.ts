@@ -5,6 +5,7 @@
  * attacker's refresh value rotates, sessions get replaced). Counterexamples stay readable.
  */
 import { randomUUID } from 'node:crypto'
+import { keyIdOf } from '@latchkey/auth/testing'
 import fc from 'fast-check'
 import { encodeAll, forgeJwt, freshIp } from './helpers.js'
 
@@ -67,7 +68,8 @@ const claimsOf = (f: Fixture, over: Record<string, unknown> = {}) => {
   const now = Math.floor(Date.now() / 1000)
   return { sid: f.a.sid, sub: f.a.userId, jti: randomUUID(), iat: now, exp: now + 600, iss: 'latchkey', aud: 'latchkey', ...over }
 }
-const HS256 = { alg: 'HS256', typ: 'JWT' }
+/** The header the server signs with: HS256 and the `kid` of the deployment secret, so a forgery differs in one thing only. */
+const hs256 = (f: Fixture) => ({ alg: 'HS256', typ: 'JWT', kid: keyIdOf(f.secret) })
 
 export const resolveRef = (f: Fixture, { '§ref': name, i }: Ref): string => {
   switch (name) {
@@ -100,24 +102,24 @@ export const resolveRef = (f: Fixture, { '§ref': name, i }: Ref): string => {
     case 'jwt.none':
       return forgeJwt({ alg: 'none', typ: 'JWT' }, claimsOf(f), null)
     case 'jwt.wrongSecret':
-      return forgeJwt(HS256, claimsOf(f), `${f.secret}x`)
+      return forgeJwt(hs256(f), claimsOf(f), `${f.secret}x`)
     case 'jwt.hs512':
       return forgeJwt({ alg: 'HS512', typ: 'JWT' }, claimsOf(f), f.secret, 'sha512')
     case 'jwt.expired':
-      return forgeJwt(HS256, claimsOf(f, { iat: 1_600_000_000, exp: 1_600_000_900 }), f.secret)
+      return forgeJwt(hs256(f), claimsOf(f, { iat: 1_600_000_000, exp: 1_600_000_900 }), f.secret)
     case 'jwt.future':
-      return forgeJwt(HS256, claimsOf(f, { nbf: 4_000_000_000 }), f.secret)
+      return forgeJwt(hs256(f), claimsOf(f, { nbf: 4_000_000_000 }), f.secret)
     case 'jwt.wrongIss':
-      return forgeJwt(HS256, claimsOf(f, { iss: 'someone-else' }), f.secret)
+      return forgeJwt(hs256(f), claimsOf(f, { iss: 'someone-else' }), f.secret)
     case 'jwt.wrongAud':
-      return forgeJwt(HS256, claimsOf(f, { aud: 'someone-else' }), f.secret)
+      return forgeJwt(hs256(f), claimsOf(f, { aud: 'someone-else' }), f.secret)
     case 'jwt.noSid':
-      return forgeJwt(HS256, claimsOf(f, { sid: undefined }), f.secret)
+      return forgeJwt(hs256(f), claimsOf(f, { sid: undefined }), f.secret)
     // Correctly signed, but the subject and the session belong to different users: never valid.
     case 'jwt.victimSub':
-      return forgeJwt(HS256, claimsOf(f, { sub: f.v.userId }), f.secret)
+      return forgeJwt(hs256(f), claimsOf(f, { sub: f.v.userId }), f.secret)
     case 'jwt.victimSid':
-      return forgeJwt(HS256, claimsOf(f, { sid: f.v.sid }), f.secret)
+      return forgeJwt(hs256(f), claimsOf(f, { sid: f.v.sid }), f.secret)
     case 'jwt.tampered': {
       const [h, , s] = f.a.token.split('.')
       return `${h}.${Buffer.from(JSON.stringify(claimsOf(f, { sub: f.v.userId, sid: f.v.sid }))).toString('base64url')}.${s}`

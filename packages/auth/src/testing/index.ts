@@ -4,6 +4,7 @@
  * (a peer dependency of this subpath only); the types cost nothing at run time.
  */
 
+export { keyIdOf } from '../access-token.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
   ConsumeResetInput,
