@@ -159,7 +159,7 @@ export const createApp = (options: AppOptions) => {
   // Browsers ask for it on every page; an empty answer keeps their consoles free of 404s.
   app.get('/favicon.ico', (c) => c.body(null, 204))
 
-  // On shutdown the server awaits the auth work that runs after answers (reset mails) before
-  // the database closes.
-  return Object.assign(app, { settled: () => auth.settled() })
+  // On shutdown the server stops the sweep and awaits the auth work that runs after answers
+  // (reset mails) before the database closes.
+  return Object.assign(app, { close: () => auth.close() })
 }

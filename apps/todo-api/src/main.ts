@@ -62,7 +62,7 @@ try {
 // The app needs PUBLIC_URL, whose default names the port actually bound (PORT=0 picks a free one),
 // so the server listens first and the app is built before the first request can arrive.
 let handle: (request: Request, env: object) => Response | Promise<Response> = () => new Response(null, { status: 503 })
-let settled: () => Promise<void> = async () => {}
+let closeAuth: () => Promise<void> = async () => {}
 const listener = getRequestListener((request, env) => handle(request, env), {
   // Requests the adapter cannot turn into a URL (HTTP/1.0 without Host, a malformed Host, a
   // backslash in the path) never reach the app: answer them as the app answers every error.
@@ -113,7 +113,7 @@ server.listen(config.port, () => {
       logRequest: batchedLines(),
     })
     handle = app.fetch
-    settled = app.settled
+    closeAuth = app.close
   } catch (err) {
     server.close()
     db.close()
@@ -136,7 +136,7 @@ server.listen(config.port, () => {
     server.close(async () => {
       clearTimeout(force)
       await Promise.race([
-        Promise.allSettled(handling).then(() => settled()),
+        Promise.allSettled(handling).then(() => closeAuth()),
         sleep(SHUTDOWN_GRACE_MS, undefined, { ref: false }),
       ])
       mailer.close()

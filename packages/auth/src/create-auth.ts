@@ -17,6 +17,7 @@ import { type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './rout
 import { authRoutes } from './routes/index.js'
 import { sessionCore } from './session.js'
 import type { UserRecord } from './store/types.js'
+import { sweeper } from './sweep.js'
 
 export interface Auth<U extends UserRecord, Name extends string> {
   /** The eight auth routes. Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
@@ -39,13 +40,22 @@ export interface Auth<U extends UserRecord, Name extends string> {
   route<C extends GuardedRouteConfig<Name>>(config: C): GuardedRoute<C, MiddlewareHandler<GuardEnv<U>>>
   /**
    * Resolves once the work that runs after an answer (forgot-password's token and mail) has
-   * finished. Await it on shutdown, after the server stopped taking requests and before the
-   * store closes.
-   *
-   * @example
-   * server.close(async () => { await auth.settled(); db.close() })
+   * finished. `close()` awaits it too; this alone leaves the sweep running (tests).
    */
   settled(): Promise<void>
+  /**
+   * Deletes every dead session and spent reset token now, in bounded batches. The sweep runs it
+   * every `prune.intervalSeconds` anyway; call it yourself when the timer is off.
+   */
+  prune(): Promise<{ sessions: number; resetTokens: number }>
+  /**
+   * Stops the sweep and waits for it and for the work after answers. Call it on shutdown, after
+   * the server stopped taking requests and before the store closes.
+   *
+   * @example
+   * server.close(async () => { await auth.close(); db.close() })
+   */
+  close(): Promise<void>
 }
 
 /**
@@ -88,6 +98,14 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
   })
   const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
   const after = afterAnswer(resolved.log)
+  const sweep = sweeper({
+    store: options.store,
+    lifetimes: resolved.lifetimes,
+    now: resolved.now,
+    log: resolved.log,
+    intervalMs: resolved.pruneIntervalMs,
+    batchSize: resolved.pruneBatchSize,
+  })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
@@ -106,5 +124,10 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     guard,
     route: (config) => guardedRoute(guard(config.auth), config),
     settled: after.settled,
+    prune: sweep.run,
+    async close() {
+      await sweep.stop()
+      await after.settled()
+    },
   }
 }

@@ -86,6 +86,12 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never> 
     ipv6Prefix?: number
     store?: RateLimitStore
   }
+  /**
+   * Dead sessions and spent reset tokens are deleted by a sweep every `intervalSeconds` (default
+   * 600; 0 turns the timer off: call `auth.prune()` yourself), at most `batchSize` rows of a
+   * table per statement (default 500).
+   */
+  prune?: { intervalSeconds?: number; batchSize?: number }
   /** `true` when behind exactly one trusted proxy: the client IP is the right-most `X-Forwarded-For` entry. */
   trustProxy?: boolean
   /** Public origin of the app; foreign `Origin`s are refused for cookie-borne credentials. Default: the request's own origin. */
@@ -116,6 +122,8 @@ export interface ResolvedOptions {
   refreshSessionLimit: Limit
   refreshIpLimit: Limit
   ipv6Prefix: number
+  pruneIntervalMs: number
+  pruneBatchSize: number
   trustProxy: boolean
   publicOrigin: string | null
   secureCookies: boolean
@@ -252,6 +260,8 @@ export const resolveOptions = <U extends UserRecord, Name extends string>(option
     }),
     refreshIpLimit: limit('rateLimit.refresh.ip', options.rateLimit?.refresh?.ip, { max: 1000, windowSeconds: 15 * 60 }),
     ipv6Prefix: ipv6Prefix(options.rateLimit?.ipv6Prefix),
+    pruneIntervalMs: positive('prune.intervalSeconds', options.prune?.intervalSeconds, 600, true) * 1000,
+    pruneBatchSize: positiveInteger('prune.batchSize', options.prune?.batchSize, 500),
     trustProxy: options.trustProxy ?? false,
     publicOrigin,
     secureCookies:

@@ -29,6 +29,12 @@ export const sessionRemainingMs = (
 ): number =>
   Math.min(session.refreshedAt.getTime() + lifetimes.idleMs, session.createdAt.getTime() + lifetimes.absoluteMs) - now.getTime()
 
+/** The cutoffs at `now` for pruning: a session refreshed or created at or before them is dead. */
+export const deadSessionCutoffs = (now: Date, lifetimes: SessionLifetimes) => ({
+  deadIfRefreshedBy: new Date(now.getTime() - lifetimes.idleMs),
+  deadIfCreatedBy: new Date(now.getTime() - lifetimes.absoluteMs),
+})
+
 /** `rotate`: spend the value and make the next one current; the others as {@link RotateResult}. */
 export type RotationVerdict = 'rotate' | 'race' | 'reused' | 'expired'
 

@@ -5,7 +5,7 @@
 import { fileURLToPath } from 'node:url'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
-import type { Pool } from 'pg'
+import type { Pool, PoolClient } from 'pg'
 
 export { type PostgresRateLimitOptions, type PostgresRateLimitStore, postgresRateLimitStore } from './rate-limit.js'
 export * as schema from './schema.js'
@@ -16,10 +16,27 @@ export const postgresMigrationsFolder = fileURLToPath(new URL('../../drizzle/pos
 
 export interface MigratePostgresOptions {
   /**
-   * Schema of the bookkeeping table `__latchkey_migrations`. Default `drizzle`, Drizzle's own
-   * default (created if missing); use the tables' schema when several apps share one database.
+   * Schema of the bookkeeping table `__latchkey_migrations`. Default: the connection's current
+   * schema, where the tables go, so one app's database holds one schema. A database migrated
+   * by an earlier version keeps its bookkeeping where it is (`drizzle`).
    */
   migrationsSchema?: string
+}
+
+/**
+ * The connection's current schema, unless this schema's tables were migrated by a version
+ * before 0.2, which kept the bookkeeping in `drizzle`: moving it would re-run every migration.
+ */
+const bookkeepingSchema = async (client: PoolClient): Promise<string> => {
+  const { rows } = await client.query<{ current: string | null; here: boolean; legacy: boolean }>(
+    `select current_schema() as current,
+            to_regclass(format('%I.__latchkey_migrations', current_schema())) is not null as here,
+            to_regclass(format('%I.auth_users', current_schema())) is not null
+              and to_regclass('drizzle.__latchkey_migrations') is not null as legacy`,
+  )
+  const row = rows[0]
+  if (!row?.current) throw new Error('migratePostgres: no schema on the search_path exists; create it first')
+  return !row.here && row.legacy ? 'drizzle' : row.current
 }
 
 // Any fixed number: every process migrating this database takes the same lock.
@@ -44,7 +61,7 @@ export const migratePostgres = async (pool: Pool, options: MigratePostgresOption
       await migrate(drizzle({ client }), {
         migrationsFolder: postgresMigrationsFolder,
         migrationsTable: '__latchkey_migrations',
-        migrationsSchema: options.migrationsSchema ?? 'drizzle',
+        migrationsSchema: options.migrationsSchema ?? (await bookkeepingSchema(client)),
       })
     } finally {
       await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK])

@@ -18,8 +18,14 @@ export interface PostgresRateLimitOptions {
   pruneIntervalMs?: number
 }
 
+/** Rows one prune statement deletes at most, so it never holds many row locks for long. */
+const PRUNE_BATCH = 1000
+
 /** The shared store, plus `prune`, which deletes rows whose window has ended and answers how many. */
-export type PostgresRateLimitStore = RateLimitStore & { prune(now: number): Promise<number> }
+export type PostgresRateLimitStore = RateLimitStore & {
+  /** Deletes every window that ended by `now` (epoch ms), in bounded batches; answers how many. */
+  prune(now: number): Promise<number>
+}
 
 /**
  * A {@link RateLimitStore} in the `auth_rate_limits` table (created by {@link migratePostgres}).
@@ -34,9 +40,21 @@ export const postgresRateLimitStore = (pool: Pool, options: PostgresRateLimitOpt
   const pruneIntervalMs = options.pruneIntervalMs ?? 60_000
   let nextPrune = 0
 
-  const prune = async (now: number): Promise<number> => {
-    const result = await db.delete(rateLimits).where(lte(rateLimits.resetAt, new Date(now)))
-    return result.rowCount ?? 0
+  /** Deletes windows that ended by `now`, in batches of {@link PRUNE_BATCH}, at most `batches` of them. */
+  const prune = async (now: number, batches = Number.POSITIVE_INFINITY): Promise<number> => {
+    let total = 0
+    for (let batch = 0; batch < batches; batch++) {
+      const ended = db
+        .select({ key: rateLimits.key })
+        .from(rateLimits)
+        .where(lte(rateLimits.resetAt, new Date(now)))
+        .limit(PRUNE_BATCH)
+        .for('update', { skipLocked: true })
+      const deleted = (await db.delete(rateLimits).where(inArray(rateLimits.key, ended))).rowCount ?? 0
+      total += deleted
+      if (deleted < PRUNE_BATCH) break
+    }
+    return total
   }
 
   return {
@@ -81,7 +99,8 @@ export const postgresRateLimitStore = (pool: Pool, options: PostgresRateLimitOpt
       })
       if (pruneIntervalMs > 0 && now >= nextPrune) {
         nextPrune = now + pruneIntervalMs
-        await prune(now)
+        // One bounded batch on the request path; a backlog goes in the next intervals.
+        await prune(now, 1)
       }
       return result
     },

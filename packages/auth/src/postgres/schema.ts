@@ -35,7 +35,13 @@ export const sessions = pgTable(
     previousRefreshHash: text('previous_refresh_hash'),
     rotatedAt: at('rotated_at'),
   },
-  (t) => [index('auth_sessions_user_idx').on(t.userId), uniqueIndex('auth_sessions_refresh_idx').on(t.refreshHash)],
+  (t) => [
+    index('auth_sessions_user_idx').on(t.userId),
+    uniqueIndex('auth_sessions_refresh_idx').on(t.refreshHash),
+    // The sweep finds dead sessions by these without reading the table.
+    index('auth_sessions_refreshed_idx').on(t.refreshedAt),
+    index('auth_sessions_created_idx').on(t.createdAt),
+  ],
 )
 
 export const resetTokens = pgTable(

@@ -7,9 +7,10 @@
 import { randomUUID } from 'node:crypto'
 import { drizzle } from 'drizzle-orm/node-postgres'
 import { migrate } from 'drizzle-orm/node-postgres/migrator'
+import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
-import { freshSchema, pgUnreachable } from '../../test/stores.js'
+import { freshSchema, PG_URL, pgUnreachable } from '../../test/stores.js'
 import { errorSummary } from '../errors.js'
 import { rotateRefresh } from '../session.js'
 import { storeConformance } from '../testing/store-conformance.js'
@@ -106,6 +107,43 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
       expect(await db.count('__latchkey_migrations')).toBe(migrationCount(postgresMigrationsFolder))
       for (const table of ['auth_users', 'auth_sessions', 'auth_reset_tokens', 'auth_rate_limits'])
         expect(await db.count(table)).toBe(0)
+    })
+
+    it("keeps its bookkeeping in the connection's schema: no other schema appears", async () => {
+      await migratePostgres(db.pool)
+      expect(await db.count(`${db.name}.__latchkey_migrations`)).toBe(migrationCount(postgresMigrationsFolder))
+      await migratePostgres(db.pool)
+      expect(await db.count(`${db.name}.__latchkey_migrations`)).toBe(migrationCount(postgresMigrationsFolder))
+    })
+
+    it('leaves the bookkeeping of a database an earlier version migrated where it is (drizzle)', async () => {
+      // A database of its own: the `drizzle` schema is the database's, not one test's.
+      const name = `lk_legacy_${randomUUID().replaceAll('-', '').slice(0, 12)}`
+      await db.pool.query(`create database ${name}`)
+      const url = new URL(PG_URL)
+      url.pathname = `/${name}`
+      const pool = new pg.Pool({ connectionString: url.href })
+      try {
+        const client = await pool.connect()
+        try {
+          await migrate(drizzle({ client }), {
+            migrationsFolder: migrationsUpTo(postgresMigrationsFolder, RELEASE_0_1_0),
+            migrationsTable: '__latchkey_migrations',
+            migrationsSchema: 'drizzle',
+          })
+        } finally {
+          client.release()
+        }
+        await migratePostgres(pool)
+        const count = async (table: string) => Number((await pool.query(`select count(*) as n from ${table}`)).rows[0].n)
+        expect(await count('drizzle.__latchkey_migrations')).toBe(migrationCount(postgresMigrationsFolder))
+        const local = await pool.query(`select to_regclass('public.__latchkey_migrations') as t`)
+        expect(local.rows[0].t).toBeNull()
+        expect(await count('auth_users')).toBe(0)
+      } finally {
+        await pool.end()
+        await db.pool.query(`drop database ${name} with (force)`)
+      }
     })
 
     it('upgrades a database of release 0.1.0 without losing a row; its sessions and tokens keep working', async () => {

@@ -6,7 +6,7 @@
  * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
  * It does not create tables: {@link migratePostgres} does.
  */
-import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
 import { toRefreshState, toUser, withHash } from '../store/rows.js'
@@ -176,6 +176,28 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         await tx.delete(sessions).where(eq(sessions.userId, spent.userId))
         return spent.userId
       })
+    },
+
+    async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, limit }) {
+      // Bounded batches; SKIP LOCKED leaves rows a request is working on to the next sweep, so a
+      // sweep never waits on, nor makes wait, a login, a refresh or a reset.
+      const deadSessions = db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(or(lte(sessions.refreshedAt, deadIfRefreshedBy), lte(sessions.createdAt, deadIfCreatedBy)))
+        .limit(limit)
+        .for('update', { skipLocked: true })
+      const spentTokens = db
+        .select({ hash: resetTokens.hash })
+        .from(resetTokens)
+        .where(or(isNotNull(resetTokens.usedAt), lte(resetTokens.expiresAt, now)))
+        .limit(limit)
+        .for('update', { skipLocked: true })
+      const [dead, spent] = await Promise.all([
+        db.delete(sessions).where(inArray(sessions.id, deadSessions)),
+        db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
+      ])
+      return { sessions: dead.rowCount ?? 0, resetTokens: spent.rowCount ?? 0 }
     },
   }
 }

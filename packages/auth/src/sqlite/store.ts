@@ -4,7 +4,7 @@
  * which makes rotation and single-use consumption atomic across processes sharing the file.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { and, eq, gt, isNull, ne, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { toRefreshState, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
@@ -193,6 +193,24 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
           return spent.userId
         }, immediate),
       )
+    },
+
+    async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, limit }) {
+      // Each batch is one short statement: the write lock is held for at most `limit` deletes.
+      const deadSessions = db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(or(lte(sessions.refreshedAt, deadIfRefreshedBy), lte(sessions.createdAt, deadIfCreatedBy)))
+        .limit(limit)
+      const spentTokens = db
+        .select({ hash: resetTokens.hash })
+        .from(resetTokens)
+        .where(or(isNotNull(resetTokens.usedAt), lte(resetTokens.expiresAt, now)))
+        .limit(limit)
+      return {
+        sessions: db.delete(sessions).where(inArray(sessions.id, deadSessions)).run().changes,
+        resetTokens: db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)).run().changes,
+      }
     },
   }
 }

@@ -98,6 +98,17 @@ export interface ConsumeResetInput {
   passwordHash: string
 }
 
+export interface PruneInput {
+  /** A session last refreshed at or before this is past its idle lifetime. */
+  deadIfRefreshedBy: Date
+  /** A session created at or before this is past its absolute lifetime. */
+  deadIfCreatedBy: Date
+  /** A reset token that was used, or expires at or before this, is spent. */
+  now: Date
+  /** At most this many rows of each table in one call, so no call holds a lock for long. */
+  limit: number
+}
+
 /**
  * What the library needs from a database. All methods are async so that network databases fit.
  *
@@ -155,4 +166,11 @@ export interface Store<U extends UserRecord = UserRecord> {
    * credentials version and deletes every session and every other unused reset token of the owner. Answers the owner's id, or `null` when the token is not redeemable.
    */
   consumeResetToken(input: ConsumeResetInput): Promise<string | null>
+
+  /**
+   * Deletes dead rows, at most `limit` of each kind: sessions past the cutoffs the session core
+   * computed, and used or expired reset tokens. Answers how many of each it deleted; fewer than
+   * `limit` of a kind means none of that kind is left.
+   */
+  prune(input: PruneInput): Promise<{ sessions: number; resetTokens: number }>
 }

@@ -11,6 +11,7 @@ export type {
   NewResetToken,
   NewSession,
   NewUser,
+  PruneInput,
   ReplacePasswordInput,
   SessionRecord,
   SessionRefreshState,

@@ -13,6 +13,7 @@
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { conformance } from './conformance/context.js'
+import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
 import { sessionsConformance } from './conformance/sessions.js'
 import { usersConformance } from './conformance/users.js'
@@ -38,5 +39,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     usersConformance(t)
     sessionsConformance(t)
     resetTokensConformance(t)
+    pruneConformance(t)
   })
 }

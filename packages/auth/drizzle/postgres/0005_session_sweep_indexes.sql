@@ -1,0 +1,2 @@
+CREATE INDEX "auth_sessions_refreshed_idx" ON "auth_sessions" USING btree ("refreshed_at");--> statement-breakpoint
+CREATE INDEX "auth_sessions_created_idx" ON "auth_sessions" USING btree ("created_at");

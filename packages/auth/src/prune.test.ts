@@ -1,0 +1,93 @@
+/**
+ * Nothing piles up (CONTRACT §14), on both stores, with a frozen clock: 10,000 login / refresh /
+ * logout cycles leave no session behind, and 10,000 sessions that outlive their lifetime are
+ * deleted by the sweep, leaving exactly the live rows. Reuse detection needs nothing more than
+ * each live session's own row (its current and previous refresh hash).
+ */
+import { OpenAPIHono } from '@hono/zod-openapi'
+import { describe, expect, it } from 'vitest'
+import { PASSWORD } from '../test/harness.js'
+import { STORES } from '../test/stores.js'
+import { createAuth } from './index.js'
+import { fastHasher } from './testing/index.js'
+
+const T0 = new Date('2026-11-21T10:00:00.000Z').getTime()
+const DAY = 86_400_000
+const USERS = 10
+const unlimited = { max: 1_000_000_000, windowSeconds: 60 }
+
+/** Runs `task(i)` for i < n, `width` at a time. */
+const inParallel = async (n: number, width: number, task: (i: number) => Promise<void>) => {
+  let next = 0
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < n) await task(next++)
+    }),
+  )
+}
+
+describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
+  it.skipIf(skip !== null)(
+    'keeps only live rows after 10,000 cycles and 10,000 expired sessions',
+    { timeout: 180_000 },
+    async () => {
+      const { store, count, close } = await open()
+      let now = T0
+      const auth = createAuth({
+        secret: 'prune-test-secret-0123456789abcdefghijkl',
+        store,
+        sendMail: () => {},
+        hasher: fastHasher(),
+        now: () => new Date(now),
+        rateLimit: { ip: unlimited, email: unlimited, refresh: { session: unlimited, ip: unlimited } },
+        prune: { intervalSeconds: 0, batchSize: 500 },
+      })
+      const app = new OpenAPIHono()
+      app.route('/auth', auth.routes)
+      const post = (path: string, init: { json?: unknown; headers?: Record<string, string> } = {}) =>
+        app.request(`/auth${path}`, {
+          method: 'POST',
+          headers: { ...(init.json ? { 'Content-Type': 'application/json' } : {}), ...init.headers },
+          ...(init.json ? { body: JSON.stringify(init.json) } : {}),
+        })
+      const cookieOf = (res: Response) => /refresh_token=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1] ?? ''
+      const email = (i: number) => `prune-${i % USERS}@example.com`
+      try {
+        for (let u = 0; u < USERS; u++)
+          expect((await post('/signup', { json: { name: 'P', email: email(u), password: PASSWORD } })).status).toBe(201)
+        // The signups' sessions are alive: nothing to delete yet.
+        expect(await auth.prune()).toEqual({ sessions: 0, resetTokens: 0 })
+
+        await inParallel(10_000, 16, async (i) => {
+          const login = await post('/login', { json: { email: email(i), password: PASSWORD } })
+          expect(login.status).toBe(200)
+          const refreshed = await post('/refresh', { headers: { Cookie: `refresh_token=${cookieOf(login)}` } })
+          expect(refreshed.status).toBe(200)
+          const { accessToken } = (await refreshed.json()) as { accessToken: string }
+          expect((await post('/logout', { headers: { Authorization: `Bearer ${accessToken}` } })).status).toBe(204)
+        })
+        // Only the signups' sessions: every cycle's row went with its logout.
+        expect(await count('auth_sessions')).toBe(USERS)
+
+        await inParallel(10_000, 16, async (i) => {
+          expect((await post('/login', { json: { email: email(i), password: PASSWORD } })).status).toBe(200)
+        })
+        expect(await count('auth_sessions')).toBe(USERS + 10_000)
+
+        // Past the idle lifetime (30 days) of all of them; then five sessions that are alive.
+        now += 31 * DAY
+        for (let i = 0; i < 5; i++)
+          expect((await post('/login', { json: { email: email(i), password: PASSWORD } })).status).toBe(200)
+        const pruned = await auth.prune()
+        expect(pruned).toEqual({ sessions: USERS + 10_000, resetTokens: 0 })
+        expect(await count('auth_sessions')).toBe(5)
+        expect(await count('auth_users')).toBe(USERS)
+        expect(await count('auth_reset_tokens')).toBe(0)
+      } finally {
+        await auth.close()
+        await close()
+      }
+      console.log(`pruning on ${name}: done`)
+    },
+  )
+})

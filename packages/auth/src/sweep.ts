@@ -1,0 +1,68 @@
+/**
+ * The sweep that keeps the store's tables proportional to live data (CONTRACT §14): dead
+ * sessions and spent reset tokens are deleted in bounded batches, on a timer the server owns
+ * (unref'd, so it never keeps a process alive) and stops on shutdown. The session core says
+ * what is dead; the store deletes it.
+ */
+import { errorSummary } from './errors.js'
+import { deadSessionCutoffs, type SessionLifetimes } from './session.js'
+import type { Store, UserRecord } from './store/types.js'
+
+export interface PruneCounts {
+  sessions: number
+  resetTokens: number
+}
+
+export interface Sweep {
+  /** Deletes every dead row now, batch by batch; a run already under way is joined, not doubled. */
+  run(): Promise<PruneCounts>
+  /** Stops the timer and waits for a run under way. */
+  stop(): Promise<void>
+}
+
+/** Batches of one run at most: a table that grows faster than this is left to the next run. */
+const MAX_BATCHES = 200
+
+export const sweeper = <U extends UserRecord>(deps: {
+  store: Store<U>
+  lifetimes: SessionLifetimes
+  now: () => Date
+  log: (message: string) => void
+  /** 0: no timer; call `run()` yourself. */
+  intervalMs: number
+  batchSize: number
+}): Sweep => {
+  let running: Promise<PruneCounts> | null = null
+  const sweepAll = async (): Promise<PruneCounts> => {
+    const total: PruneCounts = { sessions: 0, resetTokens: 0 }
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const now = deps.now()
+      const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
+      total.sessions += deleted.sessions
+      total.resetTokens += deleted.resetTokens
+      if (deleted.sessions < deps.batchSize && deleted.resetTokens < deps.batchSize) break
+      // Requests go first between batches.
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    return total
+  }
+  const run = () => {
+    running ??= sweepAll().finally(() => {
+      running = null
+    })
+    return running
+  }
+  const timer =
+    deps.intervalMs > 0
+      ? setInterval(() => {
+          run().catch((err: unknown) => deps.log(`prune: the sweep failed: ${errorSummary(err)}`))
+        }, deps.intervalMs).unref()
+      : undefined
+  return {
+    run,
+    async stop() {
+      if (timer) clearInterval(timer)
+      await running?.catch(() => undefined)
+    },
+  }
+}

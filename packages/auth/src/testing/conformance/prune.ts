@@ -1,0 +1,46 @@
+/** Pruning: dead sessions and spent reset tokens go, in batches of at most `limit`; live rows stay. */
+import { describe, expect, it } from 'vitest'
+import { at, type Conformance, DAY, T0 } from './context.js'
+
+export const pruneConformance = (t: Conformance) => {
+  const { newUser, newSession } = t
+  // The session core's cutoffs for lifetimes of 30 days idle and 90 days absolute, at day 100.
+  const now = at(100 * DAY)
+  const cutoffs = { deadIfRefreshedBy: at(70 * DAY), deadIfCreatedBy: at(10 * DAY), now }
+
+  describe('prune', () => {
+    it('deletes sessions past either cutoff and keeps the live ones', async () => {
+      const user = await newUser()
+      const idle = await newSession(user.id, 'p-idle', at(20 * DAY))
+      const old = await newSession(user.id, 'p-old', T0)
+      // Created before the absolute cutoff but refreshed lately: still dead.
+      await t.store.swapRefresh({ sessionId: old, from: 'p-old', to: 'p-old-2', now: at(95 * DAY) })
+      const onTheEdge = await newSession(user.id, 'p-edge', at(70 * DAY))
+      const live = await newSession(user.id, 'p-live', at(71 * DAY))
+
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 3, resetTokens: 0 })
+      for (const dead of [idle, old, onTheEdge]) expect(await t.store.findSession(dead)).toBeNull()
+      expect(await t.store.findSession(live)).not.toBeNull()
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 0 })
+    })
+
+    it('deletes used and expired reset tokens and keeps the one that can still be redeemed', async () => {
+      const [a, b, c] = [await newUser(), await newUser(), await newUser()]
+      await t.store.createResetToken({ userId: a.id, tokenHash: 'used', expiresAt: at(101 * DAY) })
+      expect(await t.store.consumeResetToken({ tokenHash: 'used', now: at(99 * DAY), passwordHash: 'h' })).toBe(a.id)
+      await t.store.createResetToken({ userId: b.id, tokenHash: 'expired', expiresAt: now })
+      await t.store.createResetToken({ userId: c.id, tokenHash: 'live', expiresAt: at(100 * DAY + 1) })
+
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 2 })
+      expect(await t.store.findResetToken('live', now)).toEqual({ userId: c.id, email: c.email })
+    })
+
+    it('deletes at most `limit` rows of each kind per call', async () => {
+      const user = await newUser()
+      for (let i = 0; i < 5; i++) await newSession(user.id, `p-batch-${i}`, T0)
+      expect((await t.store.prune({ ...cutoffs, limit: 2 })).sessions).toBe(2)
+      expect((await t.store.prune({ ...cutoffs, limit: 2 })).sessions).toBe(2)
+      expect((await t.store.prune({ ...cutoffs, limit: 2 })).sessions).toBe(1)
+    })
+  })
+}
