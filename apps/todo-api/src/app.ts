@@ -120,12 +120,14 @@ export const createApp = (options: AppOptions) => {
     createRoute({
       method: 'get',
       path: '/health',
+      operationId: 'getHealth',
+      security: [],
       tags: ['ops'],
       summary: 'Liveness: 200 when the database answers',
       responses: {
         200: {
           description: 'The service and its database answer',
-          content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } },
+          content: { 'application/json': { schema: z.object({ status: z.literal('ok') }).openapi('Health') } },
         },
         503: problemResponse('The database does not answer'),
       },
@@ -150,10 +152,21 @@ export const createApp = (options: AppOptions) => {
       description:
         'Reference server of @latchkey/auth: email/password sign-in and a private todo list per user. ' +
         'Errors are RFC 9457 problem documents (application/problem+json).',
+      license: { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' },
+      contact: { name: 'Latchkey contributors' },
     },
+    tags: [
+      { name: 'auth', description: 'Sign up, sign in, sessions and passwords (@latchkey/auth)' },
+      { name: 'todos', description: "The signed-in user's todos" },
+      { name: 'admin', description: 'Operations for users the `admin` policy admits' },
+      { name: 'ops', description: 'For load balancers and operators' },
+      { name: 'pages', description: 'HTML pages the mails link to' },
+    ],
     // Relative, so "Try it out" on /docs works from whatever host name the page was opened at
     // (its CSP allows connect-src 'self' only).
-    servers: [{ url: '/' }],
+    servers: [
+      { url: '/', description: 'The server that served this document: local, staging or production alike', 'x-internal': false },
+    ],
   })
   docsRoutes(app, '/openapi.json', 'Latchkey todo API')
   // Browsers ask for it on every page; an empty answer keeps their consoles free of 404s.

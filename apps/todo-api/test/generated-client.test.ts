@@ -96,12 +96,12 @@ describe('a full flow through openapi-fetch', () => {
     expect(todo).toMatchObject({ title: 'write the client test', done: false, userId: signup.data.user.id })
     await client.POST('/todos', { body: { title: 'already done', done: true } })
 
-    const open = await client.GET('/todos', { params: { query: { done: false, limit: 10 } } })
+    const open = await client.GET('/todos', { params: { query: { done: 'false', limit: 10 } } })
     expect(open.data?.map((t) => t.title)).toEqual(['write the client test'])
 
     const patched = await client.PATCH('/todos/{id}', { params: { path: { id: todo.id } }, body: { done: true } })
     expect(patched.data).toMatchObject({ id: todo.id, done: true })
-    const done = await client.GET('/todos', { params: { query: { done: true } } })
+    const done = await client.GET('/todos', { params: { query: { done: 'TRUE' } } })
     expect(done.data?.map((t) => t.title)).toEqual(['already done', 'write the client test'])
 
     const deleted = await client.DELETE('/todos/{id}', { params: { path: { id: todo.id } } })

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, request, startServer } from './support.js'
 
 interface Operation {
+  operationId?: string
   security?: Record<string, string[]>[]
   responses: Record<string, unknown>
   'x-policy'?: string
@@ -15,6 +16,8 @@ interface Operation {
 }
 interface Document {
   openapi: string
+  info: { license?: { name: string } }
+  servers?: { url: string }[]
   paths: Record<string, Record<string, Operation>>
   components: { securitySchemes: Record<string, { type: string; scheme?: string }> }
 }
@@ -117,6 +120,78 @@ describe('GET /openapi.json', () => {
   })
 })
 
+describe('GET /openapi.json says exactly what the server does', () => {
+  it('names every operation with a unique, stable camel-case operationId', () => {
+    const ids = operations().map(({ id, op }) => [id, op.operationId])
+    expect(Object.fromEntries(ids)).toEqual({
+      'POST /auth/signup': 'signup',
+      'POST /auth/login': 'login',
+      'POST /auth/refresh': 'refresh',
+      'POST /auth/logout': 'logout',
+      'GET /auth/me': 'getMe',
+      'POST /auth/change-password': 'changePassword',
+      'POST /auth/forgot-password': 'forgotPassword',
+      'POST /auth/reset-password': 'resetPassword',
+      'POST /todos': 'createTodo',
+      'GET /todos': 'listTodos',
+      'PATCH /todos/{id}': 'updateTodo',
+      'DELETE /todos/{id}': 'deleteTodo',
+      'GET /admin/stats': 'getAdminStats',
+      'GET /health': 'getHealth',
+      'GET /reset-password': 'getResetPasswordPage',
+    })
+  })
+
+  it('says `security: []` on the public operations and names the refresh cookie on refresh', () => {
+    const publicOps = operations().filter(({ op }) => op.security !== undefined && op.security.length === 0)
+    expect(publicOps.map((o) => o.id).sort()).toEqual(
+      [
+        'POST /auth/signup',
+        'POST /auth/login',
+        'POST /auth/forgot-password',
+        'POST /auth/reset-password',
+        'GET /health',
+        'GET /reset-password',
+      ].sort(),
+    )
+    expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])
+    for (const { id, op } of operations()) expect(op.security, id).toBeDefined()
+  })
+
+  it('lists 413 and 415 on every operation that may carry a body, and 503 where a password is hashed', () => {
+    for (const { id, op } of operations()) {
+      if (!/^(POST|PATCH|PUT|DELETE) /.test(id)) continue
+      expect(op.responses, id).toHaveProperty('413')
+      expect(op.responses, id).toHaveProperty('415')
+    }
+    for (const path of ['/auth/signup', '/auth/login', '/auth/change-password', '/auth/reset-password'])
+      expect(doc.paths[path]?.post?.responses, path).toHaveProperty('503.headers.Retry-After')
+  })
+
+  it('documents every 429 with Retry-After and the IETF RateLimit fields', () => {
+    const limited = operations().filter(({ op }) => '429' in op.responses)
+    expect(limited.length).toBeGreaterThanOrEqual(6)
+    for (const { id, op } of limited)
+      expect(Object.keys((op.responses['429'] as { headers: object }).headers), id).toEqual([
+        'Retry-After',
+        'RateLimit-Policy',
+        'RateLimit',
+      ])
+  })
+
+  it('states the strings `done` accepts, in any case', () => {
+    const done = doc.paths['/todos']?.get?.parameters?.find((p) => p.name === 'done') as { schema?: { pattern?: string } }
+    const pattern = new RegExp(done.schema?.pattern ?? '^$')
+    for (const ok of ['true', 'FALSE', 'Yes', 'no', '1', '0', 'ON', 'oFf']) expect(pattern.test(ok), ok).toBe(true)
+    for (const bad of ['maybe', 'truex', '', '2', 'y']) expect(pattern.test(bad), bad).toBe(false)
+  })
+
+  it('has a relative server, so /docs "Try it out" works on any host name, and a license', () => {
+    expect(doc.servers?.map((s) => s.url)).toEqual(['/'])
+    expect(doc.info.license?.name).toBe('MIT')
+  })
+})
+
 describe('GET /docs', () => {
   it('serves an interactive reference page for /openapi.json', async () => {
     const page = await request(server.base, 'GET', '/docs')
@@ -146,6 +221,14 @@ describe('GET /reset-password', () => {
     // The script posts JSON to the reset endpoint.
     expect(scripts[0]).toContain("fetch('auth/reset-password'")
     expect(scripts[0]).toContain("'Content-Type': 'application/json'")
+  })
+
+  it('answers 400 for a token no reset token can be, as its document says', async () => {
+    for (const token of ['a'.repeat(1025), 'a\u0000b']) {
+      const page = await request(server.base, 'GET', `/reset-password?token=${encodeURIComponent(token)}`)
+      expect(page.status).toBe(400)
+      expect(page.headers.get('content-type')).toBe('application/problem+json')
+    }
   })
 
   it('loads nothing from elsewhere and never echoes the token into the HTML', async () => {

@@ -30,9 +30,13 @@ const table = {
 /** Every code an {@link AuthError} can carry. */
 export type AuthErrorCode = keyof typeof table
 
-/** One entry of a validation failure: `path` is dotted (`title`, `items.0.name`). */
+/**
+ * One entry of a validation failure: `path` is dotted (`title`, `items.0.name`), `code` stable
+ * (see `FieldErrorCode`), `message` English for people.
+ */
 export interface FieldError {
   path: string
+  code: string
   message: string
 }
 

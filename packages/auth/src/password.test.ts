@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { argon2Hasher, boundedConcurrency, commonPasswords, passwordWeakness } from './password.js'
+import { argon2Hasher, boundedConcurrency, commonPasswords, isCommonPassword, isEmailPassword } from './password.js'
 
 describe('argon2Hasher', () => {
   const hasher = argon2Hasher({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
@@ -68,9 +68,10 @@ describe('password rules', () => {
   })
 
   it('refuses common passwords and the email or its local part, case-insensitively', async () => {
-    expect(await passwordWeakness('Password', 'ada@example.com')).toMatch(/common/)
-    expect(await passwordWeakness('ADA@EXAMPLE.COM', 'ada@example.com')).toMatch(/email/)
-    expect(await passwordWeakness('Ada', 'ada@example.com')).toMatch(/email/)
-    expect(await passwordWeakness('a long unusual passphrase', 'ada@example.com')).toBeNull()
+    expect(await isCommonPassword('Password')).toBe(true)
+    expect(await isCommonPassword('a long unusual passphrase')).toBe(false)
+    expect(isEmailPassword('ADA@EXAMPLE.COM', 'ada@example.com')).toBe(true)
+    expect(isEmailPassword('Ada', 'ada@example.com')).toBe(true)
+    expect(isEmailPassword('a long unusual passphrase', 'ada@example.com')).toBe(false)
   })
 })

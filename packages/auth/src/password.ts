@@ -129,11 +129,15 @@ export const commonPasswords = (): Promise<Set<string>> => {
   return common
 }
 
-/** Why a new password is refused, or `null` when it is acceptable. `email` is canonical. */
-export const passwordWeakness = async (password: string, email: string): Promise<string | null> => {
+/** `true` when a new password is on the common-password list (compared case-insensitively). */
+export const isCommonPassword = async (password: string): Promise<boolean> =>
+  (await commonPasswords()).has(normalizePassword(password).toLowerCase())
+
+/** `true` when a new password equals the email or its local part, case-insensitively. `email` is canonical. */
+export const isEmailPassword = (password: string, email: string): boolean => {
   const lowered = normalizePassword(password).toLowerCase()
-  const local = email.slice(0, email.lastIndexOf('@'))
-  if (lowered === email || lowered === local) return 'Password must not be your email address.'
-  if ((await commonPasswords()).has(lowered)) return 'Password is one of the most common passwords.'
-  return null
+  return lowered === email || lowered === email.slice(0, email.lastIndexOf('@'))
 }
+
+export const COMMON_PASSWORD = 'Password is one of the most common passwords'
+export const EMAIL_PASSWORD = 'Password must not be your email address or its part before the @'

@@ -46,7 +46,11 @@ describe.each(kinds)('rate-limit store: $name', ({ skip, open }) => {
 
   it.skipIf(skip !== null)('allows max attempts per window, refuses the next with the time left, starts over after', async () => {
     for (let i = 0; i < 3; i++) expect(await store().attempt([check('a', 3)], T + i)).toEqual({ allowed: true })
-    expect(await store().attempt([check('a', 3)], T + 1000)).toEqual({ allowed: false, retryAfterMs: WINDOW - 1000 })
+    expect(await store().attempt([check('a', 3)], T + 1000)).toEqual({
+      allowed: false,
+      retryAfterMs: WINDOW - 1000,
+      refusedBy: 'a',
+    })
     expect((await store().attempt([check('b', 3)], T + 1000)).allowed).toBe(true)
     expect((await store().attempt([check('a', 3)], T + WINDOW)).allowed).toBe(true)
   })
@@ -55,7 +59,10 @@ describe.each(kinds)('rate-limit store: $name', ({ skip, open }) => {
     for (let i = 0; i < 2; i++) await store().attempt([check('ip:1', 2)], T)
     // A hundred attempts with new emails from the limited address: all refused, none counted.
     for (let i = 0; i < 100; i++)
-      expect((await store().attempt([check('ip:1', 2), check(`email:flood-${i}`, 2)], T + 1)).allowed).toBe(false)
+      expect(await store().attempt([check(`email:flood-${i}`, 2), check('ip:1', 2)], T + 1)).toMatchObject({
+        allowed: false,
+        refusedBy: 'ip:1',
+      })
     for (let i = 0; i < 2; i++) expect((await store().attempt([check('email:flood-7', 2)], T + 2)).allowed).toBe(true)
     expect((await store().attempt([check('email:flood-7', 2)], T + 2)).allowed).toBe(false)
   })

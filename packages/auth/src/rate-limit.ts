@@ -34,7 +34,11 @@ export interface LimitCheck {
   windowMs: number
 }
 
-export type Attempt = { allowed: true } | { allowed: false; retryAfterMs: number }
+/**
+ * `refusedBy`: the key whose window ends last among those that refused (it names the policy in the
+ * `RateLimit` header; a store that leaves it out gets the endpoint's first key named).
+ */
+export type Attempt = { allowed: true } | { allowed: false; retryAfterMs: number; refusedBy?: string }
 
 /** Backing store of the limiter; PostgreSQL implements it so instances share counts. */
 export interface RateLimitStore {
@@ -181,11 +185,15 @@ export const memoryRateLimitStore = (options: MemoryRateLimitOptions = {}): Rate
     async attempt(checks, now) {
       const seen = checks.map((check) => current(check, now))
       let retryAfterMs = 0
+      let refusedBy = ''
       checks.forEach((check, i) => {
         const entry = seen[i] as Entry
-        if (entry.count >= check.max) retryAfterMs = Math.max(retryAfterMs, entry.resetAt - now)
+        if (entry.count >= check.max && entry.resetAt - now > retryAfterMs) {
+          retryAfterMs = entry.resetAt - now
+          refusedBy = check.key
+        }
       })
-      if (retryAfterMs > 0) return { allowed: false, retryAfterMs }
+      if (retryAfterMs > 0) return { allowed: false, retryAfterMs, refusedBy }
       checks.forEach((check, i) => {
         count(check, seen[i] as Entry, now)
       })
@@ -221,29 +229,50 @@ export interface KeyRule {
   valueOf(c: Context): string | null | Promise<string | null>
 }
 
-/** Middleware that answers 429 with `Retry-After` once any of the endpoint's keys has used up its window. */
+/** The name of a limit in the `RateLimit-Policy` and `RateLimit` fields: `login-ip`, `login-email`. */
+const policyName = (endpoint: string, rule: KeyRule) => `${endpoint}-${rule.kind}`
+
+/**
+ * Middleware that answers 429 once any of the endpoint's keys has used up its window, with
+ * `Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` fields
+ * (draft-ietf-httpapi-ratelimit-headers): every limit of the endpoint (`q` attempts per `w`
+ * seconds), and the one that refused, with nothing left (`r=0`) for `t` seconds.
+ */
 export const rateLimiter =
   (deps: { store: RateLimitStore; now: () => Date }) =>
-  (endpoint: string, rules: readonly KeyRule[]): MiddlewareHandler =>
-    async function rateLimit(c, next) {
+  (endpoint: string, rules: readonly KeyRule[]): MiddlewareHandler => {
+    const policy = rules
+      .map((rule) => `"${policyName(endpoint, rule)}";q=${rule.limit.max};w=${rule.limit.windowSeconds}`)
+      .join(', ')
+    return async function rateLimit(c, next) {
       const now = deps.now().getTime()
-      const checks: LimitCheck[] = []
+      const counted: { rule: KeyRule; check: LimitCheck }[] = []
       for (const rule of rules) {
         const value = await rule.valueOf(c)
-        if (value !== null)
-          checks.push({
-            key: limitKey(endpoint, rule.kind, value),
-            max: rule.limit.max,
-            windowMs: rule.limit.windowSeconds * 1000,
-          })
+        if (value === null) continue
+        const check = {
+          key: limitKey(endpoint, rule.kind, value),
+          max: rule.limit.max,
+          windowMs: rule.limit.windowSeconds * 1000,
+        }
+        counted.push({ rule, check })
       }
-      const attempt = await deps.store.attempt(checks, now)
+      const attempt = await deps.store.attempt(
+        counted.map(({ check }) => check),
+        now,
+      )
       if (!attempt.allowed) {
         const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))
+        const refused = counted.find(({ check }) => check.key === attempt.refusedBy)?.rule ?? counted[0]?.rule
         throw new AuthError('rate_limited', {
           detail: `Too many attempts. Try again in ${retryAfter} seconds.`,
-          headers: { 'Retry-After': String(retryAfter) },
+          headers: {
+            'Retry-After': String(retryAfter),
+            'RateLimit-Policy': policy,
+            ...(refused && { RateLimit: `"${policyName(endpoint, refused)}";r=0;t=${retryAfter}` }),
+          },
         })
       }
       await next()
     }
+  }

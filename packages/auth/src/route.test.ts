@@ -25,12 +25,12 @@ describe('auth.route: guarded operations in the OpenAPI document', () => {
     const stats = doc.paths?.['/stats']?.get as Record<string, unknown> & { responses: Record<string, unknown> }
     expect(stats.security).toEqual([{ bearerAuth: [] }])
     expect(stats['x-policy']).toBe('admin')
-    expect(Object.keys(stats.responses).sort()).toEqual(['200', '401', '403'])
+    expect(Object.keys(stats.responses).sort()).toEqual(['200', '401', '403', '500'])
     const mine = doc.paths?.['/mine']?.get as Record<string, unknown> & { responses: Record<string, unknown> }
     expect(mine.security).toEqual([{ bearerAuth: [] }])
     expect(mine['x-policy']).toBeUndefined()
-    expect(Object.keys(mine.responses).sort()).toEqual(['204', '401'])
-    expect(doc.components?.securitySchemes?.bearerAuth).toEqual({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
+    expect(Object.keys(mine.responses).sort()).toEqual(['204', '401', '500'])
+    expect(doc.components?.securitySchemes?.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
 
     for (const path of ['signup', 'login', 'refresh', 'logout', 'change-password', 'forgot-password', 'reset-password'])
       expect(doc.paths?.[`/auth/${path}`]?.post, path).toBeDefined()

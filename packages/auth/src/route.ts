@@ -5,7 +5,7 @@
  */
 import { createRoute, type RouteConfig } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
-import { problemResponse } from './schemas.js'
+import { internalErrorResponse, problemResponse } from './schemas.js'
 
 /** Name of the HTTP bearer security scheme in the OpenAPI document. */
 export const BEARER_SCHEME = 'bearerAuth'
@@ -30,6 +30,7 @@ export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRoute
       ...config.responses,
       401: problemResponse('No valid access token'),
       ...(auth === true ? {} : { 403: problemResponse(`The "${auth}" policy refused the caller`) }),
+      500: internalErrorResponse,
     },
   }
   return createRoute(definition as RouteConfig & { path: string }) as unknown as GuardedRoute<C, G>

@@ -3,12 +3,11 @@
  * describes the operation in the OpenAPI document.
  */
 
-import type { Hook } from '@hono/zod-openapi'
 import { z } from '@hono/zod-openapi'
-import type { Env } from 'hono'
-import { AuthError } from './errors.js'
-import { codePoints } from './password.js'
+import type { jsonBodyGuard } from './body.js'
+import { COMMON_PASSWORD, codePoints, isCommonPassword } from './password.js'
 import type { UserRecord } from './store/types.js'
+import { FIELD_ERROR_CODES, fieldCode, MAX_FIELD_ERRORS } from './validation.js'
 
 // A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -28,14 +27,15 @@ export const UNSTORABLE_TEXT = 'must not contain the NUL character or an unpaire
  * @example
  * const Title = storableString().max(500)
  */
-export const storableString = () => z.string().refine(isStorableText, UNSTORABLE_TEXT)
+export const storableString = () =>
+  z.string().refine(isStorableText, { message: UNSTORABLE_TEXT, params: fieldCode('unsupported_text') })
 
 /** Trimmed, NFKC-normalised, lower-cased, then validated: the form used for storage, lookup and limits. */
 export const canonicalEmail = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
 export const EmailField = z
   .string()
-  .refine(isStorableText, UNSTORABLE_TEXT)
+  .refine(isStorableText, { message: UNSTORABLE_TEXT, params: fieldCode('unsupported_text') })
   .trim()
   .overwrite((s) => s.normalize('NFKC'))
   .toLowerCase()
@@ -46,20 +46,58 @@ export const EmailField = z
 /** A string whose length in code points lies in [min, max] (JSON Schema counts code points too). */
 export const codePointString = (min: number, max: number, what: string) =>
   storableString()
-    .refine((s) => codePoints(s) >= min, `${what} must be at least ${min} characters`)
-    .refine((s) => codePoints(s) <= max, `${what} must be at most ${max} characters`)
+    .refine((s) => codePoints(s) >= min, {
+      message: `${what} must be at least ${characters(min)}`,
+      params: fieldCode('too_short'),
+    })
+    .refine((s) => codePoints(s) <= max, {
+      message: `${what} must be at most ${characters(max)}`,
+      params: fieldCode('too_long'),
+    })
     .openapi({ minLength: min, maxLength: max })
 
-export const NewPasswordField = codePointString(8, 256, 'Password').openapi({ format: 'password' })
+const characters = (n: number) => `${n} ${n === 1 ? 'character' : 'characters'}`
+
+/**
+ * A new password: 8 to 256 code points, not on the common-password list. The list is checked
+ * only when the length is right, beside the other fields' checks, so one answer names them all.
+ */
+export const NewPasswordField = codePointString(8, 256, 'Password')
+  .refine(async (s) => !(await isCommonPassword(s)), {
+    message: COMMON_PASSWORD,
+    params: fieldCode('common_password'),
+    when: (payload) => payload.issues.length === 0,
+  })
+  .openapi({ format: 'password' })
 export const PasswordField = storableString().max(1024).openapi({ format: 'password' })
 
 export const ProblemSchema = z
   .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number().int(),
-    detail: z.string(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    type: z.string().max(200).openapi({ format: 'uri', example: 'urn:latchkey:problem:validation-failed' }),
+    title: z.string().max(200),
+    status: z.number().int().min(400).max(599).openapi({ format: 'int32' }),
+    // A 404 names the id as sent, and a path may be as long as the server takes a request line.
+    detail: z.string().max(20_000),
+    errors: z
+      .array(
+        z.object({
+          path: z
+            .string()
+            .max(1000)
+            .openapi({ description: 'The field, dotted (`title`, `items.0.name`); empty for the body itself' }),
+          code: z
+            .string()
+            .max(64)
+            .openapi({
+              description: `Stable, for programs: ${FIELD_ERROR_CODES.join(', ')}, or an app's own`,
+              example: 'too_short',
+            }),
+          message: z.string().max(1000).openapi({ example: 'Password must be at least 8 characters' }),
+        }),
+      )
+      .max(MAX_FIELD_ERRORS)
+      .optional()
+      .openapi({ description: `Every field error of the request, at most ${MAX_FIELD_ERRORS} (validation failures only)` }),
   })
   .openapi('Problem')
 
@@ -69,20 +107,56 @@ export const problemResponse = (description: string) => ({
   content: { 'application/problem+json': { schema: ProblemSchema } },
 })
 
-/** The documented 429 of a rate-limited operation, with its `Retry-After` header. */
+/**
+ * The 413 and 415 of {@link jsonBodyGuard}: every operation whose method may carry a body (POST,
+ * PUT, PATCH, DELETE) can answer them, before anything else (CONTRACT §2).
+ */
+export const bodyGuardResponses = {
+  413: problemResponse('The body is over 64 KiB'),
+  415: problemResponse('The body is not application/json'),
+}
+
+/** The 500 every operation that reaches the database can answer; never caused by client input. */
+export const internalErrorResponse = problemResponse(
+  'An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause',
+)
+
+/** The 503 of an operation that hashes a password when the hashing queue is full (`hashQueue`), before hashing. */
+export const overloadedResponse = {
+  ...problemResponse('Too many password hashings are waiting; nothing was done, try again shortly'),
+  headers: z.object({
+    'Retry-After': z
+      .string()
+      .regex(/^\d{1,10}$/)
+      .openapi({ description: 'Seconds to wait', example: '1', maxLength: 10 }),
+  }),
+}
+
+/** The documented 429 of a rate-limited operation, with `Retry-After` and the IETF RateLimit fields. */
 export const rateLimitedResponse = {
   ...problemResponse('Too many attempts from this client or for this email'),
   headers: z.object({
-    'Retry-After': z.string().openapi({ description: 'Whole seconds until the window ends', example: '900' }),
+    'Retry-After': z
+      .string()
+      .regex(/^\d{1,10}$/)
+      .openapi({ description: 'Whole seconds until the window ends', example: '900', maxLength: 10 }),
+    'RateLimit-Policy': z.string().max(1000).openapi({
+      description: 'Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers)',
+      example: '"login-ip";q=100;w=900, "login-email";q=5;w=900',
+    }),
+    RateLimit: z.string().max(200).openapi({
+      description: 'The limit that refused: `r` attempts left, `t` seconds until its window ends',
+      example: '"login-email";r=0;t=900',
+    }),
   }),
 }
 
 export const UserSchema = z
   .object({
-    id: z.string(),
-    name: z.string(),
-    email: z.string(),
-    createdAt: z.string().openapi({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' }),
+    id: z.string().max(255),
+    name: z.string().max(100),
+    email: z.string().max(254).openapi({ format: 'email' }),
+    createdAt: z.string().max(30).openapi({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' }),
   })
   .openapi('User')
 
@@ -96,9 +170,14 @@ export const userJson = (user: UserRecord): z.infer<typeof UserSchema> => ({
 
 export const TokenSchema = z
   .object({
-    accessToken: z.string(),
+    accessToken: z.string().max(4096).openapi({ description: 'A JWT (HS256); send it as `Authorization: Bearer …`' }),
     tokenType: z.literal('Bearer'),
-    expiresIn: z.number().int().openapi({ description: 'Seconds until the access token expires' }),
+    expiresIn: z
+      .number()
+      .int()
+      .min(1)
+      .max(2_147_483_647)
+      .openapi({ format: 'int32', description: 'Seconds until the access token expires' }),
   })
   .openapi('AccessToken')
 
@@ -113,21 +192,6 @@ export const jsonContent = <T extends z.ZodType>(schema: T, description: string)
   description,
   content: { 'application/json': { schema } },
 })
-
-/**
- * The validation hook: every failed schema becomes one 400 problem document with `errors[]`.
- * Pass it as `defaultHook` to your own `OpenAPIHono` so your routes answer the same way.
- *
- * @example
- * const app = new OpenAPIHono({ defaultHook: validationHook })
- */
-export const validationHook: Hook<unknown, Env, string, unknown> = (result) => {
-  if (result.success) return
-  throw new AuthError('validation_failed', {
-    detail: 'The request does not match the schema.',
-    errors: result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
-  })
-}
 
 /** The canonical `email` of a body that may be anything, for rate-limit keys. */
 export const emailFromBody = (body: unknown): string | null => {

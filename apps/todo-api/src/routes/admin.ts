@@ -6,15 +6,16 @@ import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import type { AppAuth } from '../auth.js'
 import type { AppDatabase } from '../db/index.js'
 
-const Stats = z
-  .object({ users: z.number().int().openapi({ example: 12 }), todos: z.number().int().openapi({ example: 345 }) })
-  .openapi('Stats')
+const Count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ format: 'int64' })
+
+const Stats = z.object({ users: Count.openapi({ example: 12 }), todos: Count.openapi({ example: 345 }) }).openapi('Stats')
 
 export const adminRoutes = (app: OpenAPIHono, { auth, db }: { auth: AppAuth; db: AppDatabase }) =>
   app.openapi(
     auth.route({
       method: 'get',
       path: '/admin/stats',
+      operationId: 'getAdminStats',
       auth: 'admin',
       tags: ['admin'],
       summary: 'Number of users and todos',

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto'
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
+import { problemResponse, storableString } from '@latchkey/auth/http'
 
 const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem;color:#222}
 label{display:block;margin:1rem 0 .25rem}input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
@@ -94,13 +95,23 @@ export const resetPageRoute = (app: OpenAPIHono) =>
     createRoute({
       method: 'get',
       path: '/reset-password',
+      operationId: 'getResetPasswordPage',
+      security: [],
       tags: ['pages'],
       summary: 'HTML form that redeems a reset token (the link in the reset mail)',
       request: {
-        query: z.object({ token: z.string().optional().openapi({ description: 'The reset token from the mail' }) }),
+        // The page reads the token in the browser and sends it in a POST body; the server only
+        // checks it could be one (the limits of POST /auth/reset-password's `token`).
+        query: z.object({
+          token: storableString()
+            .max(1024)
+            .optional()
+            .openapi({ description: 'The reset token from the mail; the page never sends it anywhere but the form' }),
+        }),
       },
       responses: {
-        200: { description: 'The reset form', content: { 'text/html': { schema: z.string() } } },
+        200: { description: 'The reset form', content: { 'text/html': { schema: z.string().max(PAGE.length) } } },
+        400: problemResponse('A `token` no reset token can be'),
       },
     }),
     (c) => {

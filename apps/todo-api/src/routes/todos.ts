@@ -5,22 +5,26 @@
  */
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import { AuthError } from '@latchkey/auth'
-import { codePointString, problemResponse } from '@latchkey/auth/http'
+import { bodyGuardResponses, codePointString, fieldCode, problemResponse } from '@latchkey/auth/http'
 import type { AppAuth } from '../auth.js'
 import type { Todo, TodoChanges, TodoStore } from '../db/index.js'
 
 // Length is counted in code points, as JSON Schema's maxLength counts it (the library's rule).
 const Title = codePointString(1, 500, 'Title')
-  .refine((s) => s.trim() !== '', 'Title must not be empty or blank')
+  .refine((s) => s.trim() !== '', {
+    message: 'Title must not be blank',
+    params: fieldCode('too_short'),
+    when: (payload) => payload.issues.length === 0,
+  })
   .openapi({ example: 'Buy milk' })
 
 export const TodoSchema = z
   .object({
-    id: z.uuid(),
-    userId: z.string(),
-    title: z.string(),
+    id: z.uuid().max(36),
+    userId: z.string().max(255),
+    title: z.string().max(500),
     done: z.boolean(),
-    createdAt: z.string().openapi({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' }),
+    createdAt: z.string().max(30).openapi({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' }),
   })
   .openapi('Todo')
 
@@ -30,7 +34,10 @@ const CreateTodo = z
 
 const UpdateTodo = z
   .object({ title: Title.optional(), done: z.boolean().optional() })
-  .refine((b) => b.title !== undefined || b.done !== undefined, 'Send at least one of title and done')
+  .refine((b) => b.title !== undefined || b.done !== undefined, {
+    message: 'Send at least one of title and done',
+    params: fieldCode('required'),
+  })
   .openapi('UpdateTodoRequest', { description: 'At least one of title and done; other fields are ignored.' })
 
 // A Map, not an object literal: `done=constructor` must not find Object.prototype's (the fuzzer
@@ -46,34 +53,49 @@ const BOOLEANS = new Map<string, boolean>([
   ['off', false],
 ])
 
+/** `on` → `[Oo][Nn]`: a pattern that matches the word in any case. */
+const anyCase = (word: string) =>
+  [...word].map((ch) => (ch.toLowerCase() === ch.toUpperCase() ? ch : `[${ch.toUpperCase()}${ch}]`)).join('')
+
 const DoneQuery = z
   .string()
   .transform((s, ctx) => {
     const value = BOOLEANS.get(s.toLowerCase())
     if (value === undefined) {
-      ctx.issues.push({ code: 'custom', input: s, message: 'done must be one of true, false, 1, 0, yes, no, on, off' })
+      ctx.issues.push({
+        code: 'custom',
+        input: s,
+        message: 'Done must be one of true, false, 1, 0, yes, no, on, off (any case)',
+        params: fieldCode('invalid_value'),
+      })
       return z.NEVER
     }
     return value
   })
   .optional()
   .openapi({
-    type: 'boolean',
-    description: 'Only done (true) or open (false) todos. Also accepts 1/0, yes/no and on/off, in any case.',
+    type: 'string',
+    // JSON Schema patterns have no case-insensitive flag: each letter is a class.
+    pattern: `^(${[...BOOLEANS.keys()].map(anyCase).join('|')})$`,
+    maxLength: 5,
+    description: 'Only done (true, 1, yes, on) or open (false, 0, no, off) todos, in any case.',
+    example: 'true',
   })
 
 const LimitQuery = z
   .string()
-  .regex(/^\d+$/, 'limit must be a whole number from 1 to 100')
+  .refine((s) => /^\d+$/.test(s), { message: 'Limit must be a whole number from 1 to 100', params: fieldCode('invalid_type') })
   .transform(Number)
-  .pipe(z.number().int().min(1, 'limit must be at least 1').max(100, 'limit must be at most 100'))
+  .pipe(z.number().int().min(1).max(100))
   .optional()
   .default(20)
-  .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20, description: 'Most todos to return' })
+  .openapi({ type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20, description: 'Most todos to return' })
 
 const IdParam = z.object({
   id: z.string().openapi({
     param: { name: 'id', in: 'path' },
+    format: 'uuid',
+    maxLength: 36,
     description: 'The todo id (a UUID). Any other value simply matches nothing: 404.',
     example: '019a8f3c-5b2e-7c1d-9e4f-0a1b2c3d4e5f',
   }),
@@ -115,6 +137,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     auth.route({
       method: 'post',
       path: '/todos',
+      operationId: 'createTodo',
       auth: true,
       tags,
       summary: 'Create a todo owned by the caller',
@@ -122,6 +145,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       responses: {
         201: json(TodoSchema, 'The created todo'),
         400: problemResponse('Invalid body'),
+        ...bodyGuardResponses,
       },
     }),
     async (c) => {
@@ -135,12 +159,13 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     auth.route({
       method: 'get',
       path: '/todos',
+      operationId: 'listTodos',
       auth: true,
       tags,
       summary: "The caller's todos, newest first",
       request: { query: z.object({ done: DoneQuery, limit: LimitQuery }) },
       responses: {
-        200: json(z.array(TodoSchema), 'At most `limit` todos, newest `createdAt` first (ties: newest id first)'),
+        200: json(z.array(TodoSchema).max(100), 'At most `limit` todos, newest `createdAt` first (ties: newest id first)'),
         400: problemResponse('Invalid `done` or `limit`'),
       },
     }),
@@ -155,6 +180,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     auth.route({
       method: 'patch',
       path: '/todos/{id}',
+      operationId: 'updateTodo',
       auth: true,
       tags,
       summary: 'Change the title or done flag of one of the caller’s todos',
@@ -163,6 +189,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
         200: json(TodoSchema, 'The updated todo'),
         400: problemResponse('Invalid body'),
         404: problemResponse('The caller has no todo with this id'),
+        ...bodyGuardResponses,
       },
     }),
     async (c) => {
@@ -181,6 +208,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     auth.route({
       method: 'delete',
       path: '/todos/{id}',
+      operationId: 'deleteTodo',
       auth: true,
       tags,
       summary: 'Delete one of the caller’s todos',
@@ -188,6 +216,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       responses: {
         204: { description: 'Deleted' },
         404: problemResponse('The caller has no todo with this id'),
+        ...bodyGuardResponses,
       },
     }),
     async (c) => {

@@ -13,59 +13,7 @@ export interface paths {
     get?: never
     put?: never
     /** Create an account */
-    post: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['SignupRequest']
-        }
-      }
-      responses: {
-        /** @description Account created and signed in; the refresh cookie is set */
-        201: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['AuthResult']
-          }
-        }
-        /** @description Invalid input or a refused password */
-        400: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description An account with this email exists */
-        409: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description Too many attempts from this client or for this email */
-        429: {
-          headers: {
-            /** @description Whole seconds until the window ends */
-            'Retry-After': string
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    post: operations['signup']
     delete?: never
     options?: never
     head?: never
@@ -82,59 +30,7 @@ export interface paths {
     get?: never
     put?: never
     /** Sign in */
-    post: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['LoginRequest']
-        }
-      }
-      responses: {
-        /** @description Signed in; the refresh cookie is set */
-        200: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['AuthResult']
-          }
-        }
-        /** @description Invalid input */
-        400: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description Wrong email or password */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description Too many attempts from this client or for this email */
-        429: {
-          headers: {
-            /** @description Whole seconds until the window ends */
-            'Retry-After': string
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    post: operations['login']
     delete?: never
     options?: never
     head?: never
@@ -151,55 +47,7 @@ export interface paths {
     get?: never
     put?: never
     /** Rotate the refresh cookie and get a new access token */
-    post: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody?: never
-      responses: {
-        /** @description New access token; the refresh cookie is replaced */
-        200: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['AccessToken']
-          }
-        }
-        /** @description Missing, invalid, expired, revoked or reused refresh cookie */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description Cookie sent from another site */
-        403: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description Too many attempts from this client or for this email */
-        429: {
-          headers: {
-            /** @description Whole seconds until the window ends */
-            'Retry-After': string
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    post: operations['refresh']
     delete?: never
     options?: never
     head?: never
@@ -216,33 +64,7 @@ export interface paths {
     get?: never
     put?: never
     /** Sign out of this session */
-    post: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody?: never
-      responses: {
-        /** @description Session revoked; the refresh cookie is cleared */
-        204: {
-          headers: {
-            [name: string]: unknown
-          }
-          content?: never
-        }
-        /** @description No valid access token */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    post: operations['logout']
     delete?: never
     options?: never
     head?: never
@@ -257,35 +79,7 @@ export interface paths {
       cookie?: never
     }
     /** The signed-in user */
-    get: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody?: never
-      responses: {
-        /** @description The signed-in user */
-        200: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['User']
-          }
-        }
-        /** @description No valid access token */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    get: operations['getMe']
     put?: never
     post?: never
     delete?: never
@@ -304,57 +98,7 @@ export interface paths {
     get?: never
     put?: never
     /** Change the password; other sessions are signed out */
-    post: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ChangePasswordRequest']
-        }
-      }
-      responses: {
-        /** @description Password changed; every other session is revoked */
-        204: {
-          headers: {
-            [name: string]: unknown
-          }
-          content?: never
-        }
-        /** @description Invalid input, a refused new password, or a wrong current password */
-        400: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description No valid access token */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description Too many attempts from this client or for this email */
-        429: {
-          headers: {
-            /** @description Whole seconds until the window ends */
-            'Retry-After': string
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    post: operations['changePassword']
     delete?: never
     options?: never
     head?: never
@@ -371,50 +115,7 @@ export interface paths {
     get?: never
     put?: never
     /** Mail a password reset token */
-    post: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ForgotPasswordRequest']
-        }
-      }
-      responses: {
-        /** @description Accepted, whether or not the account exists */
-        202: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['Accepted']
-          }
-        }
-        /** @description Invalid input */
-        400: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description Too many attempts from this client or for this email */
-        429: {
-          headers: {
-            /** @description Whole seconds until the window ends */
-            'Retry-After': string
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    post: operations['forgotPassword']
     delete?: never
     options?: never
     head?: never
@@ -431,48 +132,7 @@ export interface paths {
     get?: never
     put?: never
     /** Set a new password with a reset token; every session is signed out */
-    post: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ResetPasswordRequest']
-        }
-      }
-      responses: {
-        /** @description Password replaced; every session of the account is revoked */
-        204: {
-          headers: {
-            [name: string]: unknown
-          }
-          content?: never
-        }
-        /** @description Invalid input, a refused password, or an invalid, used or expired token */
-        400: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description Too many attempts from this client or for this email */
-        429: {
-          headers: {
-            /** @description Whole seconds until the window ends */
-            'Retry-After': string
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    post: operations['resetPassword']
     delete?: never
     options?: never
     head?: never
@@ -487,93 +147,10 @@ export interface paths {
       cookie?: never
     }
     /** The caller's todos, newest first */
-    get: {
-      parameters: {
-        query?: {
-          /** @description Only done (true) or open (false) todos. Also accepts 1/0, yes/no and on/off, in any case. */
-          done?: boolean
-          /** @description Most todos to return */
-          limit?: number
-        }
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody?: never
-      responses: {
-        /** @description At most `limit` todos, newest `createdAt` first (ties: newest id first) */
-        200: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['Todo'][]
-          }
-        }
-        /** @description Invalid `done` or `limit` */
-        400: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description No valid access token */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    get: operations['listTodos']
     put?: never
     /** Create a todo owned by the caller */
-    post: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['CreateTodoRequest']
-        }
-      }
-      responses: {
-        /** @description The created todo */
-        201: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['Todo']
-          }
-        }
-        /** @description Invalid body */
-        400: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description No valid access token */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    post: operations['createTodo']
     delete?: never
     options?: never
     head?: never
@@ -591,102 +168,11 @@ export interface paths {
     put?: never
     post?: never
     /** Delete one of the caller’s todos */
-    delete: {
-      parameters: {
-        query?: never
-        header?: never
-        path: {
-          /** @description The todo id (a UUID). Any other value simply matches nothing: 404. */
-          id: string
-        }
-        cookie?: never
-      }
-      requestBody?: never
-      responses: {
-        /** @description Deleted */
-        204: {
-          headers: {
-            [name: string]: unknown
-          }
-          content?: never
-        }
-        /** @description No valid access token */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description The caller has no todo with this id */
-        404: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    delete: operations['deleteTodo']
     options?: never
     head?: never
     /** Change the title or done flag of one of the caller’s todos */
-    patch: {
-      parameters: {
-        query?: never
-        header?: never
-        path: {
-          /** @description The todo id (a UUID). Any other value simply matches nothing: 404. */
-          id: string
-        }
-        cookie?: never
-      }
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['UpdateTodoRequest']
-        }
-      }
-      responses: {
-        /** @description The updated todo */
-        200: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['Todo']
-          }
-        }
-        /** @description Invalid body */
-        400: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description No valid access token */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description The caller has no todo with this id */
-        404: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    patch: operations['updateTodo']
     trace?: never
   }
   '/admin/stats': {
@@ -697,44 +183,7 @@ export interface paths {
       cookie?: never
     }
     /** Number of users and todos */
-    get: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody?: never
-      responses: {
-        /** @description Row counts */
-        200: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': components['schemas']['Stats']
-          }
-        }
-        /** @description No valid access token */
-        401: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-        /** @description The "admin" policy refused the caller */
-        403: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    get: operations['getAdminStats']
     put?: never
     post?: never
     delete?: never
@@ -751,29 +200,7 @@ export interface paths {
       cookie?: never
     }
     /** HTML form that redeems a reset token (the link in the reset mail) */
-    get: {
-      parameters: {
-        query?: {
-          /** @description The reset token from the mail */
-          token?: string
-        }
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody?: never
-      responses: {
-        /** @description The reset form */
-        200: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'text/html': string
-          }
-        }
-      }
-    }
+    get: operations['getResetPasswordPage']
     put?: never
     post?: never
     delete?: never
@@ -790,38 +217,7 @@ export interface paths {
       cookie?: never
     }
     /** Liveness: 200 when the database answers */
-    get: {
-      parameters: {
-        query?: never
-        header?: never
-        path?: never
-        cookie?: never
-      }
-      requestBody?: never
-      responses: {
-        /** @description The service and its database answer */
-        200: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/json': {
-              /** @enum {string} */
-              status: 'ok'
-            }
-          }
-        }
-        /** @description The database does not answer */
-        503: {
-          headers: {
-            [name: string]: unknown
-          }
-          content: {
-            'application/problem+json': components['schemas']['Problem']
-          }
-        }
-      }
-    }
+    get: operations['getHealth']
     put?: never
     post?: never
     delete?: never
@@ -840,6 +236,7 @@ export interface components {
     User: {
       id: string
       name: string
+      /** Format: email */
       email: string
       /**
        * Format: date-time
@@ -848,19 +245,36 @@ export interface components {
       createdAt: string
     }
     AccessToken: {
+      /** @description A JWT (HS256); send it as `Authorization: Bearer …` */
       accessToken: string
       /** @enum {string} */
       tokenType: 'Bearer'
-      /** @description Seconds until the access token expires */
+      /**
+       * Format: int32
+       * @description Seconds until the access token expires
+       */
       expiresIn: number
     }
     Problem: {
+      /**
+       * Format: uri
+       * @example urn:latchkey:problem:validation-failed
+       */
       type: string
       title: string
+      /** Format: int32 */
       status: number
       detail: string
+      /** @description Every field error of the request, at most 100 (validation failures only) */
       errors?: {
+        /** @description The field, dotted (`title`, `items.0.name`); empty for the body itself */
         path: string
+        /**
+         * @description Stable, for programs: required, invalid_type, too_short, too_long, too_small, too_big, invalid_email, invalid_format, invalid_value, unknown_field, unsupported_text, common_password, password_is_email, wrong_password, invalid, or an app's own
+         * @example too_short
+         */
+        code: string
+        /** @example Password must be at least 8 characters */
         message: string
       }[]
     }
@@ -930,10 +344,20 @@ export interface components {
       done?: boolean
     }
     Stats: {
-      /** @example 12 */
+      /**
+       * Format: int64
+       * @example 12
+       */
       users: number
-      /** @example 345 */
+      /**
+       * Format: int64
+       * @example 345
+       */
       todos: number
+    }
+    Health: {
+      /** @enum {string} */
+      status: 'ok'
     }
   }
   responses: never
@@ -943,4 +367,995 @@ export interface components {
   pathItems: never
 }
 export type $defs = Record<string, never>
-export type operations = Record<string, never>
+export interface operations {
+  signup: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SignupRequest']
+      }
+    }
+    responses: {
+      /** @description Account created and signed in; the refresh cookie is set */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description Invalid input or a refused password */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An account with this email exists */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  login: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['LoginRequest']
+      }
+    }
+    responses: {
+      /** @description Signed in; the refresh cookie is set */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Wrong email or password */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  refresh: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description New access token; the refresh cookie is replaced */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AccessToken']
+        }
+      }
+      /** @description Missing, invalid, expired, revoked or reused refresh cookie */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Cookie sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  logout: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Session revoked; the refresh cookie is cleared */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getMe: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The signed-in user */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['User']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  changePassword: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChangePasswordRequest']
+      }
+    }
+    responses: {
+      /** @description Password changed; every other session is revoked */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Invalid input, a refused new password, or a wrong current password */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  forgotPassword: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ForgotPasswordRequest']
+      }
+    }
+    responses: {
+      /** @description Accepted, whether or not the account exists */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Accepted']
+        }
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  resetPassword: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ResetPasswordRequest']
+      }
+    }
+    responses: {
+      /** @description Password replaced; every session of the account is revoked */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Invalid input, a refused password, or an invalid, used or expired token */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listTodos: {
+    parameters: {
+      query?: {
+        /** @description Only done (true, 1, yes, on) or open (false, 0, no, off) todos, in any case. */
+        done?: string
+        /** @description Most todos to return */
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description At most `limit` todos, newest `createdAt` first (ties: newest id first) */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Todo'][]
+        }
+      }
+      /** @description Invalid `done` or `limit` */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createTodo: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateTodoRequest']
+      }
+    }
+    responses: {
+      /** @description The created todo */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Todo']
+        }
+      }
+      /** @description Invalid body */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  deleteTodo: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The todo id (a UUID). Any other value simply matches nothing: 404. */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The caller has no todo with this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  updateTodo: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The todo id (a UUID). Any other value simply matches nothing: 404. */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UpdateTodoRequest']
+      }
+    }
+    responses: {
+      /** @description The updated todo */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Todo']
+        }
+      }
+      /** @description Invalid body */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The caller has no todo with this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getAdminStats: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Row counts */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Stats']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The "admin" policy refused the caller */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getResetPasswordPage: {
+    parameters: {
+      query?: {
+        /** @description The reset token from the mail; the page never sends it anywhere but the form */
+        token?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The reset form */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/html': string
+        }
+      }
+      /** @description A `token` no reset token can be */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getHealth: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The service and its database answer */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Health']
+        }
+      }
+      /** @description The database does not answer */
+      503: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+}

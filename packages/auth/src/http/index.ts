@@ -19,12 +19,15 @@ export {
 } from '../errors.js'
 export { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig } from '../route.js'
 export {
+  bodyGuardResponses,
   codePointString,
+  internalErrorResponse,
   isStorableText,
+  overloadedResponse,
   ProblemSchema,
   problemResponse,
   rateLimitedResponse,
   storableString,
   UserSchema,
-  validationHook,
 } from '../schemas.js'
+export { type FieldErrorCode, fieldCode, validationHook } from '../validation.js'

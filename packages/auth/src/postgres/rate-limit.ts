@@ -75,12 +75,15 @@ export const postgresRateLimitStore = (pool: Pool, options: PostgresRateLimitOpt
           : []
         const found = new Map(rows.map((row) => [row.key, row]))
         let retryAfterMs = 0
+        let refusedBy = ''
         for (const { key, max } of checks) {
           const row = found.get(key)
-          if (row && row.resetAt.getTime() > now && row.count >= max)
-            retryAfterMs = Math.max(retryAfterMs, row.resetAt.getTime() - now)
+          if (row && row.count >= max && row.resetAt.getTime() - now > retryAfterMs) {
+            retryAfterMs = row.resetAt.getTime() - now
+            refusedBy = key
+          }
         }
-        if (retryAfterMs > 0) return { allowed: false, retryAfterMs }
+        if (retryAfterMs > 0) return { allowed: false, retryAfterMs, refusedBy }
 
         const start = new Date(now)
         const ended = sql`${rateLimits.resetAt} <= ${start}`

@@ -1,10 +1,19 @@
 /** POST /change-password: replaces the password and revokes every other session of the user. */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
-import { normalizePassword, passwordWeakness } from '../password.js'
+import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import { guardedRoute } from '../route.js'
-import { jsonBody, NewPasswordField, PasswordField, problemResponse, rateLimitedResponse } from '../schemas.js'
+import {
+  bodyGuardResponses,
+  jsonBody,
+  NewPasswordField,
+  overloadedResponse,
+  PasswordField,
+  problemResponse,
+  rateLimitedResponse,
+} from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { fieldFailure } from '../validation.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 const ChangePasswordBody = z
@@ -14,7 +23,7 @@ const ChangePasswordBody = z
 const wrongPassword = () =>
   new AuthError('wrong_password', {
     detail: 'The current password is wrong.',
-    errors: [{ path: 'currentPassword', message: 'Wrong password' }],
+    errors: [{ path: 'currentPassword', code: 'wrong_password', message: 'Current password is wrong' }],
   })
 
 export const changePassword = <U extends UserRecord>(
@@ -28,13 +37,16 @@ export const changePassword = <U extends UserRecord>(
         auth: true,
         method: 'post',
         path: '/change-password',
+        operationId: 'changePassword',
         tags: ['auth'],
         summary: 'Change the password; other sessions are signed out',
         request: { body: jsonBody(ChangePasswordBody) },
         responses: {
           204: { description: 'Password changed; every other session is revoked' },
           400: problemResponse('Invalid input, a refused new password, or a wrong current password'),
+          ...bodyGuardResponses,
           429: rateLimitedResponse,
+          503: overloadedResponse,
         },
       },
       [limits.perUser('change-password')],
@@ -42,8 +54,7 @@ export const changePassword = <U extends UserRecord>(
     async (c) => {
       const { currentPassword, newPassword } = c.req.valid('json')
       const { user, sessionId } = c.var
-      const weakness = await passwordWeakness(newPassword, user.email)
-      if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'newPassword', message: weakness }] })
+      if (isEmailPassword(newPassword, user.email)) throw fieldFailure('newPassword', 'password_is_email', EMAIL_PASSWORD)
 
       const found = await store.findUserById(user.id)
       if (!found || !(await hasher.verify(found.passwordHash, normalizePassword(currentPassword)))) throw wrongPassword()

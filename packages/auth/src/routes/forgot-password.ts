@@ -6,12 +6,20 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { errorSummary } from '../errors.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
-import { EmailField, jsonBody, jsonContent, problemResponse, rateLimitedResponse } from '../schemas.js'
+import {
+  bodyGuardResponses,
+  EmailField,
+  internalErrorResponse,
+  jsonBody,
+  jsonContent,
+  problemResponse,
+  rateLimitedResponse,
+} from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 const ForgotBody = z.object({ email: EmailField }).openapi('ForgotPasswordRequest')
-const Accepted = z.object({ message: z.string() }).openapi('Accepted')
+const Accepted = z.object({ message: z.string().max(200) }).openapi('Accepted')
 const MESSAGE = 'If an account exists for this email, a reset link is on its way.'
 
 export const forgotPassword = <U extends UserRecord>(
@@ -28,6 +36,8 @@ export const forgotPassword = <U extends UserRecord>(
     createRoute({
       method: 'post',
       path: '/forgot-password',
+      operationId: 'forgotPassword',
+      security: [],
       tags: ['auth'],
       summary: 'Mail a password reset token',
       middleware: [limits.onBodyEmail('forgot-password')],
@@ -35,7 +45,9 @@ export const forgotPassword = <U extends UserRecord>(
       responses: {
         202: jsonContent(Accepted, 'Accepted, whether or not the account exists'),
         400: problemResponse('Invalid input'),
+        ...bodyGuardResponses,
         429: rateLimitedResponse,
+        500: internalErrorResponse,
       },
     }),
     async (c) => {

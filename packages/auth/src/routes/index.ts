@@ -7,8 +7,8 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { jsonBodyGuard } from '../body.js'
 import { problemErrorHandler } from '../errors.js'
 import { BEARER_SCHEME } from '../route.js'
-import { validationHook } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { validationHook } from '../validation.js'
 import { changePassword } from './change-password.js'
 import type { RouteDeps } from './deps.js'
 import { forgotPassword } from './forgot-password.js'
@@ -32,11 +32,14 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
+    description:
+      'A short-lived access token from signup, login or refresh. JWTs follow RFC8725 (JSON Web Token Best Current Practices): HS256 only, the key named by `kid`; `iss`, `aud` and `exp` checked on every request.',
   })
   routes.openAPIRegistry.registerComponent('securitySchemes', 'refreshCookie', {
     type: 'apiKey',
     in: 'cookie',
     name: deps.cookie.name,
+    description: 'The HttpOnly refresh cookie set by signup, login and refresh (scoped to the auth routes).',
   })
   signup(routes, deps)
   login(routes, deps)

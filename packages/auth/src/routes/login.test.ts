@@ -69,6 +69,8 @@ describe('POST /auth/login', () => {
     const limited = await h.login('ada@example.com', PASSWORD, '198.51.100.99')
     expect(limited.status).toBe(429)
     expect(limited.headers.get('retry-after')).toBe('900')
+    expect(limited.headers.get('ratelimit-policy')).toBe('"login-ip";q=100;w=900, "login-email";q=10;w=900')
+    expect(limited.headers.get('ratelimit')).toBe('"login-email";r=0;t=900')
     expect(await limited.json()).toMatchObject({ status: 429 })
     // Other emails from those IPs are unaffected; the window ends on time.
     expect((await h.login('other@example.com', PASSWORD, '198.51.100.1')).status).toBe(401)
@@ -86,7 +88,9 @@ describe('POST /auth/login', () => {
     ).toBe(400)
     const limited = await h.login('fresh@example.com', PASSWORD, '192.0.2.1')
     expect(limited.status).toBe(429)
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
+    const retryAfter = Number(limited.headers.get('retry-after'))
+    expect(retryAfter).toBeGreaterThan(0)
+    expect(limited.headers.get('ratelimit')).toBe(`"login-ip";r=0;t=${retryAfter}`)
     expect((await h.login('fresh@example.com', PASSWORD, '192.0.2.2')).status).toBe(401)
   })
 

@@ -7,9 +7,12 @@ import { AuthError } from '../errors.js'
 import { normalizePassword } from '../password.js'
 import {
   AuthResultSchema,
+  bodyGuardResponses,
   EmailField,
+  internalErrorResponse,
   jsonBody,
   jsonContent,
+  overloadedResponse,
   PasswordField,
   problemResponse,
   rateLimitedResponse,
@@ -33,6 +36,8 @@ export const login = <U extends UserRecord>(
     createRoute({
       method: 'post',
       path: '/login',
+      operationId: 'login',
+      security: [],
       tags: ['auth'],
       summary: 'Sign in',
       middleware: [limits.onBodyEmail('login')],
@@ -41,7 +46,10 @@ export const login = <U extends UserRecord>(
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
         400: problemResponse('Invalid input'),
         401: problemResponse('Wrong email or password'),
+        ...bodyGuardResponses,
         429: rateLimitedResponse,
+        500: internalErrorResponse,
+        503: overloadedResponse,
       },
     }),
     async (c) => {

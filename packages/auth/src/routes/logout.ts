@@ -1,5 +1,6 @@
 /** POST /logout: deletes the caller's session, so its refresh cookie and access tokens stop working at once. */
 import { guardedRoute } from '../route.js'
+import { bodyGuardResponses } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
@@ -9,9 +10,10 @@ export const logout = <U extends UserRecord>(app: AuthApp, { sessions, guard }: 
       auth: true,
       method: 'post',
       path: '/logout',
+      operationId: 'logout',
       tags: ['auth'],
       summary: 'Sign out of this session',
-      responses: { 204: { description: 'Session revoked; the refresh cookie is cleared' } },
+      responses: { 204: { description: 'Session revoked; the refresh cookie is cleared' }, ...bodyGuardResponses },
     }),
     async (c) => {
       await sessions.end(c, c.var.sessionId)

@@ -10,6 +10,7 @@ export const me = <U extends UserRecord>(app: AuthApp, { guard }: Pick<RouteDeps
       auth: true,
       method: 'get',
       path: '/me',
+      operationId: 'getMe',
       tags: ['auth'],
       summary: 'The signed-in user',
       responses: { 200: jsonContent(UserSchema, 'The signed-in user') },

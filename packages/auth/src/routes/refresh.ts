@@ -7,7 +7,14 @@ import { createRoute } from '@hono/zod-openapi'
 import { parseRefreshValue } from '../cookies.js'
 import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
 import { AuthError } from '../errors.js'
-import { jsonContent, problemResponse, rateLimitedResponse, TokenSchema } from '../schemas.js'
+import {
+  bodyGuardResponses,
+  internalErrorResponse,
+  jsonContent,
+  problemResponse,
+  rateLimitedResponse,
+  TokenSchema,
+} from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
@@ -30,6 +37,7 @@ export const refresh = <U extends UserRecord>(
     createRoute({
       method: 'post',
       path: '/refresh',
+      operationId: 'refresh',
       tags: ['auth'],
       summary: 'Rotate the refresh cookie and get a new access token',
       security: [{ refreshCookie: [] }],
@@ -37,7 +45,9 @@ export const refresh = <U extends UserRecord>(
         200: jsonContent(TokenSchema, 'New access token; the refresh cookie is replaced'),
         401: problemResponse('Missing, invalid, expired, revoked or reused refresh cookie'),
         403: problemResponse('Cookie sent from another site'),
+        ...bodyGuardResponses,
         429: rateLimitedResponse,
+        500: internalErrorResponse,
       },
     }),
     async (c) => {

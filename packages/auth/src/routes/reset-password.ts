@@ -8,9 +8,19 @@ import type { Context } from 'hono'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
 import { tokenHash } from '../opaque-token.js'
-import { normalizePassword, passwordWeakness } from '../password.js'
-import { jsonBody, NewPasswordField, problemResponse, rateLimitedResponse, storableString } from '../schemas.js'
+import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
+import {
+  bodyGuardResponses,
+  internalErrorResponse,
+  jsonBody,
+  NewPasswordField,
+  overloadedResponse,
+  problemResponse,
+  rateLimitedResponse,
+  storableString,
+} from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { fieldFailure } from '../validation.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 const ResetBody = z
@@ -42,6 +52,8 @@ export const resetPassword = <U extends UserRecord>(
     createRoute({
       method: 'post',
       path: '/reset-password',
+      operationId: 'resetPassword',
+      security: [],
       tags: ['auth'],
       summary: 'Set a new password with a reset token; every session is signed out',
       middleware: [limits.onEmail('reset-password', async (c) => (await owner(c))?.email ?? null)],
@@ -49,15 +61,17 @@ export const resetPassword = <U extends UserRecord>(
       responses: {
         204: { description: 'Password replaced; every session of the account is revoked' },
         400: problemResponse('Invalid input, a refused password, or an invalid, used or expired token'),
+        ...bodyGuardResponses,
         429: rateLimitedResponse,
+        500: internalErrorResponse,
+        503: overloadedResponse,
       },
     }),
     async (c) => {
       const { token, newPassword } = c.req.valid('json')
       const found = await owner(c)
       if (!found) throw invalidToken()
-      const weakness = await passwordWeakness(newPassword, found.email)
-      if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'newPassword', message: weakness }] })
+      if (isEmailPassword(newPassword, found.email)) throw fieldFailure('newPassword', 'password_is_email', EMAIL_PASSWORD)
 
       // The spend is the atomic step: it checks the token again, so a concurrent reset wins once.
       const userId = await store.consumeResetToken({

@@ -2,22 +2,33 @@
 import { randomUUID } from 'node:crypto'
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
-import { normalizePassword, passwordWeakness } from '../password.js'
+import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import {
   AuthResultSchema,
+  bodyGuardResponses,
   codePointString,
   EmailField,
+  internalErrorResponse,
   jsonBody,
   jsonContent,
   NewPasswordField,
+  overloadedResponse,
   problemResponse,
   rateLimitedResponse,
 } from '../schemas.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
+import { fieldCode } from '../validation.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 const SignupBody = z
   .object({ name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField })
+  // Beside the other fields' errors, once the password itself is acceptable.
+  .refine((body) => typeof body?.email !== 'string' || !isEmailPassword(body.password, body.email), {
+    path: ['password'],
+    message: EMAIL_PASSWORD,
+    params: fieldCode('password_is_email'),
+    when: (payload) => !payload.issues.some((issue) => issue.path?.[0] === 'password' || issue.path?.length === 0),
+  })
   .openapi('SignupRequest')
 
 export const signup = <U extends UserRecord>(
@@ -28,6 +39,8 @@ export const signup = <U extends UserRecord>(
     createRoute({
       method: 'post',
       path: '/signup',
+      operationId: 'signup',
+      security: [],
       tags: ['auth'],
       summary: 'Create an account',
       middleware: [limits.onBodyEmail('signup')],
@@ -36,14 +49,14 @@ export const signup = <U extends UserRecord>(
         201: jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie is set'),
         400: problemResponse('Invalid input or a refused password'),
         409: problemResponse('An account with this email exists'),
+        ...bodyGuardResponses,
         429: rateLimitedResponse,
+        500: internalErrorResponse,
+        503: overloadedResponse,
       },
     }),
     async (c) => {
       const { name, email, password } = c.req.valid('json')
-      const weakness = await passwordWeakness(password, email)
-      if (weakness) throw new AuthError('validation_failed', { errors: [{ path: 'password', message: weakness }] })
-
       const user = await store.createUser({
         id: randomUUID(),
         name,
