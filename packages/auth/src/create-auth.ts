@@ -10,6 +10,7 @@ import { refreshCookie } from './cookies.js'
 import { errorSummary } from './errors.js'
 import { type GuardEnv, makeGuard } from './guard.js'
 import { routeLimits } from './limits.js'
+import { notifier } from './notify.js'
 import { type AuthOptions, type Policy, resolveOptions } from './options.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
 import { memoryRateLimitStore } from './rate-limit.js'
@@ -17,7 +18,7 @@ import { type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './rout
 import { authRoutes } from './routes/index.js'
 import { sessionCore } from './session.js'
 import type { UserRecord } from './store/types.js'
-import { sweeper } from './sweep.js'
+import { type PruneCounts, sweeper } from './sweep.js'
 
 export interface Auth<U extends UserRecord, Name extends string> {
   /** The eight auth routes. Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
@@ -47,7 +48,7 @@ export interface Auth<U extends UserRecord, Name extends string> {
    * Deletes every dead session and spent reset token now, in bounded batches. The sweep runs it
    * every `prune.intervalSeconds` anyway; call it yourself when the timer is off.
    */
-  prune(): Promise<{ sessions: number; resetTokens: number }>
+  prune(): Promise<PruneCounts>
   /**
    * Stops the sweep and waits for it and for the work after answers. Call it on shutdown, after
    * the server stopped taking requests and before the store closes.
@@ -95,9 +96,18 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     lifetimes: resolved.lifetimes,
     accessTokenTtl: resolved.accessTokenTtl,
     now: resolved.now,
+    trustProxy: resolved.trustProxy,
   })
   const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
   const after = afterAnswer(resolved.log)
+  const notify = notifier({
+    sendMail: options.sendMail,
+    onEvent: options.onEvent,
+    afterAnswer: after,
+    trustProxy: resolved.trustProxy,
+    now: resolved.now,
+    log: resolved.log,
+  })
   const sweep = sweeper({
     store: options.store,
     lifetimes: resolved.lifetimes,
@@ -111,10 +121,13 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     sessions,
     hasher,
     decoy,
-    limits: routeLimits(resolved, options.rateLimit?.store ?? memoryRateLimitStore()),
+    limits: routeLimits(resolved, options.rateLimit?.store ?? memoryRateLimitStore(), (c, endpoint) => {
+      const userId = (c.var as { user?: { id: string } }).user?.id
+      notify.event(c, { type: 'rate_limited', endpoint, ...(userId ? { userId } : {}) })
+    }),
     guard,
     cookie,
-    sendMail: options.sendMail,
+    notify,
     afterAnswer: after,
     options: resolved,
   })

@@ -92,6 +92,22 @@ export const clientIp = (c: Context, trustProxy: boolean): string => {
   return (c.env as NodeEnv | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown'
 }
 
+/** Longest `User-Agent` kept with a session or an event (CONTRACT §11). */
+const USER_AGENT_MAX = 256
+
+/**
+ * What a session and an event record of the request: the client address (`null` when unknown)
+ * and the `User-Agent`, cut to its first 256 characters (`null` when absent).
+ */
+export const requestFacts = (c: Context, trustProxy: boolean): { ip: string | null; userAgent: string | null } => {
+  const ip = clientIp(c, trustProxy)
+  const agent = c.req.header('user-agent')
+  return {
+    ip: ip === 'unknown' ? null : ip,
+    userAgent: agent === undefined ? null : [...agent].slice(0, USER_AGENT_MAX).join(''),
+  }
+}
+
 const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i
 const TRAILING_V4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
 

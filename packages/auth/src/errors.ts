@@ -11,6 +11,7 @@ const table = {
   malformed_json: [400, 'Malformed JSON'],
   validation_failed: [400, 'Invalid request'],
   invalid_reset_token: [400, 'Invalid or expired reset token'],
+  invalid_email_token: [400, 'Invalid or expired token'],
   wrong_password: [400, 'Current password is wrong'],
   unauthorized: [401, 'Unauthorized'],
   invalid_credentials: [401, 'Invalid email or password'],

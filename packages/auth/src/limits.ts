@@ -17,12 +17,19 @@ export interface RouteLimits {
   onEmail(endpoint: string, emailOf: KeyRule['valueOf']): MiddlewareHandler
   /** An endpoint that verifies a signed-in user's password: per user and per address. It runs after the guard (401 before 429). */
   perUser(endpoint: string): MiddlewareHandler
+  /** Per address only: redeeming a mailed token, whose owner is unknown until it is spent. */
+  perIp(endpoint: string): MiddlewareHandler
   /** `POST /refresh`: per session (`sessionOf`: the id the cookie names, or the value's hash) and per address. */
   refresh(sessionOf: KeyRule['valueOf']): MiddlewareHandler
 }
 
-export const routeLimits = (options: ResolvedOptions, store: RateLimitStore): RouteLimits => {
-  const limit = rateLimiter({ store, now: options.now })
+export const routeLimits = (
+  options: ResolvedOptions,
+  store: RateLimitStore,
+  /** Told of every refusal (the `rate_limited` event). */
+  onRefused: (c: Context, endpoint: string) => void = () => {},
+): RouteLimits => {
+  const limit = rateLimiter({ store, now: options.now, onRefused })
   // IPv6 clients count per /64 by default: one host holds a whole prefix.
   const ipOf = (c: Context) => rateLimitAddress(clientIp(c, options.trustProxy), options.ipv6Prefix)
   const ip = (max = options.ipLimit): KeyRule => ({ kind: 'ip', limit: max, valueOf: ipOf })
@@ -36,6 +43,7 @@ export const routeLimits = (options: ResolvedOptions, store: RateLimitStore): Ro
         ip(),
         { kind: 'user', limit: options.userLimit, valueOf: (c) => (c.var as { user?: { id: string } }).user?.id ?? null },
       ]),
+    perIp: (endpoint) => limit(endpoint, [ip()]),
     refresh: (sessionOf) =>
       limit('refresh', [ip(options.refreshIpLimit), { kind: 'session', limit: options.refreshSessionLimit, valueOf: sessionOf }]),
   }

@@ -3,6 +3,7 @@
  * once, when the app is wired, with an error naming the option.
  */
 import type { Context } from 'hono'
+import type { AuthEvent, AuthMail } from './notify.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
 import type { SessionLifetimes } from './session.js'
@@ -20,14 +21,6 @@ export interface AuthUser<U extends UserRecord = UserRecord> {
 /** A named policy: allow (`true`) or refuse with 403 (`false` or a throw). */
 export type Policy<U extends UserRecord = UserRecord> = (user: AuthUser<U>, c: Context) => boolean | Promise<boolean>
 
-/** The reset mail the application sends: the library never builds the link. */
-export interface ResetMail {
-  /** The address stored on the account. */
-  to: string
-  /** The raw single-use token. */
-  token: string
-}
-
 export interface AuthOptions<U extends UserRecord, Name extends string = never> {
   /**
    * HMAC secret for access tokens, at least 32 characters and not trivially low-entropy. No
@@ -36,8 +29,18 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never> 
    */
   secret: string | readonly string[]
   store: Store<U>
-  /** Called once per reset request for an existing account. Its failure is logged, never surfaced. */
-  sendMail: (mail: ResetMail) => void | Promise<void>
+  /**
+   * Sends the mails the library asks for, each with a `kind` (reset and verification tokens,
+   * email-change tokens to the new address, notices of changes). It runs after the answer; a
+   * failure is logged without the token and never changes a response. The library never builds
+   * a link and never logs a token.
+   */
+  sendMail: (mail: AuthMail) => void | Promise<void>
+  /**
+   * Receives one event per security-relevant step, after it happened (an audit log): never a
+   * password, hash, token or code. A hook that throws is logged and changes nothing.
+   */
+  onEvent?: (event: AuthEvent) => void | Promise<void>
   /** Named policies; guard names are checked against these keys by the compiler. */
   policies?: Record<Name, Policy<U>>
   /** `iss` and `aud` of access tokens. Default `latchkey`. */
@@ -218,7 +221,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string>(option
   const secrets = resolveSecrets(options?.secret)
   if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
   if (typeof options.sendMail !== 'function')
-    fail('sendMail', 'is required: a function ({ to, token }) that sends the reset mail')
+    fail('sendMail', 'is required: a function ({ kind, to, token? }) that sends the mails the library asks for')
   for (const [name, policy] of Object.entries<unknown>(options.policies ?? {}))
     if (typeof policy !== 'function') fail(`policies.${name}`, 'must be a function (user, c) => boolean')
 

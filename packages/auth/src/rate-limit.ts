@@ -239,7 +239,7 @@ const policyName = (endpoint: string, rule: KeyRule) => `${endpoint}-${rule.kind
  * seconds), and the one that refused, with nothing left (`r=0`) for `t` seconds.
  */
 export const rateLimiter =
-  (deps: { store: RateLimitStore; now: () => Date }) =>
+  (deps: { store: RateLimitStore; now: () => Date; onRefused?: (c: Context, endpoint: string) => void }) =>
   (endpoint: string, rules: readonly KeyRule[]): MiddlewareHandler => {
     const policy = rules
       .map((rule) => `"${policyName(endpoint, rule)}";q=${rule.limit.max};w=${rule.limit.windowSeconds}`)
@@ -264,6 +264,7 @@ export const rateLimiter =
       if (!attempt.allowed) {
         const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))
         const refused = counted.find(({ check }) => check.key === attempt.refusedBy)?.rule ?? counted[0]?.rule
+        deps.onRefused?.(c, endpoint)
         throw new AuthError('rate_limited', {
           detail: `Too many attempts. Try again in ${retryAfter} seconds.`,
           headers: {

@@ -53,7 +53,7 @@ it('hands a richer user through to policies and guarded handlers as raw', async 
     })
     expect(res.status).toBe(201)
     const body = (await res.json()) as { accessToken: string; user: Record<string, unknown> }
-    expect(Object.keys(body.user).sort()).toEqual(['createdAt', 'email', 'id', 'name'])
+    expect(Object.keys(body.user).sort()).toEqual(['createdAt', 'email', 'emailVerified', 'id', 'name'])
     return { Authorization: `Bearer ${body.accessToken}` }
   }
   const pro = await app.request('/plan', { headers: await signup('pro@example.com') })

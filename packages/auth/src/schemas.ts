@@ -156,6 +156,7 @@ export const UserSchema = z
     id: z.string().max(255),
     name: z.string().max(100),
     email: z.string().max(254).openapi({ format: 'email' }),
+    emailVerified: z.boolean().openapi({ description: 'Whether a token mailed to this address was redeemed' }),
     createdAt: z.string().max(30).openapi({ format: 'date-time', example: '2026-11-21T10:00:00.000Z' }),
   })
   .openapi('User')
@@ -165,6 +166,7 @@ export const userJson = (user: UserRecord): z.infer<typeof UserSchema> => ({
   id: user.id,
   name: user.name,
   email: user.email,
+  emailVerified: user.emailVerified,
   createdAt: user.createdAt.toISOString(),
 })
 
@@ -182,6 +184,9 @@ export const TokenSchema = z
   .openapi('AccessToken')
 
 export const AuthResultSchema = TokenSchema.extend({ user: UserSchema }).openapi('AuthResult')
+
+/** `{ message }`: an accepted request whose result comes by mail. */
+export const MessageSchema = z.object({ message: z.string().max(200) }).openapi('Message')
 
 export const jsonBody = <T extends z.ZodType>(schema: T) => ({
   required: true,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
 import type { AccessClaims, AccessTokens } from './access-token.js'
 import { parseRefreshValue, type RefreshCookie, refreshValue } from './cookies.js'
+import { requestFacts } from './credentials.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import { userJson } from './schemas.js'
 import type { SessionRecord, SessionRefreshState, Store, UserRecord } from './store/types.js'
@@ -79,7 +80,9 @@ export interface RotateRefreshInput extends SessionLifetimes {
  */
 export type RotateResult<U extends UserRecord = UserRecord> =
   | { status: 'rotated'; session: SessionRecord; user: U }
-  | { status: 'race' | 'reused' | 'expired' | 'unknown' }
+  /** The deleted session, for the `refresh.reuse_detected` event. */
+  | { status: 'reused' | 'expired'; session: SessionRecord }
+  | { status: 'race' | 'unknown' }
 
 /**
  * Spends a presented refresh value. The store's compare-and-swap is the atomic step: of
@@ -101,7 +104,8 @@ export const rotateRefresh = async <U extends UserRecord>(
     if (verdict === 'race') return { status: 'race' }
     if (verdict !== 'rotate') {
       await store.deleteSession(session.id)
-      return { status: verdict }
+      const { id, userId, createdAt, refreshedAt } = session
+      return { status: verdict, session: { id, userId, createdAt, refreshedAt } }
     }
     if (await store.swapRefresh({ sessionId: session.id, from: hash, to: nextHash, now }))
       return {
@@ -121,6 +125,20 @@ export interface SessionCoreDeps<U extends UserRecord> {
   /** Seconds an access token lives. */
   accessTokenTtl: number
   now: () => Date
+  /** Whether the client address comes from `X-Forwarded-For` (see `clientIp`). */
+  trustProxy: boolean
+}
+
+/** A live session as its owner sees it (`GET /sessions`). */
+export interface SessionView {
+  id: string
+  createdAt: string
+  lastUsedAt: string
+  /** The earlier of the idle and absolute deadlines. */
+  expiresAt: string
+  userAgent: string | null
+  ip: string | null
+  current: boolean
 }
 
 export type SessionCore<U extends UserRecord> = ReturnType<typeof sessionCore<U>>
@@ -132,6 +150,7 @@ export const sessionCore = <U extends UserRecord>({
   lifetimes,
   accessTokenTtl,
   now,
+  trustProxy,
 }: SessionCoreDeps<U>) => {
   const tokenBody = async (sub: string, sid: string) => ({
     accessToken: await tokens.sign({ sub, sid }),
@@ -169,10 +188,29 @@ export const sessionCore = <U extends UserRecord>({
         refreshHash: tokenHash(random),
         now: at,
         credentialsVersion,
+        ...requestFacts(c, trustProxy),
       })
       if (!created) return null
       setCookie(c, session, random, at)
-      return { ...(await tokenBody(user.id, session.id)), user: userJson(user) }
+      return { sessionId: session.id, body: { ...(await tokenBody(user.id, session.id)), user: userJson(user) } }
+    },
+
+    /** The user's live sessions, most recently used first; `currentId` is marked `current`. */
+    async list(userId: string, currentId: string): Promise<SessionView[]> {
+      const at = now()
+      return (await store.listSessions(userId))
+        .map((s) => ({ s, remaining: sessionRemainingMs(s, at, lifetimes) }))
+        .filter(({ remaining }) => remaining > 0)
+        .sort((a, b) => b.s.refreshedAt.getTime() - a.s.refreshedAt.getTime() || b.s.id.localeCompare(a.s.id))
+        .map(({ s, remaining }) => ({
+          id: s.id,
+          createdAt: s.createdAt.toISOString(),
+          lastUsedAt: s.refreshedAt.toISOString(),
+          expiresAt: new Date(at.getTime() + remaining).toISOString(),
+          userAgent: s.userAgent,
+          ip: s.ip,
+          current: s.id === currentId,
+        }))
     },
 
     /**
@@ -191,7 +229,9 @@ export const sessionCore = <U extends UserRecord>({
       })
       if (result.status !== 'rotated') {
         if (result.status !== 'race') cookie.clear(c)
-        return { status: result.status } as const
+        return result.status === 'reused'
+          ? ({ status: result.status, session: result.session } as const)
+          : ({ status: result.status } as const)
       }
       setCookie(c, result.session, random, at)
       return { status: result.status, body: await tokenBody(result.user.id, result.session.id) } as const

@@ -11,6 +11,7 @@ import type { Store, UserRecord } from './store/types.js'
 export interface PruneCounts {
   sessions: number
   resetTokens: number
+  emailTokens: number
 }
 
 export interface Sweep {
@@ -34,13 +35,14 @@ export const sweeper = <U extends UserRecord>(deps: {
 }): Sweep => {
   let running: Promise<PruneCounts> | null = null
   const sweepAll = async (): Promise<PruneCounts> => {
-    const total: PruneCounts = { sessions: 0, resetTokens: 0 }
+    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0 }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
       const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
       total.sessions += deleted.sessions
       total.resetTokens += deleted.resetTokens
-      if (deleted.sessions < deps.batchSize && deleted.resetTokens < deps.batchSize) break
+      total.emailTokens += deleted.emailTokens
+      if (Math.max(deleted.sessions, deleted.resetTokens, deleted.emailTokens) < deps.batchSize) break
       // Requests go first between batches.
       await new Promise((resolve) => setImmediate(resolve))
     }

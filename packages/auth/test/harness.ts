@@ -1,11 +1,11 @@
 /**
  * Test harness: a real SQLite database (in memory: each test its own), the library mounted on a Hono app, a frozen clock, and
- * captured reset mails. Everything goes through `app.request()`, the public surface.
+ * captured mails and events. Everything goes through `app.request()`, the public surface.
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { onTestFinished } from 'vitest'
 import { problemErrorHandler, problemNotFound } from '../src/http/index.js'
-import { type AuthOptions, createAuth, type ResetMail, type UserRecord } from '../src/index.js'
+import { type AuthEvent, type AuthMail, type AuthOptions, createAuth, type ResetMail, type UserRecord } from '../src/index.js'
 import { migrateSqlite, openSqlite, sqliteCounts, sqliteStore } from '../src/sqlite/index.js'
 import { fastHasher } from '../src/testing/index.js'
 
@@ -36,13 +36,21 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
       now += ms
     },
   }
+  /** Reset mails only, as the tests of Part I read them. */
   const mails: ResetMail[] = []
+  /** Every mail of every kind, in the order the hook was called. */
+  const allMails: AuthMail[] = []
+  const events: AuthEvent[] = []
   const logs: string[] = []
   const auth = createAuth({
     secret: SECRET,
     store,
     sendMail: (mail) => {
-      mails.push(mail)
+      allMails.push(mail)
+      if (mail.kind === 'reset-password') mails.push(mail)
+    },
+    onEvent: (event) => {
+      events.push(event)
     },
     hasher: fastHasher(),
     now: clock.now,
@@ -91,7 +99,7 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
     return res
   }
 
-  return { app, auth, db, store, clock, mails, logs, request, signup, login, counts: () => sqliteCounts(db) }
+  return { app, auth, db, store, clock, mails, allMails, events, logs, request, signup, login, counts: () => sqliteCounts(db) }
 }
 
 /** The value of the refresh cookie a response sets, `''` when it clears it, `undefined` when untouched. */

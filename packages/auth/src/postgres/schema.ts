@@ -2,7 +2,7 @@
  * Drizzle schema of the PostgreSQL store: the same tables as the SQLite store, plus the shared
  * rate-limit counters. Migrations under `drizzle/postgres` are generated from it.
  */
-import { index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
@@ -17,6 +17,8 @@ export const users = pgTable('auth_users', {
    * and a re-hash writes its hash, only while the version it verified is still current.
    */
   credentialsVersion: integer('credentials_version').notNull().default(0),
+  /** Set by redeeming a verification, email-change or reset token: the mailbox is the user's. */
+  emailVerified: boolean('email_verified').notNull().default(false),
   createdAt: at('created_at').notNull(),
 })
 
@@ -33,6 +35,10 @@ export const sessions = pgTable(
     refreshHash: text('refresh_hash'),
     /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
     previousRefreshHash: text('previous_refresh_hash'),
+    /** The `User-Agent` at login, at most 256 characters; `null` when none was sent. */
+    userAgent: text('user_agent'),
+    /** The client address at login, as the rate limits derive it. */
+    ip: text('ip'),
     rotatedAt: at('rotated_at'),
   },
   (t) => [
@@ -55,6 +61,25 @@ export const resetTokens = pgTable(
     usedAt: at('used_at'),
   },
   (t) => [index('auth_reset_tokens_user_idx').on(t.userId)],
+)
+
+/**
+ * Single-use tokens mailed to prove a mailbox (CONTRACT §10, §12): `verify-email` to the account's
+ * address, `change-email` to the new one (`new_email`). SHA-256 at rest; the newest of a kind only.
+ */
+export const emailTokens = pgTable(
+  'auth_email_tokens',
+  {
+    hash: text('hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['verify-email', 'change-email'] }).notNull(),
+    newEmail: text('new_email'),
+    expiresAt: at('expires_at').notNull(),
+    usedAt: at('used_at'),
+  },
+  (t) => [index('auth_email_tokens_user_idx').on(t.userId)],
 )
 
 /** Fixed-window attempt counters shared by every server instance; expired rows are pruned. */

@@ -2,20 +2,41 @@
  * The PostgreSQL store on Drizzle + node-postgres. It runs under READ COMMITTED with many
  * connections and many server instances, so single use and rotation are decided by conditional
  * `UPDATE … WHERE <still unspent> RETURNING`: of concurrent callers exactly one gets the row.
- * Row locks are always taken in one order (users → reset tokens → sessions),
+ * Row locks are always taken in one order (users → reset and email tokens → sessions),
  * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
  * It does not create tables: {@link migratePostgres} does.
  */
 import { and, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
-import { toRefreshState, toUser, withHash } from '../store/rows.js'
+import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
-import type { Store, UserRecord } from '../store/types.js'
+import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { resetTokens, sessions, users } from './schema.js'
+import { emailTokens, resetTokens, sessions, users } from './schema.js'
 
 type Db = NodePgDatabase<typeof schema>
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
+
+/** An email token that can still be spent at `now`. */
+const unspent = (now: Date) => and(isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))
+
+/** The SQLSTATE of a database error, through Drizzle's wrapping. */
+const sqlState = (err: unknown): unknown => {
+  for (let e = err; e instanceof Error; e = e.cause) if ('code' in e && typeof e.code === 'string') return e.code
+  return undefined
+}
+
+/** Locks the owner of an email token (users before tokens, the store's lock order); `null` when none. */
+const lockTokenOwner = async (tx: Tx, tokenHash: string) => {
+  const [owner] = await tx
+    .select({ id: users.id, email: users.email })
+    .from(emailTokens)
+    .innerJoin(users, eq(users.id, emailTokens.userId))
+    .where(eq(emailTokens.hash, tokenHash))
+    .for('no key update', { of: users })
+  return owner ?? null
+}
 /**
  * A {@link Store} on a node-postgres `Pool`. Call {@link migratePostgres} once before use.
  * The tables are found through the connection's `search_path` (normally `public`).
@@ -93,13 +114,13 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.length === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion }) {
+    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
       return db.transaction(async (tx) => {
         // FOR SHARE conflicts with the row lock of a password change or reset: either it waits
         // for them and reads their new version, or they wait for this session and then delete it.
         const [user] = await tx.select({ version: users.credentialsVersion }).from(users).where(eq(users.id, userId)).for('share')
         if (user?.version !== credentialsVersion) return false
-        await tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now, refreshHash })
+        await tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now, refreshHash, userAgent, ip })
         return true
       })
     },
@@ -170,7 +191,8 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         if (!spent) return null
         await tx
           .update(users)
-          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          // The token came by mail to the account's address: that proves the mailbox too.
+          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1`, emailVerified: true })
           .where(eq(users.id, spent.userId))
         await tx.delete(resetTokens).where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
         await tx.delete(sessions).where(eq(sessions.userId, spent.userId))
@@ -193,11 +215,103 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(or(isNotNull(resetTokens.usedAt), lte(resetTokens.expiresAt, now)))
         .limit(limit)
         .for('update', { skipLocked: true })
-      const [dead, spent] = await Promise.all([
+      const spentEmailTokens = db
+        .select({ hash: emailTokens.hash })
+        .from(emailTokens)
+        .where(or(isNotNull(emailTokens.usedAt), lte(emailTokens.expiresAt, now)))
+        .limit(limit)
+        .for('update', { skipLocked: true })
+      const [dead, spent, spentEmail] = await Promise.all([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
+        db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
       ])
-      return { sessions: dead.rowCount ?? 0, resetTokens: spent.rowCount ?? 0 }
+      return { sessions: dead.rowCount ?? 0, resetTokens: spent.rowCount ?? 0, emailTokens: spentEmail.rowCount ?? 0 }
+    },
+
+    async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
+      await db.transaction(async (tx) => {
+        // Serialises concurrent requests of one user, so only the newest token of the kind survives.
+        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update')
+        await tx
+          .delete(emailTokens)
+          .where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt)))
+        await tx.insert(emailTokens).values({ hash: tokenHash, userId, kind, newEmail: newEmail ?? null, expiresAt })
+      })
+    },
+
+    async verifyEmail({ tokenHash, now }) {
+      return db.transaction(async (tx) => {
+        const owner = await lockTokenOwner(tx, tokenHash)
+        if (!owner) return null
+        const [spent] = await tx
+          .update(emailTokens)
+          .set({ usedAt: now })
+          .where(and(eq(emailTokens.hash, tokenHash), eq(emailTokens.kind, 'verify-email'), unspent(now)))
+          .returning({ userId: emailTokens.userId })
+        if (!spent) return null
+        await tx.update(users).set({ emailVerified: true }).where(eq(users.id, spent.userId))
+        return spent.userId
+      })
+    },
+
+    async confirmEmailChange({ tokenHash, now }) {
+      return db.transaction(async (tx): Promise<EmailChangeOutcome> => {
+        const owner = await lockTokenOwner(tx, tokenHash)
+        if (!owner) return { status: 'invalid' }
+        const [spent] = await tx
+          .update(emailTokens)
+          .set({ usedAt: now })
+          .where(and(eq(emailTokens.hash, tokenHash), eq(emailTokens.kind, 'change-email'), unspent(now)))
+          .returning({ userId: emailTokens.userId, newEmail: emailTokens.newEmail })
+        if (!spent?.newEmail) return { status: 'invalid' }
+        const { newEmail } = spent
+        // In a savepoint: a signup that takes the address at this moment fails the unique index
+        // here, and the spent token must still commit.
+        const changed = await tx
+          .transaction(async (sp) => {
+            await sp
+              .update(users)
+              .set({ email: newEmail, emailVerified: true, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+              .where(eq(users.id, spent.userId))
+            return true
+          })
+          .catch((err: unknown) => {
+            if (sqlState(err) === '23505') return false
+            throw err
+          })
+        if (!changed) return { status: 'taken', userId: spent.userId }
+        await tx.delete(resetTokens).where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
+        await tx.delete(emailTokens).where(and(eq(emailTokens.userId, spent.userId), isNull(emailTokens.usedAt)))
+        await tx.delete(sessions).where(eq(sessions.userId, spent.userId))
+        return { status: 'changed', userId: spent.userId, oldEmail: owner.email, newEmail }
+      })
+    },
+
+    async listSessions(userId) {
+      return (await db.select().from(sessions).where(eq(sessions.userId, userId))).map(toSessionInfo)
+    },
+
+    async deleteUserSession(userId, sessionId) {
+      const rows = await db
+        .delete(sessions)
+        .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)))
+        .returning({ id: sessions.id })
+      return rows.length === 1
+    },
+
+    async deleteOtherSessions(userId, keepSessionId) {
+      const result = await db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+      return result.rowCount ?? 0
+    },
+
+    async deleteUser(userId, credentialsVersion) {
+      // Sessions and tokens go with the user (ON DELETE CASCADE), in the same statement.
+      const rows = await db
+        .delete(users)
+        .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
+        .returning({ id: users.id })
+      return rows.length === 1
     },
   }
 }

@@ -1,6 +1,5 @@
 /** POST /change-password: replaces the password and revokes every other session of the user. */
 import { z } from '@hono/zod-openapi'
-import { AuthError } from '../errors.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import { guardedRoute } from '../route.js'
 import {
@@ -14,21 +13,16 @@ import {
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
+import { checkCurrentPassword, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 const ChangePasswordBody = z
   .object({ currentPassword: PasswordField, newPassword: NewPasswordField })
   .openapi('ChangePasswordRequest')
 
-const wrongPassword = () =>
-  new AuthError('wrong_password', {
-    detail: 'The current password is wrong.',
-    errors: [{ path: 'currentPassword', code: 'wrong_password', message: 'Current password is wrong' }],
-  })
-
 export const changePassword = <U extends UserRecord>(
   app: AuthApp,
-  { store, hasher, guard, limits }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'guard' | 'limits'>,
+  { store, hasher, guard, limits, notify }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'guard' | 'limits' | 'notify'>,
 ) =>
   app.openapi(
     guardedRoute(
@@ -56,8 +50,7 @@ export const changePassword = <U extends UserRecord>(
       const { user, sessionId } = c.var
       if (isEmailPassword(newPassword, user.email)) throw fieldFailure('newPassword', 'password_is_email', EMAIL_PASSWORD)
 
-      const found = await store.findUserById(user.id)
-      if (!found || !(await hasher.verify(found.passwordHash, normalizePassword(currentPassword)))) throw wrongPassword()
+      const found = await checkCurrentPassword({ store, hasher }, user.id, currentPassword)
 
       const replaced = await store.replacePassword({
         userId: user.id,
@@ -67,6 +60,8 @@ export const changePassword = <U extends UserRecord>(
       })
       // A reset or another change replaced the password this request verified: it is no longer current.
       if (!replaced) throw wrongPassword()
+      notify.event(c, { type: 'password.changed', userId: user.id })
+      notify.mail({ kind: 'password-changed', to: found.user.email })
       return c.body(null, 204)
     },
   )

@@ -5,7 +5,8 @@ import type { AfterAnswer } from '../background.js'
 import type { RefreshCookie } from '../cookies.js'
 import type { GuardEnv } from '../guard.js'
 import type { RouteLimits } from '../limits.js'
-import type { ResetMail, ResolvedOptions } from '../options.js'
+import type { Notifier } from '../notify.js'
+import type { ResolvedOptions } from '../options.js'
 import type { PasswordHasher } from '../password.js'
 import type { SessionCore } from '../session.js'
 import type { Store, UserRecord } from '../store/types.js'
@@ -21,7 +22,8 @@ export interface RouteDeps<U extends UserRecord> {
   limits: RouteLimits
   guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
   cookie: RefreshCookie
-  sendMail: (mail: ResetMail) => void | Promise<void>
+  /** Mails and events, after the answer. */
+  notify: Notifier
   afterAnswer: AfterAnswer
   options: ResolvedOptions
 }

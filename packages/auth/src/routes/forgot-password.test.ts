@@ -13,7 +13,9 @@ describe('POST /auth/forgot-password', () => {
     expect(unknown.status).toBe(202)
     expect(await known.text()).toBe(await unknown.text())
     await h.auth.settled()
-    expect(h.mails).toEqual([{ to: 'ada@example.com', token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) }])
+    expect(h.mails).toEqual([
+      { kind: 'reset-password', to: 'ada@example.com', token: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) },
+    ])
   })
 
   it('stores the token only as a hash, and a new request kills the earlier token', async () => {

@@ -4,7 +4,6 @@
  * `sendMail`; all of that runs after the answer, and its failures are only logged.
  */
 import { createRoute, z } from '@hono/zod-openapi'
-import { errorSummary } from '../errors.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
 import {
   bodyGuardResponses,
@@ -24,13 +23,7 @@ const MESSAGE = 'If an account exists for this email, a reset link is on its way
 
 export const forgotPassword = <U extends UserRecord>(
   app: AuthApp,
-  {
-    store,
-    limits,
-    sendMail,
-    afterAnswer,
-    options,
-  }: Pick<RouteDeps<U>, 'store' | 'limits' | 'sendMail' | 'afterAnswer' | 'options'>,
+  { store, limits, notify, afterAnswer, options }: Pick<RouteDeps<U>, 'store' | 'limits' | 'notify' | 'afterAnswer' | 'options'>,
 ) =>
   app.openapi(
     createRoute({
@@ -64,9 +57,7 @@ export const forgotPassword = <U extends UserRecord>(
           expiresAt: new Date(options.now().getTime() + options.resetTokenMs),
         })
         // Mail goes to the stored address, never the submitted one.
-        await Promise.resolve()
-          .then(() => sendMail({ to: found.user.email, token }))
-          .catch((err: unknown) => options.log(`sendMail failed: ${errorSummary(err)}`))
+        notify.mail({ kind: 'reset-password', to: found.user.email, token })
       })
       return c.json({ message: MESSAGE }, 202)
     },

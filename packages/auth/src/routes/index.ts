@@ -9,7 +9,9 @@ import { problemErrorHandler } from '../errors.js'
 import { BEARER_SCHEME } from '../route.js'
 import type { UserRecord } from '../store/types.js'
 import { validationHook } from '../validation.js'
+import { changeEmail } from './change-email.js'
 import { changePassword } from './change-password.js'
+import { deleteAccount } from './delete-account.js'
 import type { RouteDeps } from './deps.js'
 import { forgotPassword } from './forgot-password.js'
 import { login } from './login.js'
@@ -17,7 +19,9 @@ import { logout } from './logout.js'
 import { me } from './me.js'
 import { refresh } from './refresh.js'
 import { resetPassword } from './reset-password.js'
+import { sessionRoutes } from './sessions.js'
 import { signup } from './signup.js'
+import { verifyEmail } from './verify-email.js'
 
 export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHono => {
   const routes = new OpenAPIHono({ defaultHook: validationHook })
@@ -49,5 +53,9 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
   changePassword(routes, deps)
   forgotPassword(routes, deps)
   resetPassword(routes, deps)
+  verifyEmail(routes, deps)
+  sessionRoutes(routes, deps)
+  changeEmail(routes, deps)
+  deleteAccount(routes, deps)
   return routes
 }

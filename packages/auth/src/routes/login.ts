@@ -30,7 +30,14 @@ const LoginBody = z.object({ email: EmailField, password: PasswordField }).opena
 
 export const login = <U extends UserRecord>(
   app: AuthApp,
-  { store, sessions, hasher, decoy, limits }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits'>,
+  {
+    store,
+    sessions,
+    hasher,
+    decoy,
+    limits,
+    notify,
+  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify'>,
 ) =>
   app.openapi(
     createRoute({
@@ -57,14 +64,21 @@ export const login = <U extends UserRecord>(
       const found = await store.findUserByEmail(email)
       const candidate = normalizePassword(password)
       const ok = await hasher.verify(found?.passwordHash ?? (await decoy), candidate)
-      if (!found || !ok) throw invalidCredentials()
+      if (!found || !ok) {
+        notify.event(c, { type: 'login.failed', ...(found ? { userId: found.user.id } : {}) })
+        throw invalidCredentials()
+      }
 
       // Both writes are conditional on the credentials version read with the verified hash: a
       // reset or password change that lands during the verification wins over this login.
       if (hasher.needsRehash(found.passwordHash))
         await store.updatePasswordHash(found.user.id, await hasher.hash(candidate), found.credentialsVersion)
-      const result = await sessions.start(c, found.user, found.credentialsVersion)
-      if (!result) throw invalidCredentials()
-      return c.json(result, 200)
+      const started = await sessions.start(c, found.user, found.credentialsVersion)
+      if (!started) {
+        notify.event(c, { type: 'login.failed', userId: found.user.id })
+        throw invalidCredentials()
+      }
+      notify.event(c, { type: 'login.succeeded', userId: found.user.id, sessionId: started.sessionId })
+      return c.json(started.body, 200)
     },
   )

@@ -4,7 +4,10 @@ import { bodyGuardResponses } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
-export const logout = <U extends UserRecord>(app: AuthApp, { sessions, guard }: Pick<RouteDeps<U>, 'sessions' | 'guard'>) =>
+export const logout = <U extends UserRecord>(
+  app: AuthApp,
+  { sessions, guard, notify }: Pick<RouteDeps<U>, 'sessions' | 'guard' | 'notify'>,
+) =>
   app.openapi(
     guardedRoute(guard(true), {
       auth: true,
@@ -17,6 +20,7 @@ export const logout = <U extends UserRecord>(app: AuthApp, { sessions, guard }: 
     }),
     async (c) => {
       await sessions.end(c, c.var.sessionId)
+      notify.event(c, { type: 'logout', userId: c.var.user.id, sessionId: c.var.sessionId })
       return c.body(null, 204)
     },
   )

@@ -11,6 +11,7 @@ describe('GET /auth/me', () => {
       id: user.id,
       name: 'Ada',
       email: 'ada@example.com',
+      emailVerified: false,
       createdAt: '2026-11-21T10:00:00.000Z',
     })
     expect((await h.request('GET', '/auth/me')).status).toBe(401)

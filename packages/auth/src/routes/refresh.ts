@@ -23,7 +23,7 @@ const refused = (detail: string) =>
 
 export const refresh = <U extends UserRecord>(
   app: AuthApp,
-  { sessions, cookie, limits, options }: Pick<RouteDeps<U>, 'sessions' | 'cookie' | 'limits' | 'options'>,
+  { sessions, cookie, limits, options, notify }: Pick<RouteDeps<U>, 'sessions' | 'cookie' | 'limits' | 'options' | 'notify'>,
 ) => {
   // Per session (the id the cookie names, or the value's hash for one without) and per address;
   // defaults a browser refreshing every 15 minutes, in several tabs, never meets.
@@ -66,6 +66,8 @@ export const refresh = <U extends UserRecord>(
       }
       const result = await sessions.refresh(c, presented)
       // Every refusal reads the same, so the answer does not tell a thief that the value was live.
+      if (result.status === 'reused')
+        notify.event(c, { type: 'refresh.reuse_detected', userId: result.session.userId, sessionId: result.session.id })
       if (result.status !== 'rotated') throw refused('The refresh cookie is invalid, expired or revoked.')
       return c.json(result.body, 200)
     },

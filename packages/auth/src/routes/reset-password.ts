@@ -31,7 +31,7 @@ const invalidToken = () => new AuthError('invalid_reset_token', { detail: 'The r
 
 export const resetPassword = <U extends UserRecord>(
   app: AuthApp,
-  { store, hasher, limits, options }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'options'>,
+  { store, hasher, limits, options, notify }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'options' | 'notify'>,
 ) => {
   // The rate limit counts the email of the token's owner (CONTRACT §4), so the token is looked
   // up before the limit; the handler reads the same lookup: one per request.
@@ -80,6 +80,8 @@ export const resetPassword = <U extends UserRecord>(
         passwordHash: await hasher.hash(normalizePassword(newPassword)),
       })
       if (!userId) throw invalidToken()
+      notify.event(c, { type: 'password.reset', userId })
+      notify.mail({ kind: 'password-changed', to: found.email })
       return c.body(null, 204)
     },
   )

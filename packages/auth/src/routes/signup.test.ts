@@ -14,7 +14,13 @@ describe('POST /auth/signup', () => {
       accessToken: expect.any(String),
       tokenType: 'Bearer',
       expiresIn: 900,
-      user: { id: expect.any(String), name: 'Ada', email: 'ada@example.com', createdAt: '2026-11-21T10:00:00.000Z' },
+      user: {
+        id: expect.any(String),
+        name: 'Ada',
+        email: 'ada@example.com',
+        emailVerified: false,
+        createdAt: '2026-11-21T10:00:00.000Z',
+      },
     })
     expect(text).not.toMatch(/\$fast\$|\$argon2|password/i)
     const setCookie = res.headers.getSetCookie().join('\n')

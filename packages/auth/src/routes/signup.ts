@@ -19,6 +19,7 @@ import {
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
 import { fieldCode } from '../validation.js'
 import type { AuthApp, RouteDeps } from './deps.js'
+import { mailEmailToken } from './email-tokens.js'
 
 const SignupBody = z
   .object({ name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField })
@@ -33,9 +34,10 @@ const SignupBody = z
 
 export const signup = <U extends UserRecord>(
   app: AuthApp,
-  { store, sessions, hasher, limits, options }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'limits' | 'options'>,
-) =>
-  app.openapi(
+  deps: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'limits' | 'options' | 'notify'>,
+) => {
+  const { store, sessions, hasher, limits, options, notify } = deps
+  return app.openapi(
     createRoute({
       method: 'post',
       path: '/signup',
@@ -65,9 +67,12 @@ export const signup = <U extends UserRecord>(
         createdAt: options.now(),
       })
       if (!user) throw new AuthError('email_taken', { detail: 'An account with this email already exists.' })
-      const result = await sessions.start(c, user, INITIAL_CREDENTIALS_VERSION)
+      const started = await sessions.start(c, user, INITIAL_CREDENTIALS_VERSION)
       // Only a password change could move the version, and that needs a session or a reset token.
-      if (!result) throw new AuthError('internal', { detail: 'The account was changed while it was being created.' })
-      return c.json(result, 201)
+      if (!started) throw new AuthError('internal', { detail: 'The account was changed while it was being created.' })
+      notify.event(c, { type: 'signup', userId: user.id, sessionId: started.sessionId })
+      await mailEmailToken(deps, 'verify-email', user.id, user.email)
+      return c.json(started.body, 201)
     },
   )
+}

@@ -12,6 +12,8 @@ export const users = sqliteTable('auth_users', {
    * and a re-hash writes its hash, only while the version it verified is still current.
    */
   credentialsVersion: integer('credentials_version').notNull().default(0),
+  /** Set by redeeming a verification, email-change or reset token: the mailbox is the user's. */
+  emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
 })
 
@@ -28,6 +30,10 @@ export const sessions = sqliteTable(
     refreshHash: text('refresh_hash'),
     /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
     previousRefreshHash: text('previous_refresh_hash'),
+    /** The `User-Agent` at login, at most 256 characters; `null` when none was sent. */
+    userAgent: text('user_agent'),
+    /** The client address at login, as the rate limits derive it. */
+    ip: text('ip'),
     rotatedAt: integer('rotated_at', { mode: 'timestamp_ms' }),
   },
   (t) => [
@@ -50,4 +56,23 @@ export const resetTokens = sqliteTable(
     usedAt: integer('used_at', { mode: 'timestamp_ms' }),
   },
   (t) => [index('auth_reset_tokens_user_idx').on(t.userId)],
+)
+
+/**
+ * Single-use tokens mailed to prove a mailbox (CONTRACT §10, §12): `verify-email` to the account's
+ * address, `change-email` to the new one (`new_email`). SHA-256 at rest; the newest of a kind only.
+ */
+export const emailTokens = sqliteTable(
+  'auth_email_tokens',
+  {
+    hash: text('hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['verify-email', 'change-email'] }).notNull(),
+    newEmail: text('new_email'),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }).notNull(),
+    usedAt: integer('used_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('auth_email_tokens_user_idx').on(t.userId)],
 )

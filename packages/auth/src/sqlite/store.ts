@@ -6,13 +6,16 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import { and, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
-import { toRefreshState, toUser, withHash } from '../store/rows.js'
+import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
-import type { Store, UserRecord } from '../store/types.js'
+import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { resetTokens, sessions, users } from './schema.js'
+import { emailTokens, resetTokens, sessions, users } from './schema.js'
 
 type Db = BetterSQLite3Database<typeof schema>
+
+/** An email token that can still be spent at `now`. */
+const unspent = (now: Date) => and(isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))
 /**
  * A {@link Store} on a better-sqlite3 database. Call {@link migrateSqlite} once before use.
  *
@@ -49,7 +52,15 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       .prepare(),
     insertSession: db
       .insert(sessions)
-      .values({ id: p('id'), userId: p('userId'), createdAt: p('now'), refreshedAt: p('now'), refreshHash: p('hash') })
+      .values({
+        id: p('id'),
+        userId: p('userId'),
+        createdAt: p('now'),
+        refreshedAt: p('now'),
+        refreshHash: p('hash'),
+        userAgent: p('userAgent'),
+        ip: p('ip'),
+      })
       .prepare(),
   })
   let statements: ReturnType<typeof prepare> | undefined
@@ -118,12 +129,12 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       return db.update(users).set({ role }).where(eq(users.email, email)).run().changes === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion }) {
+    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
       const { versionOf, insertSession } = hot()
       // IMMEDIATE: the version read and the insert happen under the write lock a reset needs too.
       return db.transaction(() => {
         if (versionOf.get({ id: userId })?.version !== credentialsVersion) return false
-        insertSession.run({ id, userId, now, hash: refreshHash })
+        insertSession.run({ id, userId, now, hash: refreshHash, userAgent, ip })
         return true
       }, immediate)
     },
@@ -182,8 +193,9 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
             .returning({ userId: resetTokens.userId })
             .get()
           if (!spent) return null
+          // The token came by mail to the account's address: that proves the mailbox too.
           tx.update(users)
-            .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+            .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1`, emailVerified: true })
             .where(eq(users.id, spent.userId))
             .run()
           tx.delete(sessions).where(eq(sessions.userId, spent.userId)).run()
@@ -207,10 +219,92 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
         .from(resetTokens)
         .where(or(isNotNull(resetTokens.usedAt), lte(resetTokens.expiresAt, now)))
         .limit(limit)
+      const spentEmailTokens = db
+        .select({ hash: emailTokens.hash })
+        .from(emailTokens)
+        .where(or(isNotNull(emailTokens.usedAt), lte(emailTokens.expiresAt, now)))
+        .limit(limit)
       return {
         sessions: db.delete(sessions).where(inArray(sessions.id, deadSessions)).run().changes,
         resetTokens: db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)).run().changes,
+        emailTokens: db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)).run().changes,
       }
+    },
+
+    async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
+      db.transaction((tx) => {
+        tx.delete(emailTokens)
+          .where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt)))
+          .run()
+        tx.insert(emailTokens)
+          .values({ hash: tokenHash, userId, kind, newEmail: newEmail ?? null, expiresAt })
+          .run()
+      }, immediate)
+    },
+
+    async verifyEmail({ tokenHash, now }) {
+      return durable(() =>
+        db.transaction((tx) => {
+          const spent = tx
+            .update(emailTokens)
+            .set({ usedAt: now })
+            .where(and(eq(emailTokens.hash, tokenHash), eq(emailTokens.kind, 'verify-email'), unspent(now)))
+            .returning({ userId: emailTokens.userId })
+            .get()
+          if (!spent) return null
+          tx.update(users).set({ emailVerified: true }).where(eq(users.id, spent.userId)).run()
+          return spent.userId
+        }, immediate),
+      )
+    },
+
+    async confirmEmailChange({ tokenHash, now }) {
+      return durable(() =>
+        db.transaction((tx): EmailChangeOutcome => {
+          const spent = tx
+            .update(emailTokens)
+            .set({ usedAt: now })
+            .where(and(eq(emailTokens.hash, tokenHash), eq(emailTokens.kind, 'change-email'), unspent(now)))
+            .returning({ userId: emailTokens.userId, newEmail: emailTokens.newEmail })
+            .get()
+          const owner = spent && tx.select({ email: users.email }).from(users).where(eq(users.id, spent.userId)).get()
+          if (!spent?.newEmail || !owner) return { status: 'invalid' }
+          const holder = tx.select({ id: users.id }).from(users).where(eq(users.email, spent.newEmail)).get()
+          if (holder && holder.id !== spent.userId) return { status: 'taken', userId: spent.userId }
+          tx.update(users)
+            .set({ email: spent.newEmail, emailVerified: true, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+            .where(eq(users.id, spent.userId))
+            .run()
+          tx.delete(sessions).where(eq(sessions.userId, spent.userId)).run()
+          tx.delete(resetTokens)
+            .where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
+            .run()
+          tx.delete(emailTokens)
+            .where(and(eq(emailTokens.userId, spent.userId), isNull(emailTokens.usedAt)))
+            .run()
+          return { status: 'changed', userId: spent.userId, oldEmail: owner.email, newEmail: spent.newEmail }
+        }, immediate),
+      )
+    },
+
+    async listSessions(userId) {
+      return db.select().from(sessions).where(eq(sessions.userId, userId)).all().map(toSessionInfo)
+    },
+
+    async deleteUserSession(userId, sessionId) {
+      const mine = and(eq(sessions.id, sessionId), eq(sessions.userId, userId))
+      return durable(() => db.delete(sessions).where(mine).run().changes === 1)
+    },
+
+    async deleteOtherSessions(userId, keepSessionId) {
+      const others = and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
+      return durable(() => db.delete(sessions).where(others).run().changes)
+    },
+
+    async deleteUser(userId, credentialsVersion) {
+      // Sessions and tokens go with the user (ON DELETE CASCADE), in the same statement.
+      const current = and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion))
+      return durable(() => db.delete(users).where(current).run().changes === 1)
     },
   }
 }
@@ -222,6 +316,7 @@ export const sqliteCounts = (client: BetterSqlite3.Database) =>
       users: sql<number>`(select count(*) from ${users})`,
       sessions: sql<number>`(select count(*) from ${sessions})`,
       resetTokens: sql<number>`(select count(*) from ${resetTokens})`,
+      emailTokens: sql<number>`(select count(*) from ${emailTokens})`,
     })
     .from(sql`(select 1)`)
     .get()

@@ -2,7 +2,7 @@
  * Rows of the bundled stores' tables (the same columns in both dialects) turned into what the
  * store interface returns: never the password hash or a refresh hash where it is not asked for.
  */
-import type { SessionRefreshState, UserRecord, UserWithHash } from './types.js'
+import type { SessionInfo, SessionRefreshState, UserRecord, UserWithHash } from './types.js'
 
 interface UserRow extends UserRecord {
   passwordHash: string
@@ -15,6 +15,16 @@ export const withHash = (row: UserRow | undefined): UserWithHash | null =>
   row ? { user: toUser(row), passwordHash: row.passwordHash, credentialsVersion: row.credentialsVersion } : null
 
 /** The refresh facts of a sessions row: exactly the interface's fields, whatever else the row holds. */
+/** A session as its owner sees it: exactly the interface's fields. */
+export const toSessionInfo = (row: SessionInfo): SessionInfo => ({
+  id: row.id,
+  userId: row.userId,
+  createdAt: row.createdAt,
+  refreshedAt: row.refreshedAt,
+  userAgent: row.userAgent,
+  ip: row.ip,
+})
+
 export const toRefreshState = (row: SessionRefreshState): SessionRefreshState => ({
   id: row.id,
   userId: row.userId,

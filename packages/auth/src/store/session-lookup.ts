@@ -7,7 +7,7 @@ import type { SessionRecord, UserRecord } from './types.js'
 /** The columns to select from a store's sessions and users tables, each keeping its Drizzle type. */
 export const sessionLookupColumns = <
   S extends { userId: unknown; createdAt: unknown; refreshedAt: unknown },
-  U extends { name: unknown; email: unknown; role: unknown; createdAt: unknown },
+  U extends { name: unknown; email: unknown; role: unknown; emailVerified: unknown; createdAt: unknown },
 >(
   sessions: S,
   users: U,
@@ -18,6 +18,7 @@ export const sessionLookupColumns = <
   name: U['name']
   email: U['email']
   role: U['role']
+  emailVerified: U['emailVerified']
   userCreatedAt: U['createdAt']
 } => ({
   userId: sessions.userId,
@@ -26,6 +27,7 @@ export const sessionLookupColumns = <
   name: users.name,
   email: users.email,
   role: users.role,
+  emailVerified: users.emailVerified,
   userCreatedAt: users.createdAt,
 })
 
@@ -36,13 +38,14 @@ export interface SessionLookupRow {
   name: string
   email: string
   role: string | null
+  emailVerified: boolean
   userCreatedAt: Date
 }
 
 export const fromSessionLookup = (
   sessionId: string,
-  { userId, createdAt, refreshedAt, name, email, role, userCreatedAt }: SessionLookupRow,
+  { userId, createdAt, refreshedAt, name, email, role, emailVerified, userCreatedAt }: SessionLookupRow,
 ): { session: SessionRecord; user: UserRecord } => ({
   session: { id: sessionId, userId, createdAt, refreshedAt },
-  user: { id: userId, name, email, role, createdAt: userCreatedAt },
+  user: { id: userId, name, email, role, emailVerified, createdAt: userCreatedAt },
 })

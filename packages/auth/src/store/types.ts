@@ -13,6 +13,8 @@ export interface UserRecord {
   email: string
   /** Free-form role string. The library never interprets it; policies may. */
   role: string | null
+  /** `true` once a verification, email-change or reset token mailed to the address was redeemed. */
+  emailVerified: boolean
   createdAt: Date
 }
 
@@ -47,6 +49,12 @@ export interface SessionRecord {
   refreshedAt: Date
 }
 
+/** A session as its owner may see it (`GET /sessions`): never a refresh hash. */
+export interface SessionInfo extends SessionRecord {
+  userAgent: string | null
+  ip: string | null
+}
+
 export interface NewSession {
   id: string
   userId: string
@@ -54,6 +62,9 @@ export interface NewSession {
   now: Date
   /** The credentials version of the password just verified (or just set, at signup). */
   credentialsVersion: number
+  /** The `User-Agent` (at most 256 characters) and client address of the login; `null` when unknown. */
+  userAgent?: string | null
+  ip?: string | null
 }
 
 /** A session's refresh facts as its row holds them: the core judges a presented value on them. */
@@ -98,12 +109,37 @@ export interface ConsumeResetInput {
   passwordHash: string
 }
 
+/** The kinds of token mailed to prove a mailbox (CONTRACT §10, §12). */
+export type EmailTokenKind = 'verify-email' | 'change-email'
+
+export interface NewEmailToken {
+  kind: EmailTokenKind
+  userId: string
+  tokenHash: string
+  expiresAt: Date
+  /** `change-email` only: the address the token was mailed to, which becomes the account's. */
+  newEmail?: string
+}
+
+export interface SpendEmailTokenInput {
+  tokenHash: string
+  now: Date
+}
+
+/** What redeeming a `change-email` token did. */
+export type EmailChangeOutcome =
+  | { status: 'changed'; userId: string; oldEmail: string; newEmail: string }
+  /** The new address belongs to another account by now: nothing changed, and the token is spent. */
+  | { status: 'taken'; userId: string }
+  /** Unknown, used or expired. */
+  | { status: 'invalid' }
+
 export interface PruneInput {
   /** A session last refreshed at or before this is past its idle lifetime. */
   deadIfRefreshedBy: Date
   /** A session created at or before this is past its absolute lifetime. */
   deadIfCreatedBy: Date
-  /** A reset token that was used, or expires at or before this, is spent. */
+  /** A reset or email token that was used, or expires at or before this, is spent. */
   now: Date
   /** At most this many rows of each table in one call, so no call holds a lock for long. */
   limit: number
@@ -172,5 +208,33 @@ export interface Store<U extends UserRecord = UserRecord> {
    * computed, and used or expired reset tokens. Answers how many of each it deleted; fewer than
    * `limit` of a kind means none of that kind is left.
    */
-  prune(input: PruneInput): Promise<{ sessions: number; resetTokens: number }>
+  prune(input: PruneInput): Promise<{ sessions: number; resetTokens: number; emailTokens: number }>
+
+  /** Stores a verification or email-change token; every earlier unused token of that kind and user dies. */
+  createEmailToken(input: NewEmailToken): Promise<void>
+  /**
+   * Atomically spends an unused, unexpired `verify-email` token and marks its user verified.
+   * Answers the user's id, or `null` (unknown, used, expired, or another kind). Of concurrent
+   * calls with one token exactly one succeeds.
+   */
+  verifyEmail(input: SpendEmailTokenInput): Promise<string | null>
+  /**
+   * Atomically spends an unused, unexpired `change-email` token and, unless another account holds
+   * the new address by now, makes it the user's email (verified), bumps the credentials version
+   * and deletes every session and unused reset and email token of the user. Of concurrent calls
+   * with one token exactly one is not `invalid`.
+   */
+  confirmEmailChange(input: SpendEmailTokenInput): Promise<EmailChangeOutcome>
+  /** The user's sessions, every one the store holds (the core leaves out the dead), without refresh hashes. */
+  listSessions(userId: string): Promise<SessionInfo[]>
+  /** Deletes the session only when it is this user's; answers whether it did. */
+  deleteUserSession(userId: string, sessionId: string): Promise<boolean>
+  /** Deletes every session of the user except `keepSessionId`; answers how many. */
+  deleteOtherSessions(userId: string, keepSessionId: string): Promise<number>
+  /**
+   * Deletes the user with every session and token, in one atomic step, only while the
+   * credentials version is still `credentialsVersion` (the password that was re-checked).
+   * Answers whether it deleted.
+   */
+  deleteUser(userId: string, credentialsVersion: number): Promise<boolean>
 }

@@ -13,6 +13,7 @@
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { conformance } from './conformance/context.js'
+import { lifecycleConformance } from './conformance/lifecycle.js'
 import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
 import { sessionsConformance } from './conformance/sessions.js'
@@ -40,5 +41,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     sessionsConformance(t)
     resetTokensConformance(t)
     pruneConformance(t)
+    lifecycleConformance(t)
   })
 }

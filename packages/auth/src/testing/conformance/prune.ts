@@ -18,10 +18,10 @@ export const pruneConformance = (t: Conformance) => {
       const onTheEdge = await newSession(user.id, 'p-edge', at(70 * DAY))
       const live = await newSession(user.id, 'p-live', at(71 * DAY))
 
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 3, resetTokens: 0 })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 3, resetTokens: 0, emailTokens: 0 })
       for (const dead of [idle, old, onTheEdge]) expect(await t.store.findSession(dead)).toBeNull()
       expect(await t.store.findSession(live)).not.toBeNull()
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 0 })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0 })
     })
 
     it('deletes used and expired reset tokens and keeps the one that can still be redeemed', async () => {
@@ -31,8 +31,20 @@ export const pruneConformance = (t: Conformance) => {
       await t.store.createResetToken({ userId: b.id, tokenHash: 'expired', expiresAt: now })
       await t.store.createResetToken({ userId: c.id, tokenHash: 'live', expiresAt: at(100 * DAY + 1) })
 
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 2 })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 2, emailTokens: 0 })
       expect(await t.store.findResetToken('live', now)).toEqual({ userId: c.id, email: c.email })
+    })
+
+    it('deletes used and expired email tokens and keeps the ones that can still be redeemed', async () => {
+      const [a, b, c] = [await newUser(), await newUser(), await newUser()]
+      const mail = (userId: string, tokenHash: string, expiresAt: Date, kind: 'verify-email' | 'change-email' = 'verify-email') =>
+        t.store.createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail: `${tokenHash}@example.com` })
+      await mail(a.id, 'used', at(101 * DAY))
+      expect(await t.store.verifyEmail({ tokenHash: 'used', now: at(99 * DAY) })).toBe(a.id)
+      await mail(b.id, 'expired', now, 'change-email')
+      await mail(c.id, 'live', at(100 * DAY + 1))
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 2 })
+      expect(await t.store.verifyEmail({ tokenHash: 'live', now })).toBe(c.id)
     })
 
     it('deletes at most `limit` rows of each kind per call', async () => {

@@ -1,0 +1,131 @@
+/**
+ * What the library tells the application (CONTRACT §9): mails through `sendMail`, each with a
+ * `kind`, and security events through `onEvent`. Both run after the answer is decided, so a hook
+ * that throws or hangs changes neither the answer nor its timing; a failure is logged by kind and
+ * name only, never with a token.
+ */
+import type { Context } from 'hono'
+import type { AfterAnswer } from './background.js'
+import { requestFacts } from './credentials.js'
+import { errorSummary } from './errors.js'
+
+/** A mail that carries a single-use token; the application builds the link around it. */
+interface TokenMail<K extends string> {
+  kind: K
+  /** The address to send to: the account's, or for `change-email` the new one. */
+  to: string
+  /** The raw single-use token. */
+  token: string
+}
+
+/** A notice of a change to the account: no token. */
+interface Notice<K extends string> {
+  kind: K
+  to: string
+}
+
+/**
+ * Every mail the library asks for. Switch on `kind`: the compiler checks the switch covers them.
+ *
+ * @example
+ * sendMail: (mail) => {
+ *   switch (mail.kind) {
+ *     case 'reset-password': return send(mail.to, `${APP}/reset-password?token=${mail.token}`)
+ *     case 'verify-email': return send(mail.to, `${APP}/verify-email?token=${mail.token}`)
+ *     // …
+ *   }
+ * }
+ */
+export type AuthMail =
+  | TokenMail<'reset-password'>
+  | TokenMail<'verify-email'>
+  | TokenMail<'change-email'>
+  | Notice<'password-changed'>
+  /** Sent to the old address once the new one is confirmed. */
+  | (Notice<'email-changed'> & { newEmail: string })
+  | Notice<'two-factor-enabled'>
+  | Notice<'two-factor-disabled'>
+  | Notice<'recovery-code-used'>
+
+export type AuthMailKind = AuthMail['kind']
+
+/** The reset mail (`kind: 'reset-password'`). */
+export type ResetMail = Extract<AuthMail, { kind: 'reset-password' }>
+
+interface EventBase {
+  /** When it happened: ISO 8601 UTC with milliseconds. */
+  at: string
+  /** The client address (as the rate limits derive it); `null` when unknown. */
+  ip: string | null
+  /** The `User-Agent`, at most 256 characters, when one was sent. */
+  userAgent?: string
+}
+
+type UserEvent<T extends string> = EventBase & { type: T; userId: string }
+type SessionEvent<T extends string> = UserEvent<T> & { sessionId: string }
+
+/**
+ * One security-relevant step, after it happened. Never a password, hash, token or code.
+ * `userId` whenever the account is known; `sessionId` on every event about one session.
+ */
+export type AuthEvent =
+  | SessionEvent<'signup'>
+  | SessionEvent<'login.succeeded'>
+  /** Wrong password, or (without `userId`) an email with no account. */
+  | (EventBase & { type: 'login.failed'; userId?: string })
+  | UserEvent<'login.challenged'>
+  /** A 429: `endpoint` names the limited route (`login`, `signup`, …). */
+  | (EventBase & { type: 'rate_limited'; endpoint: string; userId?: string })
+  | SessionEvent<'refresh.reuse_detected'>
+  | SessionEvent<'logout'>
+  | SessionEvent<'session.revoked'>
+  | UserEvent<'password.changed'>
+  | UserEvent<'password.reset'>
+  | UserEvent<'email.verified'>
+  | UserEvent<'email.changed'>
+  | UserEvent<'account.deleted'>
+  | UserEvent<'two_factor.enabled'>
+  | UserEvent<'two_factor.disabled'>
+  | UserEvent<'two_factor.failed'>
+  | UserEvent<'recovery_code.used'>
+
+export type AuthEventType = AuthEvent['type']
+
+/** An event as a route reports it: the request supplies `at`, `ip` and `userAgent`. */
+export type EventInput = AuthEvent extends infer E ? (E extends AuthEvent ? Omit<E, keyof EventBase> : never) : never
+
+export interface Notifier {
+  /** Asks the application to send `mail`, after the answer. */
+  mail(mail: AuthMail): void
+  /** Reports `event` of the request `c` to `onEvent`, after the answer. */
+  event(c: Context, event: EventInput): void
+}
+
+export const notifier = (deps: {
+  sendMail: (mail: AuthMail) => void | Promise<void>
+  onEvent: ((event: AuthEvent) => void | Promise<void>) | undefined
+  afterAnswer: AfterAnswer
+  trustProxy: boolean
+  now: () => Date
+  log: (message: string) => void
+}): Notifier => ({
+  mail(mail) {
+    deps.afterAnswer.run('sendMail', async () => {
+      try {
+        await deps.sendMail(mail)
+      } catch (err) {
+        deps.log(`sendMail failed (${mail.kind}): ${errorSummary(err)}`)
+      }
+    })
+  },
+  event(c, input) {
+    const onEvent = deps.onEvent
+    if (!onEvent) return
+    // Read from the request now: after the answer the context may be gone.
+    const { ip, userAgent } = requestFacts(c, deps.trustProxy)
+    const event = { ...input, at: deps.now().toISOString(), ip, ...(userAgent === null ? {} : { userAgent }) } as AuthEvent
+    deps.afterAnswer.run(`onEvent (${event.type})`, async () => {
+      await onEvent(event)
+    })
+  },
+})

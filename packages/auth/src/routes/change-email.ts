@@ -1,0 +1,104 @@
+/**
+ * Changing the email (CONTRACT §12): POST /change-email re-checks the password and mails a
+ * `change-email` token to the new address; nothing changes yet. POST /confirm-email spends it:
+ * the address becomes the account's (verified), every session ends, and the old address is told.
+ */
+import { createRoute, z } from '@hono/zod-openapi'
+import { AuthError } from '../errors.js'
+import { tokenHash } from '../opaque-token.js'
+import { guardedRoute } from '../route.js'
+import {
+  bodyGuardResponses,
+  EmailField,
+  internalErrorResponse,
+  jsonBody,
+  jsonContent,
+  MessageSchema,
+  overloadedResponse,
+  PasswordField,
+  problemResponse,
+  rateLimitedResponse,
+} from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import { fieldFailure } from '../validation.js'
+import { checkCurrentPassword } from './current-password.js'
+import type { AuthApp, RouteDeps } from './deps.js'
+import { invalidEmailToken, mailEmailToken } from './email-tokens.js'
+import { TokenBody } from './verify-email.js'
+
+const ChangeEmailBody = z.object({ currentPassword: PasswordField, newEmail: EmailField }).openapi('ChangeEmailRequest')
+const SENT = 'A confirmation link is on its way to the new address; the email changes when it is used.'
+
+const emailTaken = () => new AuthError('email_taken', { detail: 'An account with this email already exists.' })
+
+export const changeEmail = <U extends UserRecord>(
+  app: AuthApp,
+  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'notify' | 'options' | 'guard' | 'cookie'>,
+) => {
+  const { store, limits, notify, options, guard, cookie } = deps
+  app.openapi(
+    guardedRoute(
+      guard(true),
+      {
+        auth: true,
+        method: 'post',
+        path: '/change-email',
+        operationId: 'changeEmail',
+        tags: ['auth'],
+        summary: 'Mail a confirmation link to a new address; the email changes when it is used',
+        request: { body: jsonBody(ChangeEmailBody) },
+        responses: {
+          202: jsonContent(MessageSchema, 'The link is on its way to the new address'),
+          400: problemResponse('Invalid input, a wrong current password, or the current address'),
+          409: problemResponse('Another account has this email'),
+          ...bodyGuardResponses,
+          429: rateLimitedResponse,
+          503: overloadedResponse,
+        },
+      },
+      [limits.perUser('change-email')],
+    ),
+    async (c) => {
+      const { currentPassword, newEmail } = c.req.valid('json')
+      const { user } = c.var
+      // The password first: without it, nobody learns whether an address has an account.
+      const found = await checkCurrentPassword(deps, user.id, currentPassword)
+      if (newEmail === found.user.email) throw fieldFailure('newEmail', 'invalid_value', 'New email is your current email')
+      if (await store.findUserByEmail(newEmail)) throw emailTaken()
+      await mailEmailToken(deps, 'change-email', user.id, newEmail)
+      return c.json({ message: SENT }, 202)
+    },
+  )
+
+  return app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/confirm-email',
+      operationId: 'confirmEmail',
+      security: [],
+      tags: ['auth'],
+      summary: 'Make the new address the account’s with the token from the confirmation mail',
+      // Per address: the token's owner is known only once it is spent.
+      middleware: [limits.perIp('confirm-email')],
+      request: { body: jsonBody(TokenBody.openapi('ConfirmEmailRequest')) },
+      responses: {
+        204: { description: 'The email changed (verified); every session of the account is signed out' },
+        400: problemResponse('Invalid input, or an invalid, used or expired token'),
+        409: problemResponse('Another account took the address meanwhile; the token is spent'),
+        ...bodyGuardResponses,
+        429: rateLimitedResponse,
+        500: internalErrorResponse,
+      },
+    }),
+    async (c) => {
+      const { token } = c.req.valid('json')
+      const outcome = await store.confirmEmailChange({ tokenHash: tokenHash(token), now: options.now() })
+      if (outcome.status === 'invalid') throw invalidEmailToken()
+      if (outcome.status === 'taken') throw emailTaken()
+      cookie.clear(c)
+      notify.event(c, { type: 'email.changed', userId: outcome.userId })
+      notify.mail({ kind: 'email-changed', to: outcome.oldEmail, newEmail: outcome.newEmail })
+      return c.body(null, 204)
+    },
+  )
+}

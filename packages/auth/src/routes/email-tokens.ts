@@ -1,0 +1,35 @@
+/**
+ * Mailed tokens that prove a mailbox (CONTRACT §10, §12): `verify-email` lives 24 hours and goes
+ * to the account's address, `change-email` lives 1 hour and goes to the new address. The raw token
+ * is only ever in the mail; the store keeps its SHA-256.
+ */
+import { AuthError } from '../errors.js'
+import { opaqueToken, tokenHash } from '../opaque-token.js'
+import type { EmailTokenKind, UserRecord } from '../store/types.js'
+import type { RouteDeps } from './deps.js'
+
+const LIFETIME_MS: Record<EmailTokenKind, number> = {
+  'verify-email': 24 * 60 * 60 * 1000,
+  'change-email': 60 * 60 * 1000,
+}
+
+/** Stores a new token of `kind` for the user (earlier ones of the kind die) and mails it to `to`. */
+export const mailEmailToken = async <U extends UserRecord>(
+  { store, notify, options }: Pick<RouteDeps<U>, 'store' | 'notify' | 'options'>,
+  kind: EmailTokenKind,
+  userId: string,
+  to: string,
+) => {
+  const token = opaqueToken()
+  await store.createEmailToken({
+    kind,
+    userId,
+    tokenHash: tokenHash(token),
+    expiresAt: new Date(options.now().getTime() + LIFETIME_MS[kind]),
+    ...(kind === 'change-email' ? { newEmail: to } : {}),
+  })
+  notify.mail({ kind, to, token })
+}
+
+/** One answer for an unknown, used, expired or wrong-kind token. */
+export const invalidEmailToken = () => new AuthError('invalid_email_token', { detail: 'The token is invalid, used or expired.' })

@@ -1,0 +1,99 @@
+/**
+ * The caller's sessions (CONTRACT §11): list them, end one, end every other. Another user's
+ * session, an unknown or a malformed id all answer the same 404 naming the id, never 403.
+ */
+import { z } from '@hono/zod-openapi'
+import { AuthError } from '../errors.js'
+import { guardedRoute } from '../route.js'
+import { bodyGuardResponses, jsonContent, problemResponse } from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import type { AuthApp, RouteDeps } from './deps.js'
+
+const when = (description: string) => z.string().max(30).openapi({ format: 'date-time', description })
+
+export const SessionSchema = z
+  .object({
+    id: z.string().max(36),
+    createdAt: when('Signed in at'),
+    lastUsedAt: when('The last sign-in or refresh'),
+    expiresAt: when('The earlier of the idle and absolute deadlines'),
+    userAgent: z.string().max(256).nullable().openapi({ description: 'The User-Agent at sign-in, first 256 characters' }),
+    ip: z.string().max(64).nullable().openapi({ description: 'The client address at sign-in' }),
+    current: z.boolean().openapi({ description: 'The session of this request' }),
+  })
+  .openapi('Session')
+
+const SessionIdParam = z.object({
+  id: z.string().openapi({
+    param: { name: 'id', in: 'path' },
+    format: 'uuid',
+    maxLength: 36,
+    description: 'A session id from GET /sessions. Any other value matches nothing: 404.',
+  }),
+})
+
+export const sessionRoutes = <U extends UserRecord>(
+  app: AuthApp,
+  { store, sessions, guard, notify }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'guard' | 'notify'>,
+) => {
+  app.openapi(
+    guardedRoute(guard(true), {
+      auth: true,
+      method: 'get',
+      path: '/sessions',
+      operationId: 'listSessions',
+      tags: ['auth'],
+      summary: "The caller's live sessions, most recently used first",
+      responses: { 200: jsonContent(z.array(SessionSchema).max(10_000), 'Live sessions only') },
+    }),
+    async (c) => c.json(await sessions.list(c.var.user.id, c.var.sessionId), 200),
+  )
+
+  app.openapi(
+    guardedRoute(guard(true), {
+      auth: true,
+      method: 'delete',
+      path: '/sessions/{id}',
+      operationId: 'deleteSession',
+      tags: ['auth'],
+      summary: 'End one of the caller’s sessions; ending the current one signs out',
+      request: { params: SessionIdParam },
+      responses: {
+        204: { description: 'Ended: its refresh cookie and access tokens stop working' },
+        404: problemResponse('The caller has no session with this id'),
+        ...bodyGuardResponses,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const { user, sessionId } = c.var
+      if (id === sessionId) {
+        await sessions.end(c, sessionId)
+        notify.event(c, { type: 'logout', userId: user.id, sessionId })
+        return c.body(null, 204)
+      }
+      if (!(await store.deleteUserSession(user.id, id))) throw new AuthError('not_found', { detail: `No session with id ${id}` })
+      notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: id })
+      return c.body(null, 204)
+    },
+  )
+
+  return app.openapi(
+    guardedRoute(guard(true), {
+      auth: true,
+      method: 'delete',
+      path: '/sessions',
+      operationId: 'deleteOtherSessions',
+      tags: ['auth'],
+      summary: 'Sign out everywhere else: end every session of the caller except this one',
+      responses: { 204: { description: 'Every other session ended' }, ...bodyGuardResponses },
+    }),
+    async (c) => {
+      const { user, sessionId } = c.var
+      const others = (await store.listSessions(user.id)).filter((s) => s.id !== sessionId)
+      await store.deleteOtherSessions(user.id, sessionId)
+      for (const session of others) notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: session.id })
+      return c.body(null, 204)
+    },
+  )
+}
