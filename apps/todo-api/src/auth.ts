@@ -1,13 +1,15 @@
 /**
- * The app's authentication: `createAuth` on the opened database, with the one policy this app
- * registers, `admin` (`user.raw.role === 'admin'`, set with `pnpm cli set-role`).
+ * The app's authentication: `createAuth` on the opened database, with the policies this app
+ * registers: `admin` (`user.raw.role === 'admin'`, set with `pnpm cli set-role`) and `verified`
+ * (`user.raw.emailVerified`, CONTRACT §10; no route of this app requires it). Every security
+ * event goes to standard output as one JSON line, `{"audit":…}`.
  */
 import { type Auth, createAuth, type UserRecord } from '@latchkey/auth'
 import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
 
-/** The auth component of this app: the store's users (SQLite or PostgreSQL), one policy named `admin`. */
-export type AppAuth = Auth<UserRecord, 'admin'>
+/** The auth component of this app: the store's users (SQLite or PostgreSQL), the policies `admin` and `verified`. */
+export type AppAuth = Auth<UserRecord, 'admin' | 'verified'>
 
 export interface AppAuthOptions {
   /** One secret, or several: the first signs access tokens, every one verifies them. */
@@ -20,17 +22,35 @@ export interface AppAuthOptions {
   trustProxy: boolean
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
+  /** Where the audit lines go. Default: standard output. */
+  audit?: (line: string) => void
   now: () => Date
 }
 
-export const createAppAuth = ({ secret, db, mailer, publicUrl, production, trustProxy, log, now }: AppAuthOptions): AppAuth =>
+const RAW_CONTROL = /[\u007f-\u009f\u2028\u2029]/g
+const escape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
+
+export const createAppAuth = ({
+  secret,
+  db,
+  mailer,
+  publicUrl,
+  production,
+  trustProxy,
+  log,
+  audit = (line) => console.log(line),
+  now,
+}: AppAuthOptions): AppAuth =>
   createAuth({
     secret,
     store: db.authStore,
     // On PostgreSQL the counts live in the database, so every instance counts against one limit.
     ...(db.rateLimitStore ? { rateLimit: { store: db.rateLimitStore } } : {}),
-    sendMail: (mail) => mailer.sendReset(mail),
-    policies: { admin: (user) => user.raw.role === 'admin' },
+    sendMail: (mail) => mailer.send(mail),
+    // An event holds no secret (CONTRACT §9). What a client sent (the User-Agent) is escaped:
+    // JSON.stringify leaves DEL, C1 controls and U+2028/9 raw, which could drive a terminal.
+    onEvent: (event) => audit(JSON.stringify({ audit: event }).replace(RAW_CONTROL, escape)),
+    policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },
     publicUrl,
     trustProxy,
     secureCookies: production || publicUrl.startsWith('https:'),

@@ -1,9 +1,10 @@
 /**
- * The reset-mail hook the app hands to @latchkey/auth. It owns the link
- * (`$PUBLIC_URL/reset-password?token=…`, never built from request headers) and the delivery:
- * SMTP when `SMTP_URL` is set, otherwise one terminal line with the link, outside production only.
+ * The mail hook the app hands to @latchkey/auth (CONTRACT §9). It owns the links
+ * (`$PUBLIC_URL/reset-password?token=…`, `/verify-email?token=…`, `/confirm-email?token=…`, never
+ * built from request headers) and the delivery: SMTP when `SMTP_URL` is set, each mail with an
+ * `X-Latchkey-Kind` header; otherwise one terminal line per mail, outside production only.
  */
-import type { ResetMail } from '@latchkey/auth'
+import type { AuthMail } from '@latchkey/auth'
 import nodemailer from 'nodemailer'
 
 export interface MailerOptions {
@@ -13,44 +14,112 @@ export interface MailerOptions {
   /** Base of the link, without a trailing slash. */
   publicUrl: string
   production: boolean
-  /** Where the development link line goes. Default: standard output. */
+  /** Where the development mail lines go. Default: standard output. */
   print?: (line: string) => void
 }
 
 export interface Mailer {
-  sendReset(mail: ResetMail): Promise<void>
+  send(mail: AuthMail): Promise<void>
   close(): void
 }
 
-/** The link a reset mail carries. */
-export const resetLink = (publicUrl: string, token: string): string =>
-  `${publicUrl}/reset-password?token=${encodeURIComponent(token)}`
+/** The page each token kind links to. */
+const PAGE = { 'reset-password': 'reset-password', 'verify-email': 'verify-email', 'change-email': 'confirm-email' } as const
 
-const body = (link: string) =>
-  [
-    'Someone (hopefully you) asked to reset the password of your account.',
-    '',
-    `Set a new password here: ${link}`,
-    '',
-    'The link works once and expires in 30 minutes. Using it signs out every session of the account.',
-    'If you did not ask for this, ignore this mail: your password stays as it is.',
-  ].join('\n')
+/** The link a token mail carries. */
+export const tokenLink = (publicUrl: string, kind: keyof typeof PAGE, token: string): string =>
+  `${publicUrl}/${PAGE[kind]}?token=${encodeURIComponent(token)}`
+
+/** The link a reset mail carries. */
+export const resetLink = (publicUrl: string, token: string): string => tokenLink(publicUrl, 'reset-password', token)
+
+interface Composed {
+  subject: string
+  text: string
+  /** The one line printed in development. */
+  line: string
+}
+
+const IGNORE = 'If you did not ask for this, ignore this mail.'
+
+/** Subject, text and development line of each kind; the `switch` is checked for exhaustiveness. */
+const compose = (mail: AuthMail, publicUrl: string): Composed => {
+  switch (mail.kind) {
+    case 'reset-password': {
+      const link = tokenLink(publicUrl, mail.kind, mail.token)
+      return {
+        subject: 'Reset your password',
+        text: [
+          'Someone (hopefully you) asked to reset the password of your account.',
+          '',
+          `Set a new password here: ${link}`,
+          '',
+          'The link works once and expires in 30 minutes. Using it signs out every session of the account.',
+          'If you did not ask for this, ignore this mail: your password stays as it is.',
+        ].join('\n'),
+        line: `password reset link for ${mail.to}: ${link}`,
+      }
+    }
+    case 'verify-email': {
+      const link = tokenLink(publicUrl, mail.kind, mail.token)
+      return {
+        subject: 'Confirm your email address',
+        text: ['Confirm that this address is yours:', '', link, '', 'The link works once and expires in 24 hours.', IGNORE].join(
+          '\n',
+        ),
+        line: `email verification link for ${mail.to}: ${link}`,
+      }
+    }
+    case 'change-email': {
+      const link = tokenLink(publicUrl, mail.kind, mail.token)
+      return {
+        subject: 'Confirm your new email address',
+        text: [
+          'Someone (hopefully you) asked to make this the email address of their account.',
+          '',
+          `Confirm it here: ${link}`,
+          '',
+          'The link works once and expires in 1 hour. Using it signs out every session of the account.',
+          IGNORE,
+        ].join('\n'),
+        line: `email change link for ${mail.to}: ${link}`,
+      }
+    }
+    case 'password-changed':
+      return notice(mail.to, 'Your password was changed', 'The password of your account was just changed.')
+    case 'email-changed':
+      return notice(mail.to, 'Your email address was changed', `The email address of your account is now ${mail.newEmail}.`)
+    case 'two-factor-enabled':
+      return notice(mail.to, 'Two-factor sign-in is on', 'Two-factor sign-in was just turned on for your account.')
+    case 'two-factor-disabled':
+      return notice(mail.to, 'Two-factor sign-in is off', 'Two-factor sign-in was just turned off for your account.')
+    case 'recovery-code-used':
+      return notice(mail.to, 'A recovery code was used', 'One of your recovery codes was just used to sign in.')
+  }
+}
+
+const notice = (to: string, subject: string, what: string): Composed => ({
+  subject,
+  text: [what, '', 'If this was not you, reset your password now and sign out your other sessions.'].join('\n'),
+  line: `notice for ${to}: ${subject}`,
+})
 
 export const createMailer = ({ smtpUrl, from, publicUrl, production, print }: MailerOptions): Mailer => {
   if (smtpUrl) {
     const transport = nodemailer.createTransport(smtpUrl)
     return {
-      async sendReset({ to, token }) {
-        await transport.sendMail({ from, to, subject: 'Reset your password', text: body(resetLink(publicUrl, token)) })
+      async send(mail) {
+        const { subject, text } = compose(mail, publicUrl)
+        await transport.sendMail({ from, to: mail.to, subject, text, headers: { 'X-Latchkey-Kind': mail.kind } })
       },
       close: () => transport.close(),
     }
   }
-  if (production) throw new Error('createMailer: SMTP_URL is required in production; reset links are never printed there')
+  if (production) throw new Error('createMailer: SMTP_URL is required in production; mail links are never printed there')
   const write = print ?? ((line: string) => console.log(line))
   return {
-    async sendReset({ to, token }) {
-      write(`[dev mail] password reset link for ${to}: ${resetLink(publicUrl, token)}`)
+    async send(mail) {
+      write(`[dev mail] ${compose(mail, publicUrl).line}`)
     },
     close: () => {},
   }

@@ -66,6 +66,14 @@ describe('GET /openapi.json', () => {
         'POST /auth/change-password',
         'POST /auth/forgot-password',
         'POST /auth/reset-password',
+        'POST /auth/verify-email',
+        'POST /auth/resend-verification',
+        'GET /auth/sessions',
+        'DELETE /auth/sessions/{id}',
+        'DELETE /auth/sessions',
+        'POST /auth/change-email',
+        'POST /auth/confirm-email',
+        'POST /auth/delete-account',
         'POST /todos',
         'GET /todos',
         'PATCH /todos/{id}',
@@ -86,6 +94,12 @@ describe('GET /openapi.json', () => {
         'POST /auth/logout',
         'GET /auth/me',
         'POST /auth/change-password',
+        'POST /auth/resend-verification',
+        'GET /auth/sessions',
+        'DELETE /auth/sessions/{id}',
+        'DELETE /auth/sessions',
+        'POST /auth/change-email',
+        'POST /auth/delete-account',
         'POST /todos',
         'GET /todos',
         'PATCH /todos/{id}',
@@ -132,6 +146,14 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/change-password': 'changePassword',
       'POST /auth/forgot-password': 'forgotPassword',
       'POST /auth/reset-password': 'resetPassword',
+      'POST /auth/verify-email': 'verifyEmail',
+      'POST /auth/resend-verification': 'resendVerification',
+      'GET /auth/sessions': 'listSessions',
+      'DELETE /auth/sessions/{id}': 'deleteSession',
+      'DELETE /auth/sessions': 'deleteOtherSessions',
+      'POST /auth/change-email': 'changeEmail',
+      'POST /auth/confirm-email': 'confirmEmail',
+      'POST /auth/delete-account': 'deleteAccount',
       'POST /todos': 'createTodo',
       'GET /todos': 'listTodos',
       'PATCH /todos/{id}': 'updateTodo',
@@ -150,6 +172,8 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'POST /auth/login',
         'POST /auth/forgot-password',
         'POST /auth/reset-password',
+        'POST /auth/verify-email',
+        'POST /auth/confirm-email',
         'GET /health',
         'GET /reset-password',
       ].sort(),
@@ -164,7 +188,8 @@ describe('GET /openapi.json says exactly what the server does', () => {
       expect(op.responses, id).toHaveProperty('413')
       expect(op.responses, id).toHaveProperty('415')
     }
-    for (const path of ['/auth/signup', '/auth/login', '/auth/change-password', '/auth/reset-password'])
+    const hashing = ['/auth/signup', '/auth/login', '/auth/change-password', '/auth/reset-password', '/auth/change-email']
+    for (const path of [...hashing, '/auth/delete-account'])
       expect(doc.paths[path]?.post?.responses, path).toHaveProperty('503.headers.Retry-After')
   })
 

@@ -156,6 +156,8 @@ export const runServerToExit = (env: Env) =>
 
 export interface Mail {
   to: string[]
+  /** The `X-Latchkey-Kind` header: `reset-password`, `verify-email`, … (CONTRACT §9). */
+  kind: string | null
   /** The message as sent, quoted-printable soft breaks and escapes decoded. */
   text: string
 }
@@ -180,7 +182,8 @@ export const startSmtp = async () => {
         raw += chunk
       })
       stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), text: decodeQuotedPrintable(raw) })
+        const kind = /^X-Latchkey-Kind: *(\S+)\r?$/im.exec(raw)?.[1] ?? null
+        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), kind, text: decodeQuotedPrintable(raw) })
         for (const w of waiting) w()
         callback()
       })
@@ -191,11 +194,11 @@ export const startSmtp = async () => {
   return {
     url: `smtp://127.0.0.1:${port}`,
     mails,
-    /** The next mail to `to` that arrives after `after` mails were already there. */
-    waitFor(to: string, after = 0, timeoutMs = 5_000): Promise<Mail> {
+    /** The next mail of `kind` (default: a reset mail) to `to` that arrives after `after` mails were already there. */
+    waitFor(to: string, after = 0, timeoutMs = 5_000, kind = 'reset-password'): Promise<Mail> {
       return new Promise((resolve, reject) => {
         const check = () => {
-          const mail = mails.slice(after).find((m) => m.to.includes(to))
+          const mail = mails.slice(after).find((m) => m.to.includes(to) && m.kind === kind)
           if (!mail) return
           waiting.delete(check)
           clearTimeout(timer)
@@ -203,7 +206,7 @@ export const startSmtp = async () => {
         }
         const timer = setTimeout(() => {
           waiting.delete(check)
-          reject(new Error(`no mail to ${to} within ${timeoutMs} ms`))
+          reject(new Error(`no ${kind} mail to ${to} within ${timeoutMs} ms`))
         }, timeoutMs)
         waiting.add(check)
         check()

@@ -708,12 +708,24 @@ export const fuzzSuite = (store: AttackStore) =>
         expect(output).not.toContain('$argon2')
         expect(output).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+/)
         expect(output).not.toMatch(/unexpected error/)
-        // Every line is the start line or one request's log line: no client text broke a line.
+        // Every line is the start line, one request's log line or one audit event (a JSON object,
+        // CONTRACT §9): no client text broke a line or reached the terminal raw.
+        const isAudit = (line: string) => {
+          try {
+            return typeof (JSON.parse(line) as { audit?: { type?: unknown } }).audit?.type === 'string'
+          } catch {
+            return false
+          }
+        }
         const strays = server
           .stdout()
           .split('\n')
-          .filter((line) => line !== '' && !/^[A-Z]+ \/.* \d{3} \d+ms$/.test(line) && !/^listening on http/.test(line))
+          .filter(
+            (line) =>
+              line !== '' && !/^[A-Z]+ \/.* \d{3} \d+ms$/.test(line) && !/^listening on http/.test(line) && !isAudit(line),
+          )
         expect(strays).toEqual([])
+        expect(server.stdout()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029]/)
       })
 
       it.runIf(TOTAL >= 1000)('reached both a success and a refusal on every endpoint', () => {
