@@ -28,7 +28,7 @@ export interface AppAuthOptions {
 }
 
 const RAW_CONTROL = /[\u007f-\u009f\u2028\u2029]/g
-const escape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
+const unicodeEscape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
 
 export const createAppAuth = ({
   secret,
@@ -49,7 +49,7 @@ export const createAppAuth = ({
     sendMail: (mail) => mailer.send(mail),
     // An event holds no secret (CONTRACT §9). What a client sent (the User-Agent) is escaped:
     // JSON.stringify leaves DEL, C1 controls and U+2028/9 raw, which could drive a terminal.
-    onEvent: (event) => audit(JSON.stringify({ audit: event }).replace(RAW_CONTROL, escape)),
+    onEvent: (event) => audit(JSON.stringify({ audit: event }).replace(RAW_CONTROL, unicodeEscape)),
     policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },
     publicUrl,
     trustProxy,
