@@ -5,7 +5,7 @@
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { Hono } from 'hono'
 import { expectTypeOf } from 'vitest'
-import { type AuthUser, createAuth, type Store, type UserRecord } from './index.js'
+import { type AuthEvent, type AuthMail, type AuthUser, createAuth, type Store, type UserRecord } from './index.js'
 import type { sqliteStore } from './sqlite/index.js'
 
 declare const store: ReturnType<typeof sqliteStore>
@@ -85,3 +85,57 @@ createAuth({
 })
 // @ts-expect-error -- a plain store's users have no `plan`
 createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, policies: { pro: (user) => user.raw.plan === 'pro' } })
+
+// The mail hook is a discriminated union: a switch on `kind` narrows, and a switch that misses a
+// kind fails an exhaustiveness check.
+const exhaustive = (mail: AuthMail): string => {
+  switch (mail.kind) {
+    case 'reset-password':
+    case 'verify-email':
+    case 'change-email':
+      return mail.token
+    case 'email-changed':
+      return mail.newEmail
+    case 'password-changed':
+    case 'two-factor-enabled':
+    case 'two-factor-disabled':
+    case 'recovery-code-used':
+      // @ts-expect-error -- a notice carries no token
+      return mail.token
+    default: {
+      const never: never = mail
+      return never
+    }
+  }
+}
+createAuth({ secret: 'x'.repeat(32), store, sendMail: (mail) => void exhaustive(mail) })
+// An app that handles resets only still compiles when it switches on `kind`.
+createAuth({
+  secret: 'x'.repeat(32),
+  store,
+  sendMail: (mail) => {
+    if (mail.kind === 'reset-password') expectTypeOf(mail.token).toEqualTypeOf<string>()
+  },
+})
+const missing = (mail: AuthMail): string => {
+  switch (mail.kind) {
+    case 'reset-password':
+      return mail.token
+    default: {
+      // @ts-expect-error -- the other kinds are not handled
+      const never: never = mail
+      return never
+    }
+  }
+}
+void missing
+// Events: a typed union; a session event always names its session.
+createAuth({
+  secret: 'x'.repeat(32),
+  store,
+  sendMail: () => {},
+  onEvent: (event: AuthEvent) => {
+    if (event.type === 'login.succeeded') expectTypeOf(event.sessionId).toEqualTypeOf<string>()
+    if (event.type === 'login.failed') expectTypeOf(event.userId).toEqualTypeOf<string | undefined>()
+  },
+})
