@@ -15,6 +15,7 @@ import { adminRoutes } from './routes/admin.js'
 import { docsRoutes } from './routes/docs.js'
 import { resetPageRoute } from './routes/reset-page.js'
 import { todoRoutes } from './routes/todos.js'
+import { tokenPageRoutes } from './routes/token-pages.js'
 
 export interface AppOptions extends Omit<AppAuthOptions, 'log' | 'now'> {
   version: string
@@ -115,6 +116,7 @@ export const createApp = (options: AppOptions) => {
   todoRoutes(app, { auth, todos: db.todos, newId: () => uuidv7(), now })
   adminRoutes(app, { auth, db })
   resetPageRoute(app)
+  tokenPageRoutes(app)
 
   app.openapi(
     createRoute({

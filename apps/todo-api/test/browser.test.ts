@@ -79,6 +79,75 @@ describe.skipIf(skipReason !== null)('in headless Chromium', () => {
     await smtp?.close()
   })
 
+  /** The link of the newest mail of `kind` to `to`, and its token. */
+  const linkOf = async (to: string, kind: string, page: string, after: number) => {
+    const mail = await smtp.waitFor(to, after, 5_000, kind)
+    const link = new RegExp(`https?://\\S+/${page}\\?token=[\\w%.~-]+`).exec(mail.text)?.[0]
+    if (!link) throw new Error(`no ${page} link in the mail:\n${mail.text}`)
+    return { link, token: new URL(link).searchParams.get('token') ?? '' }
+  }
+
+  /**
+   * Opens a mailed link, then reads `state` (the page is open, its button not pressed: the token
+   * must still be unspent), presses the button and waits for `done`. Answers what `state` read.
+   */
+  const pressThrough = async <T>(link: string, token: string, done: string, shot: string, state: () => Promise<T>) => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    const problems = watch(page, new URL(link).origin)
+    await page.goto(link)
+    expect(page.url()).not.toContain(token)
+    await page.screenshot({ path: join(ARTIFACTS, `${shot}-opened.png`) })
+    const before = await state()
+    await page.click('#confirm')
+    await page.locator('#status', { hasText: done }).waitFor({ timeout: 10_000 })
+    await page.screenshot({ path: join(ARTIFACTS, `${shot}-done.png`) })
+    expect(problems.errors()).toEqual([])
+    await context.close()
+    return before
+  }
+
+  it('verifies an email: signup mails a link, opening it spends nothing, the button verifies', { timeout: 60_000 }, async () => {
+    const mailsBefore = smtp.mails.length
+    const account = await signup(server.base)
+    const { link, token } = await linkOf(account.email, 'verify-email', 'verify-email', mailsBefore)
+    expect(new URL(link).origin).toBe(`http://localhost:${server.port}`)
+    const me = async () =>
+      (await request(server.base, 'GET', '/auth/me', { token: account.token })).body as { emailVerified: boolean }
+    const before = await pressThrough(link, token, 'Your email address is confirmed', 'verify-email', me)
+    expect(before.emailVerified).toBe(false)
+    expect((await me()).emailVerified).toBe(true)
+    expect((await request(server.base, 'POST', '/auth/verify-email', { body: { token } })).status).toBe(400)
+  })
+
+  it('changes an email: the request mails the new address, its page confirms, the old address is told', {
+    timeout: 60_000,
+  }, async () => {
+    const account = await signup(server.base)
+    const newEmail = `new-${account.email}`
+    const mailsBefore = smtp.mails.length
+    const asked = await request(server.base, 'POST', '/auth/change-email', {
+      token: account.token,
+      body: { currentPassword: account.password, newEmail },
+    })
+    expect(asked.status).toBe(202)
+    const { link, token } = await linkOf(newEmail, 'change-email', 'confirm-email', mailsBefore)
+    const oldLogin = async () =>
+      (await request(server.base, 'POST', '/auth/login', { body: { email: account.email, password: account.password } })).status
+    const before = await pressThrough(link, token, 'Your email address has been changed', 'confirm-email', oldLogin)
+    // Opening the page changed nothing: the old address still signed in.
+    expect(before).toBe(200)
+    const notice = await smtp.waitFor(account.email, mailsBefore, 5_000, 'email-changed')
+    expect(notice.text).toContain(newEmail)
+    expect((await request(server.base, 'GET', '/auth/me', { token: account.token })).status).toBe(401)
+    const login = await request(server.base, 'POST', '/auth/login', { body: { email: newEmail, password: account.password } })
+    expect(login.status).toBe(200)
+    expect((login.body as { user: { email: string; emailVerified: boolean } }).user).toMatchObject({
+      email: newEmail,
+      emailVerified: true,
+    })
+  })
+
   it('resets a forgotten password through the mailed link and the /reset-password form', { timeout: 60_000 }, async () => {
     const account = await signup(server.base)
     const mailsBefore = smtp.mails.length

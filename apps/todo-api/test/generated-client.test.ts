@@ -60,7 +60,7 @@ describe('types generated from the served /openapi.json', () => {
 })
 
 describe('a full flow through openapi-fetch', () => {
-  it('signs up, creates, lists, updates and deletes todos, refreshes, and logs out', async () => {
+  it('signs up, creates, lists, updates and deletes todos, refreshes, manages sessions and the email, and logs out', async () => {
     let token = ''
     let cookie = ''
     // Node's fetch keeps no cookie jar: carry the refresh cookie by hand, as a browser would.
@@ -119,6 +119,36 @@ describe('a full flow through openapi-fetch', () => {
     token = refreshed.data.accessToken
     const me = await client.GET('/auth/me')
     expect(me.data).toMatchObject({ id: signup.data.user.id, email })
+
+    // The lifecycle routes, typed: sessions, resending verification, changing the email.
+    const sessions = await client.GET('/auth/sessions')
+    expect(sessions.data?.map((s) => s.current)).toEqual([true])
+    const second = await createClient<paths>({ baseUrl: server.base }).POST('/auth/login', {
+      body: { email, password: 'plum tractor typed lantern' },
+    })
+    expect(second.response.status).toBe(200)
+    expect((await client.GET('/auth/sessions')).data).toHaveLength(2)
+    const others = await client.DELETE('/auth/sessions')
+    expect(others.response.status).toBe(204)
+    expect((await client.GET('/auth/sessions')).data).toHaveLength(1)
+    const unknown = await client.DELETE('/auth/sessions/{id}', {
+      params: { path: { id: '00000000-0000-4000-8000-000000000000' } },
+    })
+    expect(unknown.response.status).toBe(404)
+    const resent = await client.POST('/auth/resend-verification')
+    expect(resent.response.status).toBe(202)
+    expect(resent.data?.message).toEqual(expect.any(String))
+    const taken = await client.POST('/auth/change-email', {
+      body: { currentPassword: 'not the password at all', newEmail: `other-${email}` },
+    })
+    expect(taken.response.status).toBe(400)
+    expect(taken.error?.errors?.[0]).toMatchObject({ path: 'currentPassword', code: 'wrong_password' })
+    const asked = await client.POST('/auth/change-email', {
+      body: { currentPassword: 'plum tractor typed lantern', newEmail: `other-${email}` },
+    })
+    expect(asked.response.status).toBe(202)
+    const bad = await client.POST('/auth/confirm-email', { body: { token: 'not a token' } })
+    expect(bad.response.status).toBe(400)
 
     const loggedOut = await client.POST('/auth/logout')
     expect(loggedOut.response.status).toBe(204)

@@ -81,6 +81,8 @@ describe('GET /openapi.json', () => {
         'GET /admin/stats',
         'GET /health',
         'GET /reset-password',
+        'GET /verify-email',
+        'GET /confirm-email',
       ].sort(),
     )
   })
@@ -161,6 +163,8 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'GET /admin/stats': 'getAdminStats',
       'GET /health': 'getHealth',
       'GET /reset-password': 'getResetPasswordPage',
+      'GET /verify-email': 'getVerifyEmailPage',
+      'GET /confirm-email': 'getConfirmEmailPage',
     })
   })
 
@@ -176,6 +180,8 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'POST /auth/confirm-email',
         'GET /health',
         'GET /reset-password',
+        'GET /verify-email',
+        'GET /confirm-email',
       ].sort(),
     )
     expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])

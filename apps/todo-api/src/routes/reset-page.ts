@@ -4,13 +4,9 @@
  * script are allowed by their hashes in the CSP, and the token is read from the URL by the
  * script (never echoed into the HTML), then removed from the address bar.
  */
-import { createHash } from 'node:crypto'
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
 import { problemResponse, storableString } from '@latchkey/auth/http'
-
-const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem;color:#222}
-label{display:block;margin:1rem 0 .25rem}input{width:100%;padding:.5rem;font:inherit;box-sizing:border-box}
-button{margin-top:1.25rem;padding:.5rem 1.25rem;font:inherit}#status{margin-top:1.25rem;min-height:1.5em}`
+import { pageCsp, pageHtml, sendPage } from './pages.js'
 
 const SCRIPT = `(() => {
   const form = document.getElementById('form')
@@ -52,43 +48,20 @@ const SCRIPT = `(() => {
   })
 })()`
 
-const hash = (source: string) => `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`
-
 /** The page's CSP: exactly its own style and script, fetches to its own origin, nothing else. */
-export const RESET_PAGE_CSP = [
-  "default-src 'none'",
-  `style-src ${hash(STYLE)}`,
-  `script-src ${hash(SCRIPT)}`,
-  "connect-src 'self'",
-  "form-action 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ')
+export const RESET_PAGE_CSP = pageCsp(SCRIPT)
 
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>Reset your password</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<h1>Reset your password</h1>
-<noscript><p>This page needs JavaScript to send the new password.</p></noscript>
-<form id="form">
+const PAGE = pageHtml(
+  'Reset your password',
+  `<form id="form">
 <label for="password">New password (at least 8 characters)</label>
 <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
 <label for="confirm">Repeat it</label>
 <input id="confirm" name="confirm" type="password" autocomplete="new-password" minlength="8" required>
 <button name="submit" type="submit">Set new password</button>
-</form>
-<p id="status" role="status"></p>
-<script>${SCRIPT}</script>
-</body>
-</html>
-`
+</form>`,
+  SCRIPT,
+)
 
 export const resetPageRoute = (app: OpenAPIHono) =>
   app.openapi(
@@ -114,10 +87,5 @@ export const resetPageRoute = (app: OpenAPIHono) =>
         400: problemResponse('A `token` no reset token can be'),
       },
     }),
-    (c) => {
-      c.header('Cache-Control', 'no-store')
-      c.header('Referrer-Policy', 'no-referrer')
-      c.header('Content-Security-Policy', RESET_PAGE_CSP)
-      return c.html(PAGE, 200)
-    },
+    (c) => sendPage(c, PAGE, RESET_PAGE_CSP),
   )

@@ -329,6 +329,40 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/verify-email': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Confirm your email address: a page whose button spends the token from the mail (opening it spends nothing) */
+    get: operations['getVerifyEmailPage']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/confirm-email': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Confirm your new email address: a page whose button spends the token from the mail (opening it spends nothing) */
+    get: operations['getConfirmEmailPage']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/health': {
     parameters: {
       query?: never
@@ -2068,6 +2102,70 @@ export interface operations {
         }
       }
       /** @description A `token` no reset token can be */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getVerifyEmailPage: {
+    parameters: {
+      query?: {
+        /** @description The token from the mail; the page sends it only when the button is pressed */
+        token?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/html': string
+        }
+      }
+      /** @description A `token` no token can be */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getConfirmEmailPage: {
+    parameters: {
+      query?: {
+        /** @description The token from the mail; the page sends it only when the button is pressed */
+        token?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/html': string
+        }
+      }
+      /** @description A `token` no token can be */
       400: {
         headers: {
           [name: string]: unknown

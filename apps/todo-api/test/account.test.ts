@@ -1,0 +1,111 @@
+/**
+ * The account lifecycle in the reference server (CONTRACT §9–§12), over HTTP with real SMTP:
+ * every mail kind with its `X-Latchkey-Kind`, the token pages (a GET never spends), account
+ * deletion taking the todos with it, and the audit lines: one JSON line per event, no secret.
+ */
+import Database from 'better-sqlite3'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type RunningServer, request, signup, startServerWithMail, type startSmtp } from './support.js'
+
+let server: RunningServer
+let smtp: Awaited<ReturnType<typeof startSmtp>>
+const secrets = new Set<string>()
+
+beforeAll(async () => {
+  ;({ server, smtp } = await startServerWithMail())
+})
+
+afterAll(async () => {
+  await server?.stop()
+  await smtp?.close()
+})
+
+const tokenIn = (text: string, page: string) => {
+  const link = new RegExp(`https?://\\S+/${page}\\?token=([\\w%.~-]+)`).exec(text)
+  if (!link?.[1]) throw new Error(`no ${page} link in:\n${text}`)
+  return decodeURIComponent(link[1])
+}
+
+const audit = () =>
+  server
+    .stdout()
+    .split('\n')
+    .filter((line) => line.startsWith('{"audit":'))
+    .map((line) => (JSON.parse(line) as { audit: { type: string; userId?: string } }).audit)
+
+describe('the account lifecycle in the reference server', () => {
+  it('mails a verification link; opening its page spends nothing; the POST verifies', async () => {
+    const before = smtp.mails.length
+    const ada = await signup(server.base)
+    secrets.add(ada.token).add(ada.password)
+    const mail = await smtp.waitFor(ada.email, before, 5_000, 'verify-email')
+    expect(mail.text).toMatch(/^X-Latchkey-Kind: verify-email\r?$/m)
+    const token = tokenIn(mail.text, 'verify-email')
+    secrets.add(token)
+
+    const page = await request(server.base, 'GET', `/verify-email?token=${encodeURIComponent(token)}`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('cache-control')).toBe('no-store')
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer')
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'")
+    expect(page.text).not.toContain(token)
+    const me = async () =>
+      (await request(server.base, 'GET', '/auth/me', { token: ada.token })).body as { emailVerified: boolean }
+    expect((await me()).emailVerified).toBe(false)
+    expect((await request(server.base, 'POST', '/auth/verify-email', { body: { token } })).status).toBe(204)
+    expect((await me()).emailVerified).toBe(true)
+    expect((await request(server.base, 'GET', '/confirm-email')).status).toBe(200)
+  })
+
+  it('tells the account of a password change by mail', async () => {
+    const ada = await signup(server.base)
+    const before = smtp.mails.length
+    const newPassword = 'amber kettle over the hills'
+    secrets.add(ada.token).add(ada.password).add(newPassword)
+    const changed = await request(server.base, 'POST', '/auth/change-password', {
+      token: ada.token,
+      body: { currentPassword: ada.password, newPassword },
+    })
+    expect(changed.status).toBe(204)
+    const notice = await smtp.waitFor(ada.email, before, 5_000, 'password-changed')
+    expect(notice.text).not.toMatch(/token=/)
+  })
+
+  it('deletes the account with its todos in one step; its tokens get 401', async () => {
+    const ada = await signup(server.base)
+    const bob = await signup(server.base, 'Bob')
+    secrets.add(ada.token).add(ada.password).add(bob.token)
+    for (const title of ['one', 'two']) await request(server.base, 'POST', '/todos', { token: ada.token, body: { title } })
+    await request(server.base, 'POST', '/todos', { token: bob.token, body: { title: 'bob' } })
+    const deleted = await request(server.base, 'POST', '/auth/delete-account', {
+      token: ada.token,
+      body: { currentPassword: ada.password },
+    })
+    expect(deleted.status).toBe(204)
+    expect((await request(server.base, 'GET', '/todos', { token: ada.token })).status).toBe(401)
+    const db = new Database(server.dbPath, { readonly: true })
+    try {
+      const count = (sql: string, ...args: string[]) => (db.prepare(sql).get(...args) as { n: number }).n
+      expect(count('select count(*) as n from todos where user_id = ?', ada.userId)).toBe(0)
+      expect(count('select count(*) as n from auth_users where id = ?', ada.userId)).toBe(0)
+      expect(count('select count(*) as n from auth_sessions where user_id = ?', ada.userId)).toBe(0)
+      expect(count('select count(*) as n from todos where user_id = ?', bob.userId)).toBe(1)
+    } finally {
+      db.close()
+    }
+  })
+
+  it('writes one JSON audit line per event, with no secret in any of them', async () => {
+    const events = audit()
+    expect(events.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['signup', 'email.verified', 'password.changed', 'account.deleted']),
+    )
+    const lines = server
+      .stdout()
+      .split('\n')
+      .filter((line) => line.startsWith('{"audit":'))
+      .join('\n')
+    for (const secret of secrets) expect(lines).not.toContain(secret)
+    expect(lines).not.toMatch(/\$argon2|eyJ[\w-]+\.eyJ/)
+  })
+})
