@@ -4,6 +4,7 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
+import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
@@ -11,7 +12,7 @@ import { errorSummary } from './errors.js'
 import { type GuardEnv, makeGuard } from './guard.js'
 import { routeLimits } from './limits.js'
 import { notifier } from './notify.js'
-import { type AuthOptions, type Policy, resolveOptions } from './options.js'
+import { type AuthOptions, type NoFields, type Policy, resolveOptions, type SignupExtras } from './options.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
 import { memoryRateLimitStore } from './rate-limit.js'
 import { type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './route.js'
@@ -73,7 +74,9 @@ export interface Auth<U extends UserRecord, Name extends string> {
  * })
  * app.route('/auth', auth.routes)
  */
-export const createAuth = <U extends UserRecord, Name extends string = never>(options: AuthOptions<U, Name>): Auth<U, Name> => {
+export const createAuth = <U extends UserRecord, Name extends string = never, F extends z.ZodRawShape = NoFields>(
+  options: AuthOptions<U, Name, F>,
+): Auth<U & SignupExtras<F>, Name> => {
   const resolved = resolveOptions(options)
   if (options.hasher)
     resolved.log('createAuth: a custom hasher is in use; the argon2id floor (m=19456 KiB, t=2, p=1) is not checked on it')
@@ -87,7 +90,8 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     ttlSeconds: resolved.accessTokenTtl,
     now: resolved.now,
   })
-  const policies: Record<string, Policy<U>> = options.policies ?? {}
+  // Inside, the user is the store's `U`; its extra fields are the guard's to fill (defaults).
+  const policies = (options.policies ?? {}) as Record<string, Policy<U>>
   const cookie = refreshCookie(resolved.secureCookies, resolved.cookiePath)
   const sessions = sessionCore({
     store: options.store,
@@ -132,7 +136,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
     options: resolved,
   })
 
-  return {
+  const auth: Auth<U, Name> = {
     routes,
     guard,
     route: (config) => guardedRoute(guard(config.auth), config),
@@ -143,4 +147,5 @@ export const createAuth = <U extends UserRecord, Name extends string = never>(op
       await after.settled()
     },
   }
+  return auth as unknown as Auth<U & SignupExtras<F>, Name>
 }

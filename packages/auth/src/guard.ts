@@ -45,6 +45,14 @@ export const makeGuard =
     if (auth !== true && !policy)
       throw new TypeError(`createAuth: guard names the policy \`${auth}\`, which is not registered in \`policies\``)
 
+    // The extra signup fields, with the schema's defaults for accounts stored before a field existed.
+    const fields = options.signupFields
+    const withSignupDefaults = (raw: U): U => {
+      if (!fields) return raw
+      const parsed = fields.safeParse(raw)
+      return parsed.success ? ({ ...parsed.data, ...raw } as U) : raw
+    }
+
     return async function latchkeyGuard(c: Context<GuardEnv<U>>, next) {
       const credential = readCredential(c)
       if (credential?.source === 'query') {
@@ -63,7 +71,7 @@ export const makeGuard =
       if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.publicOrigin))
         throw crossSiteRefused(c, options.publicOrigin)
 
-      const user = toAuthUser(found.user)
+      const user = toAuthUser(withSignupDefaults(found.user))
       if (policy) {
         let allowed = false
         try {

@@ -3,6 +3,7 @@
  * once, when the app is wired, with an error naming the option.
  */
 import type { Context } from 'hono'
+import type { z } from 'zod'
 import type { AuthEvent, AuthMail } from './notify.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
@@ -21,7 +22,32 @@ export interface AuthUser<U extends UserRecord = UserRecord> {
 /** A named policy: allow (`true`) or refuse with 403 (`false` or a throw). */
 export type Policy<U extends UserRecord = UserRecord> = (user: AuthUser<U>, c: Context) => boolean | Promise<boolean>
 
-export interface AuthOptions<U extends UserRecord, Name extends string = never> {
+/** The fields an application adds to signup (`signupFields`), as the user record carries them. */
+/** No extra signup fields: the default of `createAuth`'s shape parameter. */
+export type NoFields = Record<never, z.ZodType>
+
+export type SignupExtras<F extends z.ZodRawShape> = [keyof F] extends [never]
+  ? unknown
+  : // No fields inferred (the shape is the constraint itself): nothing to add.
+    string extends keyof F
+    ? unknown
+    : z.output<z.ZodObject<F>>
+
+/** Names a `signupFields` schema may not use: the record's own fields. */
+export const RESERVED_USER_FIELDS = [
+  'id',
+  'name',
+  'email',
+  'password',
+  'passwordHash',
+  'role',
+  'emailVerified',
+  'createdAt',
+  'credentialsVersion',
+  'profile',
+] as const
+
+export interface AuthOptions<U extends UserRecord, Name extends string = never, F extends z.ZodRawShape = NoFields> {
   /**
    * HMAC secret for access tokens, at least 32 characters and not trivially low-entropy. No
    * default. A list rotates secrets without signing anyone out: the first signs, every one
@@ -42,7 +68,14 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never> 
    */
   onEvent?: (event: AuthEvent) => void | Promise<void>
   /** Named policies; guard names are checked against these keys by the compiler. */
-  policies?: Record<Name, Policy<U>>
+  policies?: Record<Name, Policy<U & SignupExtras<F>>>
+  /**
+   * Extra fields of `POST /signup` (CONTRACT §16), such as `z.object({ plan: z.enum(['free', 'pro']).default('free') })`:
+   * validated with the rest of the body (400 with `errors[]`), stored with the user, documented
+   * in OpenAPI, and typed on `c.get('user').raw`. Fields added later should have a default or be
+   * optional: older accounts get the default when they are read.
+   */
+  signupFields?: z.ZodObject<F>
   /** `iss` and `aud` of access tokens. Default `latchkey`. */
   issuer?: string
   audience?: string
@@ -129,6 +162,8 @@ export interface ResolvedOptions {
   pruneBatchSize: number
   trustProxy: boolean
   publicOrigin: string | null
+  /** The application's extra signup fields, or `null`. */
+  signupFields: z.ZodObject | null
   secureCookies: boolean
   cookiePath: string
   log: (message: string) => void
@@ -217,7 +252,9 @@ const resolveSecrets = (secret: unknown): string[] => {
 }
 
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
-export const resolveOptions = <U extends UserRecord, Name extends string>(options: AuthOptions<U, Name>): ResolvedOptions => {
+export const resolveOptions = <U extends UserRecord, Name extends string, F extends z.ZodRawShape>(
+  options: AuthOptions<U, Name, F>,
+): ResolvedOptions => {
   const secrets = resolveSecrets(options?.secret)
   if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
   if (typeof options.sendMail !== 'function')
@@ -237,6 +274,14 @@ export const resolveOptions = <U extends UserRecord, Name extends string>(option
     } catch {
       fail('publicUrl', 'must be an absolute URL such as https://app.example.com')
     }
+  }
+  const signupFields = options.signupFields ?? null
+  if (signupFields !== null) {
+    if (typeof signupFields !== 'object' || typeof (signupFields as { shape?: unknown }).shape !== 'object')
+      fail('signupFields', 'must be a zod object schema, such as z.object({ plan: z.string() })')
+    for (const key of Object.keys(signupFields.shape))
+      if ((RESERVED_USER_FIELDS as readonly string[]).includes(key))
+        fail(`signupFields.${key}`, 'is a field of the user record itself; choose another name')
   }
   const cookiePath = options.cookiePath ?? '/auth'
   if (!cookiePath.startsWith('/')) fail('cookiePath', 'must start with /')
@@ -267,6 +312,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string>(option
     pruneBatchSize: positiveInteger('prune.batchSize', options.prune?.batchSize, 500),
     trustProxy: options.trustProxy ?? false,
     publicOrigin,
+    signupFields: signupFields as z.ZodObject | null,
     secureCookies:
       options.secureCookies ?? (process.env.NODE_ENV === 'production' || publicOrigin?.startsWith('https:') === true),
     cookiePath,

@@ -2,7 +2,7 @@
  * The types we promise, checked by the compiler (`pnpm typecheck`): policy names are checked,
  * and a guarded handler's user is typed and non-null, its `raw` the store's record.
  */
-import { OpenAPIHono } from '@hono/zod-openapi'
+import { OpenAPIHono, z } from '@hono/zod-openapi'
 import { Hono } from 'hono'
 import { expectTypeOf } from 'vitest'
 import { type AuthEvent, type AuthMail, type AuthUser, createAuth, type Store, type UserRecord } from './index.js'
@@ -138,4 +138,22 @@ createAuth({
     if (event.type === 'login.succeeded') expectTypeOf(event.sessionId).toEqualTypeOf<string>()
     if (event.type === 'login.failed') expectTypeOf(event.userId).toEqualTypeOf<string | undefined>()
   },
+})
+
+// Signup fields an app declares are typed on `raw`, in policies and guarded handlers alike.
+const withPlan = createAuth({
+  secret: 'x'.repeat(32),
+  store,
+  sendMail: () => {},
+  signupFields: z.object({ plan: z.enum(['free', 'pro']).default('free'), locale: z.string().optional() }),
+  policies: {
+    pro: (user) => user.raw.plan === 'pro',
+    // @ts-expect-error -- a field nobody declared does not exist
+    nope: (user) => user.raw.tier === 'gold',
+  },
+})
+new Hono().get('/plan', withPlan.guard(true), (c) => {
+  expectTypeOf(c.get('user').raw.plan).toEqualTypeOf<'free' | 'pro'>()
+  expectTypeOf(c.get('user').raw.locale).toEqualTypeOf<string | undefined>()
+  return c.json({})
 })

@@ -2,7 +2,7 @@
  * Drizzle schema of the PostgreSQL store: the same tables as the SQLite store, plus the shared
  * rate-limit counters. Migrations under `drizzle/postgres` are generated from it.
  */
-import { boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
@@ -18,6 +18,8 @@ export const users = pgTable('auth_users', {
    */
   credentialsVersion: integer('credentials_version').notNull().default(0),
   /** Set by redeeming a verification, email-change or reset token: the mailbox is the user's. */
+  /** The extra signup fields the application declared (`signupFields`), as JSON; `null` without any. */
+  profile: jsonb('profile').$type<Record<string, unknown>>(),
   emailVerified: boolean('email_verified').notNull().default(false),
   createdAt: at('created_at').notNull(),
 })

@@ -9,34 +9,58 @@ import {
   codePointString,
   EmailField,
   internalErrorResponse,
+  isStorableText,
   jsonBody,
   jsonContent,
   NewPasswordField,
   overloadedResponse,
   problemResponse,
   rateLimitedResponse,
+  UNSTORABLE_TEXT,
 } from '../schemas.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
 import { fieldCode } from '../validation.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { mailEmailToken } from './email-tokens.js'
 
-const SignupBody = z
-  .object({ name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField })
-  // Beside the other fields' errors, once the password itself is acceptable.
-  .refine((body) => typeof body?.email !== 'string' || !isEmailPassword(body.password, body.email), {
-    path: ['password'],
-    message: EMAIL_PASSWORD,
-    params: fieldCode('password_is_email'),
-    when: (payload) => !payload.issues.some((issue) => issue.path?.[0] === 'password' || issue.path?.length === 0),
-  })
-  .openapi('SignupRequest')
+const BASE_FIELDS = { name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField }
+
+/** The signup body: the library's fields and the application's (`signupFields`), validated together. */
+const signupBody = (extra: z.ZodObject | null) =>
+  z
+    .object({ ...BASE_FIELDS, ...(extra?.shape ?? {}) })
+    // Beside the other fields' errors, once the password itself is acceptable.
+    .refine((body) => typeof body?.email !== 'string' || !isEmailPassword(body.password, body.email), {
+      path: ['password'],
+      message: EMAIL_PASSWORD,
+      params: fieldCode('password_is_email'),
+      when: (payload) => !payload.issues.some((issue) => issue.path?.[0] === 'password' || issue.path?.length === 0),
+    })
+    // The application's fields hold text too: what no store can hold is refused, as everywhere (§14).
+    .superRefine((body, ctx) => {
+      for (const key of Object.keys(extra?.shape ?? {}))
+        for (const path of unstorablePaths(body?.[key as keyof typeof body], [key]))
+          ctx.addIssue({ code: 'custom', path, message: UNSTORABLE_TEXT, params: fieldCode('unsupported_text') })
+    })
+    .openapi('SignupRequest')
+
+/** Paths below `path` of strings in `value` that no store can hold. */
+const unstorablePaths = (value: unknown, path: PropertyKey[]): PropertyKey[][] => {
+  if (typeof value === 'string') return isStorableText(value) ? [] : [path]
+  if (value === null || typeof value !== 'object') return []
+  return Object.entries(value).flatMap(([key, inner]) => [
+    ...(isStorableText(key) ? [] : [[...path, key]]),
+    ...unstorablePaths(inner, [...path, key]),
+  ])
+}
 
 export const signup = <U extends UserRecord>(
   app: AuthApp,
   deps: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'limits' | 'options' | 'notify'>,
 ) => {
   const { store, sessions, hasher, limits, options, notify } = deps
+  const extraKeys = Object.keys(options.signupFields?.shape ?? {})
+  const SignupBody = signupBody(options.signupFields)
   return app.openapi(
     createRoute({
       method: 'post',
@@ -58,13 +82,16 @@ export const signup = <U extends UserRecord>(
       },
     }),
     async (c) => {
-      const { name, email, password } = c.req.valid('json')
+      const body = c.req.valid('json') as { name: string; email: string; password: string } & Record<string, unknown>
+      const { name, email, password } = body
+      const profile = extraKeys.length > 0 ? Object.fromEntries(extraKeys.map((key) => [key, body[key]])) : null
       const user = await store.createUser({
         id: randomUUID(),
         name,
         email,
         passwordHash: await hasher.hash(normalizePassword(password)),
         createdAt: options.now(),
+        ...(profile ? { profile } : {}),
       })
       if (!user) throw new AuthError('email_taken', { detail: 'An account with this email already exists.' })
       const started = await sessions.start(c, user, INITIAL_CREDENTIALS_VERSION)

@@ -13,6 +13,8 @@ export const users = sqliteTable('auth_users', {
    */
   credentialsVersion: integer('credentials_version').notNull().default(0),
   /** Set by redeeming a verification, email-change or reset token: the mailbox is the user's. */
+  /** The extra signup fields the application declared (`signupFields`), as JSON; `null` without any. */
+  profile: text('profile', { mode: 'json' }).$type<Record<string, unknown>>(),
   emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
 })

@@ -7,9 +7,15 @@ import type { SessionInfo, SessionRefreshState, UserRecord, UserWithHash } from 
 interface UserRow extends UserRecord {
   passwordHash: string
   credentialsVersion: number
+  profile: Record<string, unknown> | null
 }
 
-export const toUser = ({ passwordHash: _, credentialsVersion: __, ...user }: UserRow): UserRecord => user
+/** A user record: the application's extra fields first, so none can stand in for one of the record's own. */
+export const withProfile = (user: UserRecord, profile: Record<string, unknown> | null): UserRecord =>
+  profile ? { ...profile, ...user } : user
+
+export const toUser = ({ passwordHash: _, credentialsVersion: __, profile, ...user }: UserRow): UserRecord =>
+  withProfile(user, profile)
 
 export const withHash = (row: UserRow | undefined): UserWithHash | null =>
   row ? { user: toUser(row), passwordHash: row.passwordHash, credentialsVersion: row.credentialsVersion } : null

@@ -2,12 +2,13 @@
  * The guard's session lookup as both bundled stores run it: one flat row of the columns it
  * returns (never the password hash), turned into the session and its user.
  */
+import { withProfile } from './rows.js'
 import type { SessionRecord, UserRecord } from './types.js'
 
 /** The columns to select from a store's sessions and users tables, each keeping its Drizzle type. */
 export const sessionLookupColumns = <
   S extends { userId: unknown; createdAt: unknown; refreshedAt: unknown },
-  U extends { name: unknown; email: unknown; role: unknown; emailVerified: unknown; createdAt: unknown },
+  U extends { name: unknown; email: unknown; role: unknown; emailVerified: unknown; profile: unknown; createdAt: unknown },
 >(
   sessions: S,
   users: U,
@@ -19,6 +20,7 @@ export const sessionLookupColumns = <
   email: U['email']
   role: U['role']
   emailVerified: U['emailVerified']
+  profile: U['profile']
   userCreatedAt: U['createdAt']
 } => ({
   userId: sessions.userId,
@@ -28,6 +30,7 @@ export const sessionLookupColumns = <
   email: users.email,
   role: users.role,
   emailVerified: users.emailVerified,
+  profile: users.profile,
   userCreatedAt: users.createdAt,
 })
 
@@ -39,13 +42,14 @@ export interface SessionLookupRow {
   email: string
   role: string | null
   emailVerified: boolean
+  profile: Record<string, unknown> | null
   userCreatedAt: Date
 }
 
 export const fromSessionLookup = (
   sessionId: string,
-  { userId, createdAt, refreshedAt, name, email, role, emailVerified, userCreatedAt }: SessionLookupRow,
+  { userId, createdAt, refreshedAt, name, email, role, emailVerified, profile, userCreatedAt }: SessionLookupRow,
 ): { session: SessionRecord; user: UserRecord } => ({
   session: { id: sessionId, userId, createdAt, refreshedAt },
-  user: { id: userId, name, email, role, emailVerified, createdAt: userCreatedAt },
+  user: withProfile({ id: userId, name, email, role, emailVerified, createdAt: userCreatedAt }, profile),
 })

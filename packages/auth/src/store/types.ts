@@ -39,6 +39,11 @@ export interface NewUser {
   email: string
   passwordHash: string
   createdAt: Date
+  /**
+   * The application's extra signup fields (`signupFields`), validated. A store keeps them with the
+   * user and returns them as fields of the record (never over its own fields).
+   */
+  profile?: Record<string, unknown> | null
 }
 
 export interface SessionRecord {
