@@ -331,6 +331,39 @@ describe.each(STORES)('the account lifecycle on $name', ({ skip, open }) => {
   })
 })
 
+describe('the order of CONTRACT §2 on the lifecycle routes', () => {
+  it('answers 413, then 415, then 401, then 429, then 400', async () => {
+    const h = harness()
+    const ada = await h.signup()
+    const big = JSON.stringify({ token: 'x'.repeat(70_000) })
+    expect(
+      (await h.request('POST', '/auth/verify-email', { body: big, headers: { 'Content-Type': 'application/json' } })).status,
+    ).toBe(413)
+    expect(
+      (await h.request('POST', '/auth/confirm-email', { body: 'token', headers: { 'Content-Type': 'text/plain' } })).status,
+    ).toBe(415)
+    for (const path of ['/auth/change-email', '/auth/delete-account', '/auth/resend-verification'])
+      expect((await h.request('POST', path, { json: { nonsense: true } })).status).toBe(401)
+    expect((await h.request('GET', '/auth/sessions')).status).toBe(401)
+    expect((await h.request('DELETE', '/auth/sessions/anything')).status).toBe(401)
+    for (let i = 0; i < 10; i++) {
+      const wrong = await h.request('POST', '/auth/delete-account', {
+        headers: ada.bearer,
+        json: { currentPassword: `not it ${i}` },
+        ip: `192.0.2.${i}`,
+      })
+      expect(wrong.status).toBe(400)
+    }
+    // Limited per user: even a malformed body now gets the 429, and so does the right password.
+    expect((await h.request('POST', '/auth/delete-account', { headers: ada.bearer, json: {}, ip: '192.0.2.50' })).status).toBe(
+      429,
+    )
+    const right = await h.request('POST', '/auth/delete-account', { headers: ada.bearer, json: { currentPassword: PASSWORD } })
+    expect(right.status).toBe(429)
+    expect((await h.request('GET', '/auth/me', { headers: ada.bearer })).status).toBe(200)
+  })
+})
+
 describe('mails and events', () => {
   it('reports each step once, after it, with who and where, and never a secret', async () => {
     const h = harness()
