@@ -9,6 +9,7 @@ import type { HttpBindings } from '@hono/node-server'
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { jsonBodyGuard, problemErrorHandler, problemNotFound, problemResponse, validationHook } from '@latchkey/auth/http'
 import type { MiddlewareHandler } from 'hono'
+import { cors } from 'hono/cors'
 import { v7 as uuidv7 } from 'uuid'
 import { type AppAuthOptions, createAppAuth } from './auth.js'
 import { adminRoutes } from './routes/admin.js'
@@ -105,6 +106,21 @@ export const createApp = (options: AppOptions) => {
     const { path } = c.req
     return path === '/auth' || path.startsWith('/auth/') ? next() : bodyGuard(c, next)
   })
+  // Front ends on the trusted origins (TRUSTED_ORIGINS) may read answers and send the refresh
+  // cookie; every other origin gets no CORS headers at all.
+  const trusted = options.trustedOrigins ?? []
+  if (trusted.length > 0)
+    app.use(
+      '*',
+      cors({
+        origin: [...trusted],
+        credentials: true,
+        allowHeaders: ['Content-Type', 'Authorization'],
+        allowMethods: ['GET', 'POST', 'PATCH', 'DELETE'],
+        exposeHeaders: ['Retry-After', 'RateLimit', 'RateLimit-Policy', 'WWW-Authenticate'],
+        maxAge: 600,
+      }),
+    )
   app.onError(problemErrorHandler(logError))
   app.notFound(problemNotFound)
 

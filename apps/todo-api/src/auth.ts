@@ -20,6 +20,8 @@ export interface AppAuthOptions {
   publicUrl: string
   production: boolean
   trustProxy: boolean
+  /** Front ends on other origins that may use the refresh cookie (`TRUSTED_ORIGINS`); `PUBLIC_URL`'s is always trusted. */
+  trustedOrigins?: readonly string[]
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -37,6 +39,7 @@ export const createAppAuth = ({
   publicUrl,
   production,
   trustProxy,
+  trustedOrigins = [],
   log,
   audit = (line) => console.log(line),
   now,
@@ -53,6 +56,7 @@ export const createAppAuth = ({
     policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },
     publicUrl,
     trustProxy,
+    trustedOrigins,
     secureCookies: production || publicUrl.startsWith('https:'),
     log,
     now,

@@ -26,6 +26,8 @@ export interface Config {
   /** `PUBLIC_URL` without a trailing slash; `null` means `http://localhost:<listening port>`. */
   publicUrl: string | null
   database: DatabaseTarget
+  /** `TRUSTED_ORIGINS`, split at commas: front ends on other origins that may use the refresh cookie. */
+  trustedOrigins: string[]
   /** `AUTH_SECRET`, split at commas: the first signs, every one verifies. */
   secrets: string[]
   smtpUrl: string | null
@@ -153,6 +155,15 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   const port = parsePort(env.PORT)
   const publicUrl = parseUrl('PUBLIC_URL', env.PUBLIC_URL, ['http:', 'https:'], 'https://todo.example.com')
   if (publicUrl && (publicUrl.search || publicUrl.hash)) fail('PUBLIC_URL must not carry a query or a fragment')
+  const trustedOrigins = (env.TRUSTED_ORIGINS ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+  for (const entry of trustedOrigins)
+    if (!URL.canParse(entry) || new URL(entry).origin !== entry.replace(/\/$/, ''))
+      fail(
+        `TRUSTED_ORIGINS must list origins such as https://app.example.com, separated by commas; "${entry.slice(0, 100)}" is not one`,
+      )
   const smtp = parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'], 'smtp://user:pass@mail.example.com:587')
   if (production && !smtp)
     fail('SMTP_URL is required when NODE_ENV=production: reset links are only printed to the terminal in development')
@@ -167,6 +178,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     smtpUrl: smtp ? smtp.href : null,
     mailFrom: env.MAIL_FROM?.trim() || 'Latchkey <no-reply@localhost>',
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),
+    trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
     notices,
   }
 }

@@ -109,6 +109,7 @@ server.listen(config.port, () => {
       publicUrl,
       production: config.production,
       trustProxy: config.trustProxy,
+      trustedOrigins: config.trustedOrigins,
       version,
       logRequest: batchedLines(),
     })

@@ -47,6 +47,8 @@ describe.concurrent('start-up configuration', () => {
     ['PUBLIC_URL', { PUBLIC_URL: 'not a url' }],
     ['SMTP_URL', { SMTP_URL: 'http://mail.example.com' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
+    ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'http://localhost:5173,localhost:5174' }],
+    ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'https://app.example.com/path' }],
   ])('names %s when it is invalid (%o)', async (name, env) => {
     const line = await refusal({ NODE_ENV: 'production', AUTH_SECRET: randomSecret(), SMTP_URL, ...env })
     expect(line).toContain(name)

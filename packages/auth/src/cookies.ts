@@ -19,10 +19,10 @@ export interface RefreshCookie {
   clear(c: Context): void
 }
 
-export const refreshCookie = (secure: boolean, path: string): RefreshCookie => {
+export const refreshCookie = (secure: boolean, path: string, sameSite: 'Strict' | 'Lax' | 'None' = 'Strict'): RefreshCookie => {
   const base: CookieOptions = secure
-    ? { path, httpOnly: true, sameSite: 'Strict', secure: true, prefix: 'secure' }
-    : { path, httpOnly: true, sameSite: 'Strict' }
+    ? { path, httpOnly: true, sameSite, secure: true, prefix: 'secure' }
+    : { path, httpOnly: true, sameSite }
   return {
     name: secure ? `__Secure-${NAME}` : NAME,
     read(c) {

@@ -9,7 +9,7 @@ import { accessTokens } from './access-token.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
 import { errorSummary } from './errors.js'
-import { type GuardEnv, makeGuard } from './guard.js'
+import { type GuardEnv, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { routeLimits } from './limits.js'
 import { notifier } from './notify.js'
 import { type AuthOptions, type NoFields, type Policy, resolveOptions, type SignupExtras } from './options.js'
@@ -40,6 +40,19 @@ export interface Auth<U extends UserRecord, Name extends string> {
    * app.openapi(auth.route({ method: 'get', path: '/todos', auth: true, responses }), (c) => c.json(list(c.var.user.id)))
    */
   route<C extends GuardedRouteConfig<Name>>(config: C): GuardedRoute<C, MiddlewareHandler<GuardEnv<U>>>
+  /**
+   * Middleware for routes that anyone may call: `c.get('user')` is the signed-in user or `null`
+   * (typed so), and it never answers 401 by itself.
+   *
+   * @example
+   * app.get('/', auth.optional(), (c) => c.text(c.get('user') ? `Hello ${c.get('user')?.name}` : 'Hello'))
+   */
+  optional(): MiddlewareHandler<OptionalEnv<U>>
+  /**
+   * The user and session an access token names, or `null` when it is invalid, expired or
+   * revoked: for code outside a route (a WebSocket upgrade, a job that got a token).
+   */
+  verify(token: string): Promise<Identity<U> | null>
   /**
    * Resolves once the work that runs after an answer (forgot-password's token and mail) has
    * finished. `close()` awaits it too; this alone leaves the sweep running (tests).
@@ -92,7 +105,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   })
   // Inside, the user is the store's `U`; its extra fields are the guard's to fill (defaults).
   const policies = (options.policies ?? {}) as Record<string, Policy<U>>
-  const cookie = refreshCookie(resolved.secureCookies, resolved.cookiePath)
+  const cookie = refreshCookie(resolved.secureCookies, resolved.cookiePath, resolved.cookieSameSite)
   const sessions = sessionCore({
     store: options.store,
     tokens,
@@ -136,9 +149,12 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     options: resolved,
   })
 
+  const identity = makeIdentity<U>({ sessions, tokens, options: resolved })
   const auth: Auth<U, Name> = {
     routes,
     guard,
+    optional: identity.optional,
+    verify: identity.verify,
     route: (config) => guardedRoute(guard(config.auth), config),
     settled: after.settled,
     prune: sweep.run,

@@ -50,27 +50,29 @@ export const readCredential = (c: Context): Credential => {
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /**
- * CSRF defence for cookie-borne credentials: an unsafe request from a foreign `Origin`, or one
- * the browser marks `Sec-Fetch-Site: cross-site`, is not trusted with the user's cookies.
+ * CSRF defence for cookie-borne credentials (CONTRACT §3, §16): an unsafe request is refused
+ * unless its `Origin` is absent or trusted, and one the browser marks `Sec-Fetch-Site:
+ * cross-site` unless its `Origin` is trusted. `trusted`: `publicUrl`'s origin and
+ * `trustedOrigins`; `null` (neither set) trusts the request's own origin only.
  */
-export const isCrossSiteUnsafe = (c: Context, publicOrigin: string | null): boolean => {
+export const isCrossSiteUnsafe = (c: Context, trusted: ReadonlySet<string> | null): boolean => {
   if (!UNSAFE.has(c.req.method)) return false
-  if (c.req.header('sec-fetch-site')?.toLowerCase() === 'cross-site') return true
   const origin = c.req.header('origin')
-  if (origin === undefined) return false
-  return origin !== (publicOrigin ?? new URL(c.req.url).origin)
+  const isTrusted = origin !== undefined && (trusted ? trusted.has(origin) : origin === new URL(c.req.url).origin)
+  if (c.req.header('sec-fetch-site')?.toLowerCase() === 'cross-site') return !isTrusted
+  return origin !== undefined && !isTrusted
 }
 
 /**
- * The 403 for {@link isCrossSiteUnsafe}. It names the option to set, because the usual cause is
- * a development server on another port than `publicUrl` says, not an attack.
+ * The 403 for {@link isCrossSiteUnsafe}. It names the options to set, because the usual cause is
+ * a front end on another origin than `publicUrl` says, not an attack.
  */
-export const crossSiteRefused = (c: Context, publicOrigin: string | null): AuthError => {
-  const expected = publicOrigin ?? new URL(c.req.url).origin
+export const crossSiteRefused = (c: Context, trusted: ReadonlySet<string> | null): AuthError => {
+  const expected = trusted ? [...trusted].join(', ') || 'none' : new URL(c.req.url).origin
   const origin = c.req.header('origin')
-  const why = origin === undefined ? 'the browser marked it cross-site' : `its Origin is not ${expected}`
+  const why = origin === undefined ? 'the browser marked it cross-site' : `its Origin is not one of ${expected}`
   return new AuthError('cross_origin', {
-    detail: `Cookie credentials are not accepted from another site (${why}). If this is your own front end, set the publicUrl option of createAuth to its origin.`,
+    detail: `Cookie credentials are not accepted from another site (${why}). If this is your own front end, add its origin to the trustedOrigins option of createAuth.`,
   })
 }
 

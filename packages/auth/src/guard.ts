@@ -38,20 +38,72 @@ export interface GuardDeps<U extends UserRecord> {
   policies: Record<string, Policy<U>>
 }
 
+/** What `auth.optional()` sets: the signed-in user and session, or `null` for both. */
+export interface OptionalVariables<U extends UserRecord = UserRecord> {
+  user: AuthUser<U> | null
+  sessionId: string | null
+}
+
+export type OptionalEnv<U extends UserRecord = UserRecord> = { Variables: OptionalVariables<U> }
+
+/** The signed-in user of a verified access token. */
+export interface Identity<U extends UserRecord> {
+  user: AuthUser<U>
+  sessionId: string
+}
+
+/**
+ * Credential → JWT → live session → user, shared by the guard, `auth.optional()` and
+ * `auth.verify()`. The extra signup fields get their schema's defaults for accounts stored before
+ * a field existed.
+ */
+export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options }: Omit<GuardDeps<U>, 'policies'>) => {
+  const fields = options.signupFields
+  const withSignupDefaults = (raw: U): U => {
+    if (!fields) return raw
+    const parsed = fields.safeParse(raw)
+    return parsed.success ? ({ ...parsed.data, ...raw } as U) : raw
+  }
+
+  /** The user and session an access token names, or `null` when it is invalid, expired or revoked. */
+  const verify = async (token: string): Promise<Identity<U> | null> => {
+    const claims = await tokens.verify(token)
+    if (!claims) return null
+    const found = await sessions.current(claims)
+    return found ? { user: toAuthUser(withSignupDefaults(found.user)), sessionId: claims.sid } : null
+  }
+
+  /**
+   * Middleware that sets `c.get('user')` to the signed-in user or `null`, and never refuses by
+   * itself. The credential order holds: the first credential present decides, so an invalid
+   * `Authorization` header means nobody, whatever cookie comes with it; a cookie credential on
+   * an unsafe method from a foreign origin counts as none.
+   */
+  const optional = (): MiddlewareHandler<OptionalEnv<U>> =>
+    async function latchkeyOptional(c, next) {
+      const credential = readCredential(c)
+      if (credential?.source === 'query') {
+        c.header('Cache-Control', 'no-store')
+        c.header('Referrer-Policy', 'no-referrer')
+      }
+      const token = credential?.token ?? null
+      const crossSite = credential?.source === 'cookie' && isCrossSiteUnsafe(c, options.trustedOrigins)
+      const identity = token !== null && !crossSite ? await verify(token) : null
+      c.set('user', identity?.user ?? null)
+      c.set('sessionId', identity?.sessionId ?? null)
+      await next()
+    }
+
+  return { verify, optional }
+}
+
 export const makeGuard =
   <U extends UserRecord>({ sessions, tokens, options, policies }: GuardDeps<U>) =>
   (auth: true | string): MiddlewareHandler<GuardEnv<U>> => {
     const policy = auth === true ? undefined : policies[auth]
     if (auth !== true && !policy)
       throw new TypeError(`createAuth: guard names the policy \`${auth}\`, which is not registered in \`policies\``)
-
-    // The extra signup fields, with the schema's defaults for accounts stored before a field existed.
-    const fields = options.signupFields
-    const withSignupDefaults = (raw: U): U => {
-      if (!fields) return raw
-      const parsed = fields.safeParse(raw)
-      return parsed.success ? ({ ...parsed.data, ...raw } as U) : raw
-    }
+    const { verify } = makeIdentity({ sessions, tokens, options })
 
     return async function latchkeyGuard(c: Context<GuardEnv<U>>, next) {
       const credential = readCredential(c)
@@ -63,15 +115,13 @@ export const makeGuard =
       if (!credential) throw missing()
       if (credential.token === null) throw refused()
 
-      const claims = await tokens.verify(credential.token)
-      if (!claims) throw refused()
-      const found = await sessions.current(claims)
-      if (!found) throw refused()
+      const identity = await verify(credential.token)
+      if (!identity) throw refused()
 
-      if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.publicOrigin))
-        throw crossSiteRefused(c, options.publicOrigin)
+      if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.trustedOrigins))
+        throw crossSiteRefused(c, options.trustedOrigins)
 
-      const user = toAuthUser(withSignupDefaults(found.user))
+      const { user } = identity
       if (policy) {
         let allowed = false
         try {
@@ -82,7 +132,7 @@ export const makeGuard =
         if (!allowed) throw new AuthError('forbidden', { detail: `The "${auth}" policy refused this request.` })
       }
       c.set('user', user)
-      c.set('sessionId', claims.sid)
+      c.set('sessionId', identity.sessionId)
       await next()
     }
   }

@@ -8,7 +8,7 @@
  */
 export { type Auth, createAuth } from './create-auth.js'
 export { AuthError, type AuthErrorCode } from './errors.js'
-export type { GuardEnv, GuardVariables } from './guard.js'
+export type { GuardEnv, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
 export type { AuthEvent, AuthEventType, AuthMail, AuthMailKind, ResetMail } from './notify.js'
 export { type AuthOptions, type AuthUser, type Policy, secretWeakness } from './options.js'
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'

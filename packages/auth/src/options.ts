@@ -132,6 +132,19 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   trustProxy?: boolean
   /** Public origin of the app; foreign `Origin`s are refused for cookie-borne credentials. Default: the request's own origin. */
   publicUrl?: string
+  /**
+   * More origins whose front ends may send the cookie-borne credentials on unsafe methods
+   * (`https://app.example.com`, `http://localhost:5173`), beside `publicUrl`'s (CONTRACT §16).
+   * Allow them in CORS too (`hono/cors` with `credentials: true`).
+   */
+  trustedOrigins?: readonly string[]
+  /**
+   * `SameSite` of the refresh cookie. Default `Strict`, right when the front end is on the same
+   * site as the API (ports and subdomains of one site count as the same site). `None` lets a
+   * front end on another site refresh; it needs `secureCookies` (https) and relies on the
+   * origin check above for CSRF.
+   */
+  cookieSameSite?: 'Strict' | 'Lax' | 'None'
   /** `Secure` cookies with the `__Secure-` prefix. Default: on when `NODE_ENV=production` or `publicUrl` is https. */
   secureCookies?: boolean
   /** Path of the refresh cookie: where the auth routes are mounted. Default `/auth`. */
@@ -162,6 +175,9 @@ export interface ResolvedOptions {
   pruneBatchSize: number
   trustProxy: boolean
   publicOrigin: string | null
+  /** `publicUrl`'s origin and `trustedOrigins`; `null` when neither is set (the request's own origin is trusted). */
+  trustedOrigins: ReadonlySet<string> | null
+  cookieSameSite: 'Strict' | 'Lax' | 'None'
   /** The application's extra signup fields, or `null`. */
   signupFields: z.ZodObject | null
   secureCookies: boolean
@@ -275,6 +291,21 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
       fail('publicUrl', 'must be an absolute URL such as https://app.example.com')
     }
   }
+  const trusted = new Set<string>(publicOrigin ? [publicOrigin] : [])
+  for (const [i, entry] of (options.trustedOrigins ?? []).entries()) {
+    let origin: string | null = null
+    try {
+      origin = new URL(entry).origin
+    } catch {}
+    if (origin && origin !== 'null' && origin === entry.replace(/\/$/, '')) trusted.add(origin)
+    else fail(`trustedOrigins[${i}]`, 'must be an origin such as https://app.example.com (scheme, host and port only)')
+  }
+  const cookieSameSite = options.cookieSameSite ?? 'Strict'
+  if (!['Strict', 'Lax', 'None'].includes(cookieSameSite)) fail('cookieSameSite', "must be 'Strict', 'Lax' or 'None'")
+  const secureCookies =
+    options.secureCookies ?? (process.env.NODE_ENV === 'production' || publicOrigin?.startsWith('https:') === true)
+  // Browsers drop a SameSite=None cookie that is not Secure.
+  if (cookieSameSite === 'None' && !secureCookies) fail('cookieSameSite', "'None' needs secureCookies (https)")
   const signupFields = options.signupFields ?? null
   if (signupFields !== null) {
     if (typeof signupFields !== 'object' || typeof (signupFields as { shape?: unknown }).shape !== 'object')
@@ -312,9 +343,10 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     pruneBatchSize: positiveInteger('prune.batchSize', options.prune?.batchSize, 500),
     trustProxy: options.trustProxy ?? false,
     publicOrigin,
+    trustedOrigins: trusted.size > 0 ? trusted : null,
+    cookieSameSite,
     signupFields: signupFields as z.ZodObject | null,
-    secureCookies:
-      options.secureCookies ?? (process.env.NODE_ENV === 'production' || publicOrigin?.startsWith('https:') === true),
+    secureCookies,
     cookiePath,
     log: options.log ?? ((message) => console.error(message)),
     now: options.now ?? (() => new Date()),

@@ -237,6 +237,21 @@ export const sessionCore = <U extends UserRecord>({
       return { status: result.status, body: await tokenBody(result.user.id, result.session.id) } as const
     },
 
+    /**
+     * Ends the session whose CURRENT refresh value is `presented` (logout with the cookie alone,
+     * CONTRACT §16), clearing the cookie. Answers the ended session, or `null` for an unknown,
+     * malformed or already spent value (nothing is deleted then).
+     */
+    async endByRefresh(c: Context, presented: string): Promise<SessionRecord | null> {
+      const { sessionId, hash } = parseRefreshValue(presented)
+      const found = await store.findRefresh(sessionId === null ? { currentHash: hash } : { sessionId })
+      if (!found || found.session.refreshHash !== hash) return null
+      await store.deleteSession(found.session.id)
+      cookie.clear(c)
+      const { id, userId, createdAt, refreshedAt } = found.session
+      return { id, userId, createdAt, refreshedAt }
+    },
+
     /** Ends a session: its refresh cookie and its access tokens stop working at once. */
     async end(c: Context, sessionId: string) {
       await store.deleteSession(sessionId)

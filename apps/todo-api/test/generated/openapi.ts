@@ -63,7 +63,7 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Sign out of this session */
+    /** Sign out of this session (named by the access token, or by the refresh cookie alone) */
     post: operations['logout']
     delete?: never
     options?: never
@@ -856,8 +856,17 @@ export interface operations {
         }
         content?: never
       }
-      /** @description No valid access token */
+      /** @description No valid access token, and no current refresh cookie */
       401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The refresh cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }

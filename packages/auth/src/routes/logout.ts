@@ -1,26 +1,64 @@
-/** POST /logout: deletes the caller's session, so its refresh cookie and access tokens stop working at once. */
-import { guardedRoute } from '../route.js'
-import { bodyGuardResponses } from '../schemas.js'
+/**
+ * POST /logout: deletes the caller's session, so its refresh cookie and access tokens stop
+ * working at once. The session is named by the access token or, without one, by the refresh
+ * cookie alone (CONTRACT §16: a front end that reloaded has lost its in-memory token).
+ */
+import { createRoute } from '@hono/zod-openapi'
+import type { Context, MiddlewareHandler } from 'hono'
+import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from '../credentials.js'
+import { AuthError } from '../errors.js'
+import type { GuardEnv } from '../guard.js'
+import { BEARER_SCHEME } from '../route.js'
+import { bodyGuardResponses, internalErrorResponse, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
+const refused = (detail: string) =>
+  new AuthError('invalid_refresh', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } })
+
 export const logout = <U extends UserRecord>(
   app: AuthApp,
-  { sessions, guard, notify }: Pick<RouteDeps<U>, 'sessions' | 'guard' | 'notify'>,
-) =>
-  app.openapi(
-    guardedRoute(guard(true), {
-      auth: true,
+  { sessions, guard, notify, cookie, options }: Pick<RouteDeps<U>, 'sessions' | 'guard' | 'notify' | 'cookie' | 'options'>,
+) => {
+  const withAccessToken = guard(true)
+  // An access credential, when one is present, decides (the credential order); otherwise the
+  // refresh cookie names the session.
+  const eitherCredential: MiddlewareHandler = async (c, next) => {
+    if (readCredential(c) !== null || cookie.read(c) === undefined) return withAccessToken(c as Context<GuardEnv<U>>, next)
+    await next()
+  }
+  return app.openapi(
+    createRoute({
       method: 'post',
       path: '/logout',
       operationId: 'logout',
       tags: ['auth'],
-      summary: 'Sign out of this session',
-      responses: { 204: { description: 'Session revoked; the refresh cookie is cleared' }, ...bodyGuardResponses },
+      summary: 'Sign out of this session (named by the access token, or by the refresh cookie alone)',
+      security: [{ [BEARER_SCHEME]: [] }, { refreshCookie: [] }],
+      middleware: [eitherCredential],
+      responses: {
+        204: { description: 'Session revoked; the refresh cookie is cleared' },
+        401: problemResponse('No valid access token, and no current refresh cookie'),
+        403: problemResponse('The refresh cookie was sent from another site'),
+        ...bodyGuardResponses,
+        500: internalErrorResponse,
+      },
     }),
     async (c) => {
-      await sessions.end(c, c.var.sessionId)
-      notify.event(c, { type: 'logout', userId: c.var.user.id, sessionId: c.var.sessionId })
+      const signedIn = (c.var as Partial<GuardEnv<U>['Variables']>).user
+      const sessionId = (c.var as Partial<GuardEnv<U>['Variables']>).sessionId
+      if (signedIn && sessionId) {
+        await sessions.end(c, sessionId)
+        notify.event(c, { type: 'logout', userId: signedIn.id, sessionId })
+        return c.body(null, 204)
+      }
+      if (isCrossSiteUnsafe(c, options.trustedOrigins)) throw crossSiteRefused(c, options.trustedOrigins)
+      const presented = cookie.read(c)
+      if (!presented) throw refused('The refresh cookie is malformed.')
+      const ended = await sessions.endByRefresh(c, presented)
+      if (!ended) throw refused('The refresh cookie is invalid, spent or revoked.')
+      notify.event(c, { type: 'logout', userId: ended.userId, sessionId: ended.id })
       return c.body(null, 204)
     },
   )
+}

@@ -113,7 +113,7 @@ describe('POST /auth/refresh', () => {
     expect(res.status).toBe(403)
     const { detail } = (await res.json()) as { detail: string }
     expect(detail).toContain('http://app.test')
-    expect(detail).toContain('publicUrl')
+    expect(detail).toContain('trustedOrigins')
   })
 
   it('uses Secure cookies named __Secure-refresh_token when cookies are secure', async () => {

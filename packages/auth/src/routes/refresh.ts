@@ -57,7 +57,7 @@ export const refresh = <U extends UserRecord>(
           detail: 'No refresh cookie was sent.',
           headers: { 'WWW-Authenticate': 'Bearer' },
         })
-      if (isCrossSiteUnsafe(c, options.publicOrigin)) throw crossSiteRefused(c, options.publicOrigin)
+      if (isCrossSiteUnsafe(c, options.trustedOrigins)) throw crossSiteRefused(c, options.trustedOrigins)
       // After 401 (no cookie) and 403 (another site), before anything is looked up (CONTRACT §2 order).
       await limit(c, async () => {})
       if (presented === null) {
