@@ -1,0 +1,148 @@
+/**
+ * The client against the reference server, over HTTP in Node (where it keeps the refresh cookie
+ * itself): one refresh for many callers, one retry after a 401 and never a loop, typed problem
+ * documents, and the openapi-fetch middleware.
+ */
+import { randomUUID } from 'node:crypto'
+import createClient from 'openapi-fetch'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { paths } from '../../../apps/todo-api/test/generated/openapi.js'
+import { type RunningServer, startServer } from '../../../apps/todo-api/test/support.js'
+import { AuthClientError, authMiddleware, createAuthClient } from '../src/index.js'
+
+let server: RunningServer
+
+beforeAll(async () => {
+  server = await startServer()
+})
+
+afterAll(async () => {
+  await server?.stop()
+})
+
+/** Lines of the server's request log for `method path status`. */
+const served = (line: RegExp) =>
+  server
+    .stdout()
+    .split('\n')
+    .filter((l) => line.test(l)).length
+
+const account = () => ({
+  name: 'Ada',
+  email: `client-${randomUUID().slice(0, 8)}@example.com`,
+  password: `plum tractor ${randomUUID().slice(0, 6)} lantern`,
+})
+
+/** Waits until the server has logged `count` lines matching `line` (its log is written after the answer). */
+const settle = async (line: RegExp, count: number) => {
+  for (let i = 0; i < 100 && served(line) < count; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  return served(line)
+}
+
+const REFRESH = /^POST \/auth\/refresh \d{3} /
+
+describe('createAuthClient in Node', () => {
+  it('signs up, reads guarded routes with the token in memory, and tells subscribers who is signed in', async () => {
+    const auth = createAuthClient({ baseUrl: server.base })
+    const seen: (string | null)[] = []
+    auth.subscribe(() => seen.push(auth.getState().user?.email ?? null))
+    const input = account()
+    const user = await auth.signUp(input)
+    expect(user).toMatchObject({ email: input.email, emailVerified: false })
+    const res = await auth.fetch('/todos', {
+      method: 'POST',
+      body: JSON.stringify({ title: 'from the client' }),
+      headers: { 'Content-Type': 'application/json' },
+    })
+    expect(res.status).toBe(201)
+    expect(await auth.me()).toMatchObject({ email: input.email })
+    expect(await auth.sessions.list()).toEqual([expect.objectContaining({ current: true })])
+    await auth.signOut()
+    expect(auth.getState().user).toBeNull()
+    expect(seen).toEqual([input.email, null])
+    expect((await auth.fetch('/todos')).status).toBe(401)
+  })
+
+  it('shares one refresh among 50 concurrent callers', async () => {
+    let clock = Date.now()
+    const auth = createAuthClient({ baseUrl: server.base, now: () => clock })
+    await auth.signUp(account())
+    // The token's 15 minutes have passed for the client: every caller needs a new one at once.
+    clock += 15 * 60 * 1000
+    const before = served(REFRESH)
+    const answers = await Promise.all(Array.from({ length: 50 }, () => auth.fetch('/todos')))
+    expect(answers.map((r) => r.status)).toEqual(Array(50).fill(200))
+    expect((await settle(REFRESH, before + 1)) - before).toBe(1)
+    const again = await Promise.all(Array.from({ length: 50 }, () => auth.refresh()))
+    expect(again.every(Boolean)).toBe(true)
+    expect((await settle(REFRESH, before + 2)) - before).toBe(2)
+    // The new token is fresh by the client's clock: no more refreshes.
+    await Promise.all(Array.from({ length: 10 }, () => auth.fetch('/todos')))
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(served(REFRESH) - before).toBe(2)
+    await auth.signOut()
+  })
+
+  it('refreshes and retries once after a 401 invalid_token, and never loops when the session is gone', async () => {
+    // A fetch that spoils the token of the first todo read: the server answers 401 invalid_token.
+    let spoil = true
+    const spoiling: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers)
+      if (spoil && String(input).endsWith('/todos') && headers.has('Authorization')) {
+        spoil = false
+        headers.set('Authorization', 'Bearer spoiled.token.value')
+      }
+      return fetch(input, { ...init, headers })
+    }
+    const auth = createAuthClient({ baseUrl: server.base, fetch: spoiling })
+    await auth.signUp(account())
+    const before = served(REFRESH)
+    expect((await auth.fetch('/todos')).status).toBe(200)
+    expect((await settle(REFRESH, before + 1)) - before).toBe(1)
+
+    // Another device signs this session out: one refresh (refused), then signed out, no loop.
+    const other = createAuthClient({ baseUrl: server.base })
+    const input = account()
+    await other.signUp(input)
+    const victim = createAuthClient({ baseUrl: server.base })
+    await victim.signIn({ email: input.email, password: input.password })
+    await other.sessions.revokeOthers()
+    const start = served(REFRESH)
+    const refused = await victim.fetch('/todos')
+    expect(refused.status).toBe(401)
+    expect((await settle(REFRESH, start + 1)) - start).toBe(1)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    expect(served(REFRESH) - start).toBe(1)
+    expect(victim.getState().user).toBeNull()
+  })
+
+  it('throws typed problem documents: field errors with codes, and retryAfter on a 429', async () => {
+    const auth = createAuthClient({ baseUrl: server.base })
+    const bad = await auth.signUp({ name: '', email: 'nope', password: 'password123' }).catch((err: unknown) => err)
+    expect(bad).toBeInstanceOf(AuthClientError)
+    expect(bad).toMatchObject({ status: 400, code: 'validation-failed' })
+    expect((bad as AuthClientError).errors.map((e) => e.code)).toEqual(['too_short', 'invalid_email', 'common_password'])
+
+    const input = account()
+    await auth.signUp(input)
+    let limited: AuthClientError | undefined
+    for (let i = 0; i < 12 && !limited; i++) {
+      const err = await auth.signIn({ email: input.email, password: 'wrong guess here' }).catch((e: unknown) => e)
+      if (err instanceof AuthClientError && err.status === 429) limited = err
+    }
+    expect(limited).toMatchObject({ status: 429, code: 'rate-limited' })
+    expect(limited?.retryAfter).toBeGreaterThan(0)
+  })
+
+  it('gives an openapi-fetch client the token and one retry', async () => {
+    const auth = createAuthClient({ baseUrl: server.base })
+    await auth.signUp(account())
+    const api = createClient<paths>({ baseUrl: server.base })
+    api.use(authMiddleware(auth))
+    const created = await api.POST('/todos', { body: { title: 'typed' } })
+    expect(created.response.status).toBe(201)
+    const list = await api.GET('/todos', { params: { query: { limit: 5 } } })
+    expect(list.data?.map((t) => t.title)).toEqual(['typed'])
+    expect((await api.GET('/auth/me')).data).toMatchObject({ emailVerified: false })
+  })
+})
