@@ -116,13 +116,17 @@ export const createAuthClient = (options: AuthClientOptions) => {
     publish()
   }
 
-  /** A request to an auth route, carrying the refresh cookie (browser: `include`; Node: the jar). */
-  const authRequest = async (method: string, path: string, body?: unknown, bearer = false) => {
-    const headers = new Headers()
+  /**
+   * One request to `path` under the base URL: JSON `body`, the bearer `token`, and on the auth
+   * routes the refresh cookie (browser: `include`; Node: the jar).
+   */
+  const send = async (path: string, method: string, body: unknown, token: string | null, init: RequestInit = {}) => {
+    const headers = new Headers(init.headers)
     if (body !== undefined) headers.set('Content-Type', 'application/json')
-    if (bearer && accessToken) headers.set('Authorization', `Bearer ${accessToken}`)
-    if (jar && cookie) headers.set('Cookie', cookie)
-    const response = await doFetch(`${base}${authPath}${path}`, {
+    if (token) headers.set('Authorization', `Bearer ${token}`)
+    if (jar && cookie && path.startsWith(authPath)) headers.set('Cookie', cookie)
+    const response = await doFetch(`${base}${path}`, {
+      ...init,
       method,
       headers,
       credentials: 'include',
@@ -131,6 +135,10 @@ export const createAuthClient = (options: AuthClientOptions) => {
     remember(response)
     return response
   }
+
+  /** A request to an auth route; `bearer` adds the current access token as it is. */
+  const authRequest = (method: string, path: string, body?: unknown, bearer = false) =>
+    send(`${authPath}${path}`, method, body, bearer ? accessToken : null)
 
   /** Calls an auth route and answers its JSON (or `null` for 204); a refusal throws {@link AuthClientError}. */
   const call = async <T>(method: string, path: string, body?: unknown, bearer = false): Promise<T> => {
@@ -175,27 +183,12 @@ export const createAuthClient = (options: AuthClientOptions) => {
 
   /** `fetch` with the access token; after a 401 `invalid_token` it refreshes and retries once, never more. */
   const authorized = async (path: string, method = 'GET', body?: unknown, init: RequestInit = {}): Promise<Response> => {
-    const send = async (token: string | null) => {
-      const headers = new Headers(init.headers)
-      if (token) headers.set('Authorization', `Bearer ${token}`)
-      if (body !== undefined) headers.set('Content-Type', 'application/json')
-      if (jar && cookie && path.startsWith(authPath)) headers.set('Cookie', cookie)
-      const response = await doFetch(`${base}${path}`, {
-        ...init,
-        method,
-        headers,
-        credentials: 'include',
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      })
-      remember(response)
-      return response
-    }
     const used = await getAccessToken()
-    const first = await send(used)
+    const first = await send(path, method, body, used, init)
     if (first.status !== 401 || !/invalid_token/.test(first.headers.get('www-authenticate') ?? '')) return first
     // Another caller may have refreshed meanwhile: use its token rather than spending the cookie again.
     const fresh = accessToken !== null && accessToken !== used ? true : await refresh()
-    return fresh ? send(accessToken) : first
+    return fresh ? send(path, method, body, accessToken, init) : first
   }
 
   const me = async (): Promise<User> => {
