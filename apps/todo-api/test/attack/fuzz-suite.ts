@@ -260,7 +260,20 @@ export const fuzzSuite = (store: AttackStore) =>
       const pathname = new URL(req.url).pathname
       const route = `${req.method} ${pathname.replace(/^\/todos\/.+/, '/todos/{id}')} ${reply.status}`
       outcomes.set(route, (outcomes.get(route) ?? 0) + 1)
-      if (GUARDED.some(([m, p]) => m === req.method && p.test(pathname))) {
+      // Logout without an access credential is named by the refresh cookie alone (CONTRACT §16),
+      // checked as refresh checks it: 403 from another site, 204 only for the current value.
+      const cookieLogout = route.startsWith('POST /auth/logout ') && c.auth.kind === 'none'
+      if (cookieLogout) {
+        expect([204, 401, 403, 413, 415], ctx).toContain(reply.status)
+        if (reply.status === 204) {
+          expect(
+            c.refresh.name === 'secure' && refIs(c.refresh.value, 'a.refresh'),
+            `a spent or foreign cookie logged out: ${ctx}`,
+          ).toBe(true)
+          expect(['foreign', 'null', 'crossSite'], `a cross-site cookie logged out: ${ctx}`).not.toContain(c.site)
+        }
+      }
+      if (!cookieLogout && GUARDED.some(([m, p]) => m === req.method && p.test(pathname))) {
         const valid = refIs(c.auth.token, 'a.token') && ['header', 'lower', 'cookie', 'query'].includes(c.auth.kind)
         if (!valid) expect([401, 413, 415], `an invalid credential passed the guard: ${ctx}`).toContain(reply.status)
         else expect(reply.status, `the attacker's own token was refused: ${ctx}`).not.toBe(401)
