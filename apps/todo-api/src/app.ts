@@ -12,6 +12,7 @@ import type { MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { v7 as uuidv7 } from 'uuid'
 import { type AppAuthOptions, createAppAuth } from './auth.js'
+import { printable } from './printable.js'
 import { adminRoutes } from './routes/admin.js'
 import { docsRoutes } from './routes/docs.js'
 import { resetPageRoute } from './routes/reset-page.js'
@@ -35,13 +36,9 @@ const requestLog = (write: (line: string) => void): MiddlewareHandler =>
   async function requestLog(c, next) {
     const started = performance.now()
     await next()
+    // The path arrives percent-decoded and is the client's to choose.
     write(`${c.req.method} ${printable(c.req.path)} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
   }
-
-// The path arrives percent-decoded and is the client's to choose: a control character would
-// forge log lines (%0A) or drive the terminal (%1B), so each is written as a \u escape.
-const printable = (s: string) =>
-  s.replace(/[\p{Cc}\u2028\u2029]/gu, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`)
 
 /**
  * CONTRACT §3: a response to a request with `?access_token=` is never cached and never leaks the

@@ -7,6 +7,7 @@
 import { type Auth, createAuth, type UserRecord } from '@latchkey/auth'
 import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
+import { printable } from './printable.js'
 
 /** The auth component of this app: the store's users (SQLite or PostgreSQL), the policies `admin` and `verified`. */
 export type AppAuth = Auth<UserRecord, 'admin' | 'verified'>
@@ -29,9 +30,6 @@ export interface AppAuthOptions {
   now: () => Date
 }
 
-const RAW_CONTROL = /[\u007f-\u009f\u2028\u2029]/g
-const unicodeEscape = (ch: string) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`
-
 export const createAppAuth = ({
   secret,
   db,
@@ -52,7 +50,7 @@ export const createAppAuth = ({
     sendMail: (mail) => mailer.send(mail),
     // An event holds no secret (CONTRACT §9). What a client sent (the User-Agent) is escaped:
     // JSON.stringify leaves DEL, C1 controls and U+2028/9 raw, which could drive a terminal.
-    onEvent: (event) => audit(JSON.stringify({ audit: event }).replace(RAW_CONTROL, unicodeEscape)),
+    onEvent: (event) => audit(printable(JSON.stringify({ audit: event }))),
     policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },
     publicUrl,
     trustProxy,

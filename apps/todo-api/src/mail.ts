@@ -42,48 +42,48 @@ interface Composed {
 
 const IGNORE = 'If you did not ask for this, ignore this mail.'
 
+/** The mails that carry a token: subject, the words of the development line, and the text around the link. */
+const TOKEN_MAILS: Record<keyof typeof PAGE, { subject: string; label: string; text: (link: string) => string[] }> = {
+  'reset-password': {
+    subject: 'Reset your password',
+    label: 'password reset',
+    text: (link) => [
+      'Someone (hopefully you) asked to reset the password of your account.',
+      '',
+      `Set a new password here: ${link}`,
+      '',
+      'The link works once and expires in 30 minutes. Using it signs out every session of the account.',
+      'If you did not ask for this, ignore this mail: your password stays as it is.',
+    ],
+  },
+  'verify-email': {
+    subject: 'Confirm your email address',
+    label: 'email verification',
+    text: (link) => ['Confirm that this address is yours:', '', link, '', 'The link works once and expires in 24 hours.', IGNORE],
+  },
+  'change-email': {
+    subject: 'Confirm your new email address',
+    label: 'email change',
+    text: (link) => [
+      'Someone (hopefully you) asked to make this the email address of their account.',
+      '',
+      `Confirm it here: ${link}`,
+      '',
+      'The link works once and expires in 1 hour. Using it signs out every session of the account.',
+      IGNORE,
+    ],
+  },
+}
+
 /** Subject, text and development line of each kind; the `switch` is checked for exhaustiveness. */
 const compose = (mail: AuthMail, publicUrl: string): Composed => {
   switch (mail.kind) {
-    case 'reset-password': {
-      const link = tokenLink(publicUrl, mail.kind, mail.token)
-      return {
-        subject: 'Reset your password',
-        text: [
-          'Someone (hopefully you) asked to reset the password of your account.',
-          '',
-          `Set a new password here: ${link}`,
-          '',
-          'The link works once and expires in 30 minutes. Using it signs out every session of the account.',
-          'If you did not ask for this, ignore this mail: your password stays as it is.',
-        ].join('\n'),
-        line: `password reset link for ${mail.to}: ${link}`,
-      }
-    }
-    case 'verify-email': {
-      const link = tokenLink(publicUrl, mail.kind, mail.token)
-      return {
-        subject: 'Confirm your email address',
-        text: ['Confirm that this address is yours:', '', link, '', 'The link works once and expires in 24 hours.', IGNORE].join(
-          '\n',
-        ),
-        line: `email verification link for ${mail.to}: ${link}`,
-      }
-    }
+    case 'reset-password':
+    case 'verify-email':
     case 'change-email': {
+      const { subject, label, text } = TOKEN_MAILS[mail.kind]
       const link = tokenLink(publicUrl, mail.kind, mail.token)
-      return {
-        subject: 'Confirm your new email address',
-        text: [
-          'Someone (hopefully you) asked to make this the email address of their account.',
-          '',
-          `Confirm it here: ${link}`,
-          '',
-          'The link works once and expires in 1 hour. Using it signs out every session of the account.',
-          IGNORE,
-        ].join('\n'),
-        line: `email change link for ${mail.to}: ${link}`,
-      }
+      return { subject, text: text(link).join('\n'), line: `${label} link for ${mail.to}: ${link}` }
     }
     case 'password-changed':
       return notice(mail.to, 'Your password was changed', 'The password of your account was just changed.')

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi'
 import type { jsonBodyGuard } from './body.js'
 import { COMMON_PASSWORD, codePoints, isCommonPassword } from './password.js'
 import type { UserRecord } from './store/types.js'
-import { FIELD_ERROR_CODES, fieldCode, MAX_FIELD_ERRORS } from './validation.js'
+import { FIELD_ERROR_CODES, fieldCode, MAX_FIELD_ERRORS, plural } from './validation.js'
 
 // A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
@@ -47,16 +47,14 @@ export const EmailField = z
 export const codePointString = (min: number, max: number, what: string) =>
   storableString()
     .refine((s) => codePoints(s) >= min, {
-      message: `${what} must be at least ${characters(min)}`,
+      message: `${what} must be at least ${plural(min, 'character')}`,
       params: fieldCode('too_short'),
     })
     .refine((s) => codePoints(s) <= max, {
-      message: `${what} must be at most ${characters(max)}`,
+      message: `${what} must be at most ${plural(max, 'character')}`,
       params: fieldCode('too_long'),
     })
     .openapi({ minLength: min, maxLength: max })
-
-const characters = (n: number) => `${n} ${n === 1 ? 'character' : 'characters'}`
 
 /**
  * A new password: 8 to 256 code points, not on the common-password list. The list is checked

@@ -47,7 +47,8 @@ const labelOf = (path: readonly PropertyKey[]): string => {
   return words.charAt(0).toUpperCase() + words.slice(1)
 }
 
-const plural = (n: number | bigint, one: string) => `${n} ${one}${n === 1 || n === 1n ? '' : 's'}`
+/** `1 character`, `8 characters`. */
+export const plural = (n: number | bigint, one: string) => `${n} ${one}${n === 1 || n === 1n ? '' : 's'}`
 
 const ARTICLE: Record<string, string> = {
   string: 'a string',
@@ -70,15 +71,10 @@ const valueAt = (input: unknown, path: readonly PropertyKey[]): unknown => {
 
 const bound = (issue: { origin: string; inclusive?: boolean }, n: number | bigint, side: 'least' | 'most') => {
   const strict = issue.inclusive === false
-  switch (issue.origin) {
-    case 'string':
-      return `at ${side} ${plural(strict ? (side === 'least' ? Number(n) + 1 : Number(n) - 1) : n, 'character')}`
-    case 'array':
-    case 'set':
-      return `at ${side} ${plural(strict ? (side === 'least' ? Number(n) + 1 : Number(n) - 1) : n, 'item')}`
-    default:
-      return strict ? `${side === 'least' ? 'greater' : 'less'} than ${n}` : `at ${side} ${n}`
-  }
+  const unit = issue.origin === 'string' ? 'character' : issue.origin === 'array' || issue.origin === 'set' ? 'item' : null
+  // A count is whole: "more than 2 items" is "at least 3 items".
+  if (unit) return `at ${side} ${plural(strict ? Number(n) + (side === 'least' ? 1 : -1) : n, unit)}`
+  return strict ? `${side === 'least' ? 'greater' : 'less'} than ${n}` : `at ${side} ${n}`
 }
 
 const isLength = (origin: string) => origin === 'string' || origin === 'array' || origin === 'set'

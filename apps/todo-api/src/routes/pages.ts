@@ -5,6 +5,8 @@
  * browser, never echo it into the HTML, and spend it only with a POST.
  */
 import { createHash } from 'node:crypto'
+import { z } from '@hono/zod-openapi'
+import { storableString } from '@latchkey/auth/http'
 import type { Context } from 'hono'
 
 export const PAGE_STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:26rem;margin:4rem auto;padding:0 1rem;color:#222}
@@ -24,6 +26,13 @@ export const pageCsp = (script: string) =>
     "base-uri 'none'",
     "frame-ancestors 'none'",
   ].join('; ')
+
+/**
+ * The `?token=` of a page a mail links to. The page reads it in the browser; the server only
+ * checks it could be a token (the limits of the auth routes' `token`), so anything else is a 400.
+ */
+export const tokenQuery = (description: string) =>
+  z.object({ token: storableString().max(1024).optional().openapi({ description }) })
 
 /** Answers a page: never cached, never sends its URL (with the token) in a Referer, held to its CSP. */
 export const sendPage = (c: Context, html: string, csp: string) => {

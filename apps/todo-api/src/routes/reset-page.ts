@@ -5,8 +5,8 @@
  * script (never echoed into the HTML), then removed from the address bar.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
-import { problemResponse, storableString } from '@latchkey/auth/http'
-import { pageCsp, pageHtml, sendPage } from './pages.js'
+import { problemResponse } from '@latchkey/auth/http'
+import { pageCsp, pageHtml, sendPage, tokenQuery } from './pages.js'
 
 const SCRIPT = `(() => {
   const form = document.getElementById('form')
@@ -75,12 +75,7 @@ export const resetPageRoute = (app: OpenAPIHono) =>
       request: {
         // The page reads the token in the browser and sends it in a POST body; the server only
         // checks it could be one (the limits of POST /auth/reset-password's `token`).
-        query: z.object({
-          token: storableString()
-            .max(1024)
-            .optional()
-            .openapi({ description: 'The reset token from the mail; the page never sends it anywhere but the form' }),
-        }),
+        query: tokenQuery('The reset token from the mail; the page never sends it anywhere but the form'),
       },
       responses: {
         200: { description: 'The reset form', content: { 'text/html': { schema: z.string().max(PAGE.length) } } },

@@ -4,8 +4,8 @@
  * links): the token is spent by a POST to the auth route when the person presses the button.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi'
-import { problemResponse, storableString } from '@latchkey/auth/http'
-import { pageCsp, pageHtml, sendPage } from './pages.js'
+import { problemResponse } from '@latchkey/auth/http'
+import { pageCsp, pageHtml, sendPage, tokenQuery } from './pages.js'
 
 interface TokenPage {
   path: '/verify-email' | '/confirm-email'
@@ -84,12 +84,7 @@ export const tokenPageRoutes = (app: OpenAPIHono) => {
         tags: ['pages'],
         summary: `${page.title}: a page whose button spends the token from the mail (opening it spends nothing)`,
         request: {
-          query: z.object({
-            token: storableString()
-              .max(1024)
-              .optional()
-              .openapi({ description: 'The token from the mail; the page sends it only when the button is pressed' }),
-          }),
+          query: tokenQuery('The token from the mail; the page sends it only when the button is pressed'),
         },
         responses: {
           200: { description: 'The page', content: { 'text/html': { schema: z.string().max(html.length) } } },

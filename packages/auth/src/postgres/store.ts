@@ -301,8 +301,11 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     },
 
     async deleteOtherSessions(userId, keepSessionId) {
-      const result = await db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
-      return result.rowCount ?? 0
+      const rows = await db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+        .returning({ id: sessions.id })
+      return rows.map((row) => row.id)
     },
 
     async deleteUser(userId, credentialsVersion) {

@@ -4,7 +4,6 @@
  * the address becomes the account's (verified), every session ends, and the old address is told.
  */
 import { createRoute, z } from '@hono/zod-openapi'
-import { AuthError } from '../errors.js'
 import { tokenHash } from '../opaque-token.js'
 import { guardedRoute } from '../route.js'
 import {
@@ -24,12 +23,11 @@ import { fieldFailure } from '../validation.js'
 import { checkCurrentPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { invalidEmailToken, mailEmailToken } from './email-tokens.js'
+import { emailTaken } from './signup.js'
 import { TokenBody } from './verify-email.js'
 
 const ChangeEmailBody = z.object({ currentPassword: PasswordField, newEmail: EmailField }).openapi('ChangeEmailRequest')
 const SENT = 'A confirmation link is on its way to the new address; the email changes when it is used.'
-
-const emailTaken = () => new AuthError('email_taken', { detail: 'An account with this email already exists.' })
 
 export const changeEmail = <U extends UserRecord>(
   app: AuthApp,

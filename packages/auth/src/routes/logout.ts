@@ -6,15 +6,12 @@
 import { createRoute } from '@hono/zod-openapi'
 import type { Context, MiddlewareHandler } from 'hono'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from '../credentials.js'
-import { AuthError } from '../errors.js'
 import type { GuardEnv } from '../guard.js'
 import { BEARER_SCHEME } from '../route.js'
 import { bodyGuardResponses, internalErrorResponse, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
-
-const refused = (detail: string) =>
-  new AuthError('invalid_refresh', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } })
+import { refreshRefused } from './refresh.js'
 
 export const logout = <U extends UserRecord>(
   app: AuthApp,
@@ -54,9 +51,9 @@ export const logout = <U extends UserRecord>(
       }
       if (isCrossSiteUnsafe(c, options.trustedOrigins)) throw crossSiteRefused(c, options.trustedOrigins)
       const presented = cookie.read(c)
-      if (!presented) throw refused('The refresh cookie is malformed.')
+      if (!presented) throw refreshRefused('The refresh cookie is malformed.')
       const ended = await sessions.endByRefresh(c, presented)
-      if (!ended) throw refused('The refresh cookie is invalid, spent or revoked.')
+      if (!ended) throw refreshRefused('The refresh cookie is invalid, spent or revoked.')
       notify.event(c, { type: 'logout', userId: ended.userId, sessionId: ended.id })
       return c.body(null, 204)
     },

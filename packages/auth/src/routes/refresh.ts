@@ -18,7 +18,8 @@ import {
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
-const refused = (detail: string) =>
+/** The 401 of a refused refresh cookie (refresh, and logout by the cookie alone). */
+export const refreshRefused = (detail: string) =>
   new AuthError('invalid_refresh', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } })
 
 export const refresh = <U extends UserRecord>(
@@ -62,13 +63,13 @@ export const refresh = <U extends UserRecord>(
       await limit(c, async () => {})
       if (presented === null) {
         cookie.clear(c)
-        throw refused('The refresh cookie is malformed.')
+        throw refreshRefused('The refresh cookie is malformed.')
       }
       const result = await sessions.refresh(c, presented)
       // Every refusal reads the same, so the answer does not tell a thief that the value was live.
       if (result.status === 'reused')
         notify.event(c, { type: 'refresh.reuse_detected', userId: result.session.userId, sessionId: result.session.id })
-      if (result.status !== 'rotated') throw refused('The refresh cookie is invalid, expired or revoked.')
+      if (result.status !== 'rotated') throw refreshRefused('The refresh cookie is invalid, expired or revoked.')
       return c.json(result.body, 200)
     },
   )

@@ -90,9 +90,9 @@ export const sessionRoutes = <U extends UserRecord>(
     }),
     async (c) => {
       const { user, sessionId } = c.var
-      const others = (await store.listSessions(user.id)).filter((s) => s.id !== sessionId)
-      await store.deleteOtherSessions(user.id, sessionId)
-      for (const session of others) notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: session.id })
+      // One statement deletes them and names them, so each gets its event, and only those.
+      for (const id of await store.deleteOtherSessions(user.id, sessionId))
+        notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: id })
       return c.body(null, 204)
     },
   )

@@ -23,6 +23,9 @@ import { fieldCode } from '../validation.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { mailEmailToken } from './email-tokens.js'
 
+/** 409: the (canonical) email has an account (signup, change-email). */
+export const emailTaken = () => new AuthError('email_taken', { detail: 'An account with this email already exists.' })
+
 const BASE_FIELDS = { name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField }
 
 /** The signup body: the library's fields and the application's (`signupFields`), validated together. */
@@ -93,7 +96,7 @@ export const signup = <U extends UserRecord>(
         createdAt: options.now(),
         ...(profile ? { profile } : {}),
       })
-      if (!user) throw new AuthError('email_taken', { detail: 'An account with this email already exists.' })
+      if (!user) throw emailTaken()
       const started = await sessions.start(c, user, INITIAL_CREDENTIALS_VERSION)
       // Only a password change could move the version, and that needs a session or a reset token.
       if (!started) throw new AuthError('internal', { detail: 'The account was changed while it was being created.' })

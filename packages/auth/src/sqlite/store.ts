@@ -298,7 +298,14 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
 
     async deleteOtherSessions(userId, keepSessionId) {
       const others = and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
-      return durable(() => db.delete(sessions).where(others).run().changes)
+      return durable(() =>
+        db
+          .delete(sessions)
+          .where(others)
+          .returning({ id: sessions.id })
+          .all()
+          .map((row) => row.id),
+      )
     },
 
     async deleteUser(userId, credentialsVersion) {

@@ -234,8 +234,8 @@ export interface Store<U extends UserRecord = UserRecord> {
   listSessions(userId: string): Promise<SessionInfo[]>
   /** Deletes the session only when it is this user's; answers whether it did. */
   deleteUserSession(userId: string, sessionId: string): Promise<boolean>
-  /** Deletes every session of the user except `keepSessionId`; answers how many. */
-  deleteOtherSessions(userId: string, keepSessionId: string): Promise<number>
+  /** Deletes every session of the user except `keepSessionId`; answers the ids it deleted. */
+  deleteOtherSessions(userId: string, keepSessionId: string): Promise<string[]>
   /**
    * Deletes the user with every session and token, in one atomic step, only while the
    * credentials version is still `credentialsVersion` (the password that was re-checked).
