@@ -20,6 +20,8 @@ import { authRoutes } from './routes/index.js'
 import { sessionCore } from './session.js'
 import type { UserRecord } from './store/types.js'
 import { type PruneCounts, sweeper } from './sweep.js'
+import { twoFactorCore } from './two-factor/factor.js'
+import { secretBox } from './two-factor/secret-box.js'
 
 export interface Auth<U extends UserRecord, Name extends string> {
   /** The eight auth routes. Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
@@ -146,6 +148,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     cookie,
     notify,
     afterAnswer: after,
+    twoFactor: twoFactorCore({ store: options.store, box: secretBox(resolved.secrets), now: resolved.now }),
     options: resolved,
   })
 

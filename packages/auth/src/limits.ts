@@ -17,6 +17,8 @@ export interface RouteLimits {
   onEmail(endpoint: string, emailOf: KeyRule['valueOf']): MiddlewareHandler
   /** An endpoint that verifies a signed-in user's password: per user and per address. It runs after the guard (401 before 429). */
   perUser(endpoint: string): MiddlewareHandler
+  /** Per address and per the account `userOf` finds (two-factor verify: the challenge's owner). */
+  perAccount(endpoint: string, userOf: KeyRule['valueOf']): MiddlewareHandler
   /** Per address only: redeeming a mailed token, whose owner is unknown until it is spent. */
   perIp(endpoint: string): MiddlewareHandler
   /** `POST /refresh`: per session (`sessionOf`: the id the cookie names, or the value's hash) and per address. */
@@ -35,14 +37,13 @@ export const routeLimits = (
   const ip = (max = options.ipLimit): KeyRule => ({ kind: 'ip', limit: max, valueOf: ipOf })
   const onEmail = (endpoint: string, emailOf: KeyRule['valueOf']) =>
     limit(endpoint, [ip(), { kind: 'email', limit: options.emailLimit, valueOf: emailOf }])
+  const perAccount = (endpoint: string, userOf: KeyRule['valueOf']) =>
+    limit(endpoint, [ip(), { kind: 'user', limit: options.userLimit, valueOf: userOf }])
   return {
     onEmail,
+    perAccount,
     onBodyEmail: (endpoint) => onEmail(endpoint, async (c) => emailFromBody(await peekJson(c))),
-    perUser: (endpoint) =>
-      limit(endpoint, [
-        ip(),
-        { kind: 'user', limit: options.userLimit, valueOf: (c) => (c.var as { user?: { id: string } }).user?.id ?? null },
-      ]),
+    perUser: (endpoint) => perAccount(endpoint, (c) => (c.var as { user?: { id: string } }).user?.id ?? null),
     perIp: (endpoint) => limit(endpoint, [ip()]),
     refresh: (sessionOf) =>
       limit('refresh', [ip(options.refreshIpLimit), { kind: 'session', limit: options.refreshSessionLimit, valueOf: sessionOf }]),

@@ -89,6 +89,11 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   refreshReuseGrace?: number
   /** Seconds a reset token lives. Default 1800. */
   resetTokenTtl?: number
+  /**
+   * The second factor (CONTRACT §13). `issuer` names the account in authenticator apps (the
+   * `otpauth://` URI's issuer). Default `Latchkey`.
+   */
+  twoFactor?: { issuer?: string }
   /** argon2id parameters; below the OWASP floor (m=19456, t=2, p=1) construction fails. */
   argon2?: Partial<Argon2Params>
   /**
@@ -109,8 +114,8 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
     /** Per canonical email on signup, login, forgot- and reset-password. Default 10 per 15 minutes. */
     email?: Limit
     /**
-     * Per signed-in user on each endpoint that verifies a password (change-password). Default 10
-     * per 15 minutes.
+     * Per signed-in user on each endpoint that verifies a password or a code (change-password,
+     * two-factor setup, …), and per account on `POST /two-factor/verify`. Default 10 per 15 minutes.
      */
     user?: Limit
     /**
@@ -163,6 +168,8 @@ export interface ResolvedOptions {
   accessTokenTtl: number
   lifetimes: SessionLifetimes
   resetTokenMs: number
+  /** The issuer of `otpauth://` URIs. */
+  twoFactorIssuer: string
   argon2: Argon2Params
   hashQueue: number
   ipLimit: Limit
@@ -315,6 +322,10 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
         fail(`signupFields.${key}`, 'is a field of the user record itself; choose another name')
   }
   const cookiePath = options.cookiePath ?? '/auth'
+  const twoFactorIssuer = options.twoFactor?.issuer ?? 'Latchkey'
+  // The issuer is the label's prefix (`Issuer:account`): a colon would end it early.
+  if (typeof twoFactorIssuer !== 'string' || !/^[^:]{1,64}$/.test(twoFactorIssuer))
+    fail('twoFactor.issuer', 'must be 1 to 64 characters without a colon')
   if (!cookiePath.startsWith('/')) fail('cookiePath', 'must start with /')
 
   return {
@@ -328,6 +339,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
       graceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
     },
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
+    twoFactorIssuer,
     argon2,
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),
     ipLimit: limit('rateLimit.ip', options.rateLimit?.ip, { max: 100, windowSeconds: 15 * 60 }),

@@ -1,6 +1,6 @@
 /**
  * The sweep that keeps the store's tables proportional to live data (CONTRACT §14): dead
- * sessions and spent reset tokens are deleted in bounded batches, on a timer the server owns
+ * sessions, spent reset and email tokens and dead login challenges are deleted in bounded batches, on a timer the server owns
  * (unref'd, so it never keeps a process alive) and stops on shutdown. The session core says
  * what is dead; the store deletes it.
  */
@@ -12,6 +12,7 @@ export interface PruneCounts {
   sessions: number
   resetTokens: number
   emailTokens: number
+  challenges: number
 }
 
 export interface Sweep {
@@ -35,14 +36,15 @@ export const sweeper = <U extends UserRecord>(deps: {
 }): Sweep => {
   let running: Promise<PruneCounts> | null = null
   const sweepAll = async (): Promise<PruneCounts> => {
-    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0 }
+    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0 }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
       const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
       total.sessions += deleted.sessions
       total.resetTokens += deleted.resetTokens
       total.emailTokens += deleted.emailTokens
-      if (Math.max(deleted.sessions, deleted.resetTokens, deleted.emailTokens) < deps.batchSize) break
+      total.challenges += deleted.challenges
+      if (Math.max(deleted.sessions, deleted.resetTokens, deleted.emailTokens, deleted.challenges) < deps.batchSize) break
       // Requests go first between batches.
       await new Promise((resolve) => setImmediate(resolve))
     }

@@ -28,6 +28,7 @@ export const FIELD_ERROR_CODES = [
   'common_password',
   'password_is_email',
   'wrong_password',
+  'wrong_code',
   'invalid',
 ] as const
 
@@ -98,6 +99,9 @@ export const fieldErrorOf = (issue: z.core.$ZodIssue, input: unknown): FieldErro
       return entry(isLength(issue.origin) ? 'too_long' : 'too_big', `${label} must be ${bound(issue, issue.maximum, 'most')}`)
     case 'invalid_format':
       if (issue.format === 'email') return entry('invalid_email', `${label} must be an email address`)
+      // A pattern given a message of its own (`.regex(re, 'Code must be 6 digits')`) keeps it; zod's says "Invalid string".
+      if (issue.format === 'regex')
+        return entry('invalid_format', issue.message.startsWith('Invalid') ? `${label} has the wrong format` : issue.message)
       return entry('invalid_format', `${label} must be ${issue.format === 'uuid' ? 'a UUID' : `a valid ${issue.format}`}`)
     case 'invalid_value':
       return entry('invalid_value', `${label} must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`)

@@ -2,24 +2,35 @@
  * The PostgreSQL store on Drizzle + node-postgres. It runs under READ COMMITTED with many
  * connections and many server instances, so single use and rotation are decided by conditional
  * `UPDATE … WHERE <still unspent> RETURNING`: of concurrent callers exactly one gets the row.
- * Row locks are always taken in one order (users → reset and email tokens → sessions),
+ * Row locks are always taken in one order (users → reset and email tokens, second factor,
+ * recovery codes, challenges → sessions),
  * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
  * It does not create tables: {@link migratePostgres} does.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { emailTokens, resetTokens, sessions, users } from './schema.js'
+import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
 
 type Db = NodePgDatabase<typeof schema>
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
 /** An email token that can still be spent at `now`. */
 const unspent = (now: Date) => and(isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))
+
+/** A challenge that can still be claimed at `now`. */
+const claimable = (hash: string, now: Date, maxFailures: number) =>
+  and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
+/** A step newer than the last one used (the replay guard). */
+const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
+
+/** Locks the user's row: the first lock of every multi-row step (the store's lock order). */
+const lockUser = (tx: Tx, userId: string) =>
+  tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update')
 
 /** The SQLSTATE of a database error, through Drizzle's wrapping. */
 const sqlState = (err: unknown): unknown => {
@@ -157,7 +168,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     async createResetToken({ userId, tokenHash, expiresAt }) {
       await db.transaction(async (tx) => {
         // Serialises concurrent requests of one user, so only the newest token survives.
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update')
+        await lockUser(tx, userId)
         await tx.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
         await tx.insert(resetTokens).values({ hash: tokenHash, userId, expiresAt })
       })
@@ -221,18 +232,30 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(or(isNotNull(emailTokens.usedAt), lte(emailTokens.expiresAt, now)))
         .limit(limit)
         .for('update', { skipLocked: true })
-      const [dead, spent, spentEmail] = await Promise.all([
+      const deadChallenges = db
+        .select({ hash: challenges.hash })
+        .from(challenges)
+        .where(or(isNotNull(challenges.usedAt), lte(challenges.expiresAt, now)))
+        .limit(limit)
+        .for('update', { skipLocked: true })
+      const [dead, spent, spentEmail, spentChallenges] = await Promise.all([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
         db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
+        db.delete(challenges).where(inArray(challenges.hash, deadChallenges)),
       ])
-      return { sessions: dead.rowCount ?? 0, resetTokens: spent.rowCount ?? 0, emailTokens: spentEmail.rowCount ?? 0 }
+      return {
+        sessions: dead.rowCount ?? 0,
+        resetTokens: spent.rowCount ?? 0,
+        emailTokens: spentEmail.rowCount ?? 0,
+        challenges: spentChallenges.rowCount ?? 0,
+      }
     },
 
     async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
       await db.transaction(async (tx) => {
         // Serialises concurrent requests of one user, so only the newest token of the kind survives.
-        await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for('no key update')
+        await lockUser(tx, userId)
         await tx
           .delete(emailTokens)
           .where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt)))
@@ -315,6 +338,137 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
         .returning({ id: users.id })
       return rows.length === 1
+    },
+    async findTwoFactor(userId) {
+      const [row] = await db
+        .select({
+          secret: twoFactors.secret,
+          enabledAt: twoFactors.enabledAt,
+          lastStep: twoFactors.lastStep,
+          recoveryCodesLeft:
+            sql<number>`(select count(*) from ${recoveryCodes} where ${recoveryCodes.userId} = ${twoFactors.userId} and ${recoveryCodes.usedAt} is null)`.mapWith(
+              Number,
+            ),
+        })
+        .from(twoFactors)
+        .where(eq(twoFactors.userId, userId))
+      return row ?? null
+    },
+
+    async setPendingTwoFactor(userId, secret, now) {
+      const rows = await db
+        .insert(twoFactors)
+        .values({ userId, secret, createdAt: now })
+        .onConflictDoUpdate({
+          target: twoFactors.userId,
+          set: { secret, createdAt: now, lastStep: null },
+          setWhere: isNull(twoFactors.enabledAt),
+        })
+        .returning({ userId: twoFactors.userId })
+      return rows.length === 1
+    },
+
+    async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now }) {
+      return db.transaction(async (tx) => {
+        await lockUser(tx, userId)
+        const enabled = await tx
+          .update(twoFactors)
+          .set({ enabledAt: now, lastStep: step })
+          .where(and(eq(twoFactors.userId, userId), eq(twoFactors.secret, secret), isNull(twoFactors.enabledAt), newerStep(step)))
+          .returning({ userId: twoFactors.userId })
+        if (enabled.length !== 1) return null
+        await tx
+          .update(users)
+          .set({ credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .where(eq(users.id, userId))
+        await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId))
+        await tx.insert(recoveryCodes).values(recoveryCodeHashes.map((hash) => ({ hash, userId })))
+        const revoked = await tx
+          .delete(sessions)
+          .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+          .returning({ id: sessions.id })
+        return revoked.map((row) => row.id)
+      })
+    },
+
+    async useTotpStep(userId, step) {
+      // One conditional UPDATE: concurrent callers queue on the row lock and re-read the step.
+      const rows = await db
+        .update(twoFactors)
+        .set({ lastStep: step })
+        .where(and(eq(twoFactors.userId, userId), isNotNull(twoFactors.enabledAt), newerStep(step)))
+        .returning({ userId: twoFactors.userId })
+      return rows.length === 1
+    },
+
+    async useRecoveryCode(userId, codeHash, now) {
+      const rows = await db
+        .update(recoveryCodes)
+        .set({ usedAt: now })
+        .where(and(eq(recoveryCodes.hash, codeHash), eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt)))
+        .returning({ hash: recoveryCodes.hash })
+      return rows.length === 1
+    },
+
+    async replaceRecoveryCodes(userId, codeHashes) {
+      return db.transaction(async (tx) => {
+        await lockUser(tx, userId)
+        const [enabled] = await tx
+          .select({ userId: twoFactors.userId })
+          .from(twoFactors)
+          .where(and(eq(twoFactors.userId, userId), isNotNull(twoFactors.enabledAt)))
+        if (!enabled) return false
+        await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId))
+        await tx.insert(recoveryCodes).values(codeHashes.map((hash) => ({ hash, userId })))
+        return true
+      })
+    },
+
+    async resealTwoFactor(userId, from, to) {
+      const rows = await db
+        .update(twoFactors)
+        .set({ secret: to })
+        .where(and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from)))
+        .returning({ userId: twoFactors.userId })
+      return rows.length === 1
+    },
+
+    async deleteTwoFactor(userId) {
+      return db.transaction(async (tx) => {
+        await lockUser(tx, userId)
+        const deleted = await tx.delete(twoFactors).where(eq(twoFactors.userId, userId)).returning({ userId: twoFactors.userId })
+        await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId))
+        await tx.delete(challenges).where(eq(challenges.userId, userId))
+        return deleted.length === 1
+      })
+    },
+
+    async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {
+      await db.insert(challenges).values({ hash, userId, credentialsVersion, expiresAt })
+    },
+
+    async findChallenge(hash, now) {
+      const [row] = await db
+        .select({ userId: challenges.userId })
+        .from(challenges)
+        .where(and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now)))
+      return row ?? null
+    },
+
+    async claimChallenge(hash, now, maxFailures) {
+      const [claimed] = await db
+        .update(challenges)
+        .set({ usedAt: now })
+        .where(claimable(hash, now, maxFailures))
+        .returning({ userId: challenges.userId, credentialsVersion: challenges.credentialsVersion })
+      return claimed ?? null
+    },
+
+    async failChallenge(hash) {
+      await db
+        .update(challenges)
+        .set({ usedAt: null, failures: sql`${challenges.failures} + 1` })
+        .where(eq(challenges.hash, hash))
     },
   }
 }

@@ -10,6 +10,7 @@ import type { ResolvedOptions } from '../options.js'
 import type { PasswordHasher } from '../password.js'
 import type { SessionCore } from '../session.js'
 import type { Store, UserRecord } from '../store/types.js'
+import type { TwoFactorCore } from '../two-factor/factor.js'
 
 export type AuthApp = OpenAPIHono
 
@@ -25,5 +26,7 @@ export interface RouteDeps<U extends UserRecord> {
   /** Mails and events, after the answer. */
   notify: Notifier
   afterAnswer: AfterAnswer
+  /** The second factor: sealed keys, spending codes, login challenges. */
+  twoFactor: TwoFactorCore
   options: ResolvedOptions
 }

@@ -21,6 +21,7 @@ import { refresh } from './refresh.js'
 import { resetPassword } from './reset-password.js'
 import { sessionRoutes } from './sessions.js'
 import { signup } from './signup.js'
+import { twoFactorRoutes } from './two-factor.js'
 import { verifyEmail } from './verify-email.js'
 
 export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHono => {
@@ -57,5 +58,6 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
   sessionRoutes(routes, deps)
   changeEmail(routes, deps)
   deleteAccount(routes, deps)
+  twoFactorRoutes(routes, deps)
   return routes
 }

@@ -18,7 +18,9 @@ import {
   rateLimitedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { CHALLENGE_SECONDS } from '../two-factor/factor.js'
 import type { AuthApp, RouteDeps } from './deps.js'
+import { ChallengeSchema } from './two-factor.js'
 
 const invalidCredentials = () =>
   new AuthError('invalid_credentials', {
@@ -37,7 +39,8 @@ export const login = <U extends UserRecord>(
     decoy,
     limits,
     notify,
-  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify'>,
+    twoFactor,
+  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor'>,
 ) =>
   app.openapi(
     createRoute({
@@ -51,6 +54,10 @@ export const login = <U extends UserRecord>(
       request: { body: jsonBody(LoginBody) },
       responses: {
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
+        202: jsonContent(
+          ChallengeSchema,
+          'The password is right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify',
+        ),
         400: problemResponse('Invalid input'),
         401: problemResponse('Wrong email or password'),
         ...bodyGuardResponses,
@@ -73,6 +80,12 @@ export const login = <U extends UserRecord>(
       // reset or password change that lands during the verification wins over this login.
       if (hasher.needsRehash(found.passwordHash))
         await store.updatePasswordHash(found.user.id, await hasher.hash(candidate), found.credentialsVersion)
+      // Only after the right password, so a wrong one costs the same for every account.
+      if ((await store.findTwoFactor(found.user.id))?.enabledAt) {
+        const challenge = await twoFactor.challenge(found.user.id, found.credentialsVersion)
+        notify.event(c, { type: 'login.challenged', userId: found.user.id })
+        return c.json({ twoFactorRequired: true as const, challenge, expiresIn: CHALLENGE_SECONDS }, 202)
+      }
       const started = await sessions.start(c, found.user, found.credentialsVersion)
       if (!started) {
         notify.event(c, { type: 'login.failed', userId: found.user.id })

@@ -1,6 +1,8 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
+const tsMs = (name: string) => integer(name, { mode: 'timestamp_ms' })
+
 export const users = sqliteTable('auth_users', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
@@ -77,4 +79,52 @@ export const emailTokens = sqliteTable(
     usedAt: integer('used_at', { mode: 'timestamp_ms' }),
   },
   (t) => [index('auth_email_tokens_user_idx').on(t.userId)],
+)
+
+/**
+ * A user's second factor (CONTRACT §13): the TOTP key sealed with AES-256-GCM (never the key),
+ * `enabled_at` once confirmed (`null` while pending), and the last time step a code was accepted
+ * for, so a code works once.
+ */
+export const twoFactors = sqliteTable('auth_two_factors', {
+  userId: text('user_id')
+    .primaryKey()
+    .references(() => users.id, { onDelete: 'cascade' }),
+  secret: text('secret').notNull(),
+  enabledAt: tsMs('enabled_at'),
+  lastStep: integer('last_step'),
+  createdAt: tsMs('created_at').notNull(),
+})
+
+/** Single-use recovery codes, SHA-256 of the user id and the code. */
+export const recoveryCodes = sqliteTable(
+  'auth_recovery_codes',
+  {
+    hash: text('hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    usedAt: tsMs('used_at'),
+  },
+  (t) => [index('auth_recovery_codes_user_idx').on(t.userId)],
+)
+
+/**
+ * Login challenges: the password step passed for a two-factor account. SHA-256 at rest; single
+ * use (`used_at` is set by the attempt that claims it and cleared again after a wrong code);
+ * dead after `failures` reaches the limit or at `expires_at`.
+ */
+export const challenges = sqliteTable(
+  'auth_challenges',
+  {
+    hash: text('hash').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    credentialsVersion: integer('credentials_version').notNull(),
+    failures: integer('failures').notNull().default(0),
+    expiresAt: tsMs('expires_at').notNull(),
+    usedAt: tsMs('used_at'),
+  },
+  (t) => [index('auth_challenges_user_idx').on(t.userId), index('auth_challenges_expires_idx').on(t.expiresAt)],
 )

@@ -4,18 +4,23 @@
  * which makes rotation and single-use consumption atomic across processes sharing the file.
  */
 import type BetterSqlite3 from 'better-sqlite3'
-import { and, eq, gt, inArray, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
+import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import { type BetterSQLite3Database, drizzle } from 'drizzle-orm/better-sqlite3'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { emailTokens, resetTokens, sessions, users } from './schema.js'
+import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
 
 type Db = BetterSQLite3Database<typeof schema>
 
 /** An email token that can still be spent at `now`. */
 const unspent = (now: Date) => and(isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))
+/** A challenge that can still be claimed at `now`. */
+const claimable = (hash: string, now: Date, maxFailures: number) =>
+  and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
+/** A step newer than the last one used (the replay guard). */
+const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 /**
  * A {@link Store} on a better-sqlite3 database. Call {@link migrateSqlite} once before use.
  *
@@ -224,10 +229,16 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
         .from(emailTokens)
         .where(or(isNotNull(emailTokens.usedAt), lte(emailTokens.expiresAt, now)))
         .limit(limit)
+      const deadChallenges = db
+        .select({ hash: challenges.hash })
+        .from(challenges)
+        .where(or(isNotNull(challenges.usedAt), lte(challenges.expiresAt, now)))
+        .limit(limit)
       return {
         sessions: db.delete(sessions).where(inArray(sessions.id, deadSessions)).run().changes,
         resetTokens: db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)).run().changes,
         emailTokens: db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)).run().changes,
+        challenges: db.delete(challenges).where(inArray(challenges.hash, deadChallenges)).run().changes,
       }
     },
 
@@ -313,6 +324,138 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
       const current = and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion))
       return durable(() => db.delete(users).where(current).run().changes === 1)
     },
+
+    async findTwoFactor(userId) {
+      const row = db
+        .select({
+          secret: twoFactors.secret,
+          enabledAt: twoFactors.enabledAt,
+          lastStep: twoFactors.lastStep,
+          recoveryCodesLeft:
+            sql<number>`(select count(*) from ${recoveryCodes} where ${recoveryCodes.userId} = ${twoFactors.userId} and ${recoveryCodes.usedAt} is null)`.mapWith(
+              Number,
+            ),
+        })
+        .from(twoFactors)
+        .where(eq(twoFactors.userId, userId))
+        .get()
+      return row ?? null
+    },
+
+    async setPendingTwoFactor(userId, secret, now) {
+      const written = db
+        .insert(twoFactors)
+        .values({ userId, secret, createdAt: now })
+        .onConflictDoUpdate({
+          target: twoFactors.userId,
+          set: { secret, createdAt: now, lastStep: null },
+          setWhere: isNull(twoFactors.enabledAt),
+        })
+        .run()
+      return written.changes === 1
+    },
+
+    async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now }) {
+      return durable(() =>
+        db.transaction((tx) => {
+          const enabled = tx
+            .update(twoFactors)
+            .set({ enabledAt: now, lastStep: step })
+            .where(
+              and(eq(twoFactors.userId, userId), eq(twoFactors.secret, secret), isNull(twoFactors.enabledAt), newerStep(step)),
+            )
+            .run()
+          if (enabled.changes !== 1) return null
+          tx.update(users)
+            .set({ credentialsVersion: sql`${users.credentialsVersion} + 1` })
+            .where(eq(users.id, userId))
+            .run()
+          tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run()
+          tx.insert(recoveryCodes)
+            .values(recoveryCodeHashes.map((hash) => ({ hash, userId })))
+            .run()
+          return tx
+            .delete(sessions)
+            .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+            .returning({ id: sessions.id })
+            .all()
+            .map((row) => row.id)
+        }, immediate),
+      )
+    },
+
+    async useTotpStep(userId, step) {
+      const mine = and(eq(twoFactors.userId, userId), isNotNull(twoFactors.enabledAt), newerStep(step))
+      return durable(() => db.update(twoFactors).set({ lastStep: step }).where(mine).run().changes === 1)
+    },
+
+    async useRecoveryCode(userId, codeHash, now) {
+      const unused = and(eq(recoveryCodes.hash, codeHash), eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt))
+      return durable(() => db.update(recoveryCodes).set({ usedAt: now }).where(unused).run().changes === 1)
+    },
+
+    async replaceRecoveryCodes(userId, codeHashes) {
+      return db.transaction((tx) => {
+        const enabled = tx
+          .select({ userId: twoFactors.userId })
+          .from(twoFactors)
+          .where(and(eq(twoFactors.userId, userId), isNotNull(twoFactors.enabledAt)))
+          .get()
+        if (!enabled) return false
+        tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run()
+        tx.insert(recoveryCodes)
+          .values(codeHashes.map((hash) => ({ hash, userId })))
+          .run()
+        return true
+      }, immediate)
+    },
+
+    async resealTwoFactor(userId, from, to) {
+      const current = and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from))
+      return db.update(twoFactors).set({ secret: to }).where(current).run().changes === 1
+    },
+
+    async deleteTwoFactor(userId) {
+      return durable(() =>
+        db.transaction((tx) => {
+          tx.delete(challenges).where(eq(challenges.userId, userId)).run()
+          tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run()
+          return tx.delete(twoFactors).where(eq(twoFactors.userId, userId)).run().changes === 1
+        }, immediate),
+      )
+    },
+
+    async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {
+      db.insert(challenges).values({ hash, userId, credentialsVersion, expiresAt }).run()
+    },
+
+    async findChallenge(hash, now) {
+      const row = db
+        .select({ userId: challenges.userId })
+        .from(challenges)
+        .where(and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now)))
+        .get()
+      return row ?? null
+    },
+
+    async claimChallenge(hash, now, maxFailures) {
+      const claimed = durable(() =>
+        db
+          .update(challenges)
+          .set({ usedAt: now })
+          .where(claimable(hash, now, maxFailures))
+          .returning({ userId: challenges.userId, credentialsVersion: challenges.credentialsVersion })
+          .get(),
+      )
+      return claimed ?? null
+    },
+
+    async failChallenge(hash) {
+      db.update(challenges)
+        .set({ usedAt: null, failures: sql`${challenges.failures} + 1` })
+        .where(eq(challenges.hash, hash))
+        .run()
+    },
   }
 }
 
@@ -324,6 +467,9 @@ export const sqliteCounts = (client: BetterSqlite3.Database) =>
       sessions: sql<number>`(select count(*) from ${sessions})`,
       resetTokens: sql<number>`(select count(*) from ${resetTokens})`,
       emailTokens: sql<number>`(select count(*) from ${emailTokens})`,
+      twoFactors: sql<number>`(select count(*) from ${twoFactors})`,
+      recoveryCodes: sql<number>`(select count(*) from ${recoveryCodes})`,
+      challenges: sql<number>`(select count(*) from ${challenges})`,
     })
     .from(sql`(select 1)`)
     .get()

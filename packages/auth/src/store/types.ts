@@ -139,12 +139,47 @@ export type EmailChangeOutcome =
   /** Unknown, used or expired. */
   | { status: 'invalid' }
 
+/** A user's second factor as stored (CONTRACT §13). */
+export interface TwoFactorRecord {
+  /** The TOTP key, sealed by the library (AES-256-GCM): never the key itself. */
+  secret: string
+  /** When it was confirmed; `null` while it is pending (set up, not yet enabled). */
+  enabledAt: Date | null
+  /** The last time step a code was accepted for; `null` before the first. */
+  lastStep: number | null
+  /** Unused recovery codes left. */
+  recoveryCodesLeft: number
+}
+
+export interface EnableTwoFactorInput {
+  userId: string
+  /** The sealed secret the code was checked against: it must still be the pending one. */
+  secret: string
+  /** The time step of the code that confirmed it, recorded as used. */
+  step: number
+  /** Hashes of the new recovery codes. */
+  recoveryCodeHashes: string[]
+  /** The session that enabled it keeps working; every other one is deleted. */
+  keepSessionId: string
+  /** Becomes `enabledAt`. */
+  now: Date
+}
+
+export interface NewChallenge {
+  /** SHA-256 of the challenge handed to the client. */
+  hash: string
+  userId: string
+  /** The credentials version read with the password that was verified. */
+  credentialsVersion: number
+  expiresAt: Date
+}
+
 export interface PruneInput {
   /** A session last refreshed at or before this is past its idle lifetime. */
   deadIfRefreshedBy: Date
   /** A session created at or before this is past its absolute lifetime. */
   deadIfCreatedBy: Date
-  /** A reset or email token that was used, or expires at or before this, is spent. */
+  /** A reset or email token or a challenge that was used, or expires at or before this, is spent. */
   now: Date
   /** At most this many rows of each table in one call, so no call holds a lock for long. */
   limit: number
@@ -213,7 +248,7 @@ export interface Store<U extends UserRecord = UserRecord> {
    * computed, and used or expired reset tokens. Answers how many of each it deleted; fewer than
    * `limit` of a kind means none of that kind is left.
    */
-  prune(input: PruneInput): Promise<{ sessions: number; resetTokens: number; emailTokens: number }>
+  prune(input: PruneInput): Promise<{ sessions: number; resetTokens: number; emailTokens: number; challenges: number }>
 
   /** Stores a verification or email-change token; every earlier unused token of that kind and user dies. */
   createEmailToken(input: NewEmailToken): Promise<void>
@@ -242,4 +277,45 @@ export interface Store<U extends UserRecord = UserRecord> {
    * Answers whether it deleted.
    */
   deleteUser(userId: string, credentialsVersion: number): Promise<boolean>
+
+  /** The user's second factor, pending or enabled; `null` when there is none. */
+  findTwoFactor(userId: string): Promise<TwoFactorRecord | null>
+  /**
+   * Stores a pending second factor (a new setup replaces a pending one, and forgets its used
+   * step). Answers `false`, writing nothing, when the user's second factor is enabled.
+   */
+  setPendingTwoFactor(userId: string, secret: string, now: Date): Promise<boolean>
+  /**
+   * Atomically, only while the pending secret is still `secret` and `step` is newer than its last
+   * used step: enables it, records `step` as used, replaces the recovery codes, bumps the
+   * credentials version (a login that verified the password before this opens no session) and
+   * deletes every session of the user except `keepSessionId`. Answers the ids of the deleted
+   * sessions, or `null` when it enabled nothing.
+   */
+  enableTwoFactor(input: EnableTwoFactorInput): Promise<string[] | null>
+  /**
+   * The replay guard, a compare-and-set: records `step` as used only while the second factor is
+   * enabled and `step` is newer than the last used one. Of concurrent calls with one step, one gets `true`.
+   */
+  useTotpStep(userId: string, step: number): Promise<boolean>
+  /** Spends an unused recovery code of the user (by hash). Of concurrent calls with one code, one gets `true`. */
+  useRecoveryCode(userId: string, codeHash: string, now: Date): Promise<boolean>
+  /** Replaces every recovery code of the user, only while the second factor is enabled; answers whether it did. */
+  replaceRecoveryCodes(userId: string, codeHashes: string[]): Promise<boolean>
+  /** Re-seals the secret (after a secret rotation), only while it is still `from`; answers whether it wrote. */
+  resealTwoFactor(userId: string, from: string, to: string): Promise<boolean>
+  /** Deletes the user's second factor, recovery codes and challenges; answers whether there was one. */
+  deleteTwoFactor(userId: string): Promise<boolean>
+  /** Stores a login challenge (the password step passed for a two-factor account). */
+  createChallenge(input: NewChallenge): Promise<void>
+  /** The owner of a challenge that can still be claimed at `now`, without claiming it (the rate limit's key). */
+  findChallenge(hash: string, now: Date): Promise<{ userId: string } | null>
+  /**
+   * Claims a challenge for one attempt, atomically: only while it is unused, unexpired and has
+   * fewer than `maxFailures` failures. Of concurrent claims exactly one gets it; it stays used
+   * unless {@link Store.failChallenge} gives it back.
+   */
+  claimChallenge(hash: string, now: Date, maxFailures: number): Promise<{ userId: string; credentialsVersion: number } | null>
+  /** Gives a claimed challenge back after a wrong code, counting the failure. */
+  failChallenge(hash: string): Promise<void>
 }
