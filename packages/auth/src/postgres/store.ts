@@ -346,7 +346,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
           enabledAt: twoFactors.enabledAt,
           lastStep: twoFactors.lastStep,
           recoveryCodesLeft:
-            sql<number>`(select count(*) from ${recoveryCodes} where ${recoveryCodes.userId} = ${twoFactors.userId} and ${recoveryCodes.usedAt} is null)`.mapWith(
+            sql<number>`(select count(*) from ${recoveryCodes} where ${recoveryCodes.userId} = ${userId} and ${recoveryCodes.usedAt} is null)`.mapWith(
               Number,
             ),
         })

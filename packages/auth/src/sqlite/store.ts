@@ -332,7 +332,7 @@ export const sqliteStore = (client: BetterSqlite3.Database): Store<UserRecord> =
           enabledAt: twoFactors.enabledAt,
           lastStep: twoFactors.lastStep,
           recoveryCodesLeft:
-            sql<number>`(select count(*) from ${recoveryCodes} where ${recoveryCodes.userId} = ${twoFactors.userId} and ${recoveryCodes.usedAt} is null)`.mapWith(
+            sql<number>`(select count(*) from ${recoveryCodes} where ${recoveryCodes.userId} = ${userId} and ${recoveryCodes.usedAt} is null)`.mapWith(
               Number,
             ),
         })

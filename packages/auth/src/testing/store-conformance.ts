@@ -1,7 +1,7 @@
 /**
  * One conformance suite for every {@link Store}: the SQLite store runs it, so does PostgreSQL,
  * and so should yours. It checks what the store keeps and the atomicity of its conditional
- * steps (the refresh swap, single-use consumption) with 20 concurrent callers; the rotation
+ * steps (the refresh swap, single-use consumption, the second factor's replay guard) with 20 concurrent callers; the rotation
  * cases run the session core's rules over the store, as the routes do.
  *
  * @example
@@ -17,6 +17,7 @@ import { lifecycleConformance } from './conformance/lifecycle.js'
 import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
 import { sessionsConformance } from './conformance/sessions.js'
+import { twoFactorConformance } from './conformance/two-factor.js'
 import { usersConformance } from './conformance/users.js'
 
 export type StoreFactory = () => Promise<{ store: Store<UserRecord>; close?: () => Promise<void> }>
@@ -42,5 +43,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     resetTokensConformance(t)
     pruneConformance(t)
     lifecycleConformance(t)
+    twoFactorConformance(t)
   })
 }

@@ -33,7 +33,8 @@ export const keyFromBase32 = (text: string): Uint8Array => decodeBase32IgnorePad
 export const matchingStep = (key: Uint8Array, code: string, now: Date): number | null => {
   const current = timeStep(now)
   let found: number | null = null
-  for (let step = current - TOTP_SKEW_STEPS; step <= current + TOTP_SKEW_STEPS; step++)
+  // No step before the epoch: a counter is unsigned.
+  for (let step = Math.max(0, current - TOTP_SKEW_STEPS); step <= current + TOTP_SKEW_STEPS; step++)
     if (verifyHOTP(key, BigInt(step), TOTP_DIGITS, code) && found === null) found = step
   return found
 }

@@ -18,10 +18,20 @@ export const pruneConformance = (t: Conformance) => {
       const onTheEdge = await newSession(user.id, 'p-edge', at(70 * DAY))
       const live = await newSession(user.id, 'p-live', at(71 * DAY))
 
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 3, resetTokens: 0, emailTokens: 0 })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
+        sessions: 3,
+        resetTokens: 0,
+        emailTokens: 0,
+        challenges: 0,
+      })
       for (const dead of [idle, old, onTheEdge]) expect(await t.store.findSession(dead)).toBeNull()
       expect(await t.store.findSession(live)).not.toBeNull()
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0 })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
+        sessions: 0,
+        resetTokens: 0,
+        emailTokens: 0,
+        challenges: 0,
+      })
     })
 
     it('deletes used and expired reset tokens and keeps the one that can still be redeemed', async () => {
@@ -31,7 +41,12 @@ export const pruneConformance = (t: Conformance) => {
       await t.store.createResetToken({ userId: b.id, tokenHash: 'expired', expiresAt: now })
       await t.store.createResetToken({ userId: c.id, tokenHash: 'live', expiresAt: at(100 * DAY + 1) })
 
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 2, emailTokens: 0 })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
+        sessions: 0,
+        resetTokens: 2,
+        emailTokens: 0,
+        challenges: 0,
+      })
       expect(await t.store.findResetToken('live', now)).toEqual({ userId: c.id, email: c.email })
     })
 
@@ -43,8 +58,30 @@ export const pruneConformance = (t: Conformance) => {
       expect(await t.store.verifyEmail({ tokenHash: 'used', now: at(99 * DAY) })).toBe(a.id)
       await mail(b.id, 'expired', now, 'change-email')
       await mail(c.id, 'live', at(100 * DAY + 1))
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 2 })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
+        sessions: 0,
+        resetTokens: 0,
+        emailTokens: 2,
+        challenges: 0,
+      })
       expect(await t.store.verifyEmail({ tokenHash: 'live', now })).toBe(c.id)
+    })
+
+    it('deletes used, expired and dead challenges and keeps the live one', async () => {
+      const [a, b, c] = [await newUser(), await newUser(), await newUser()]
+      const challenge = (userId: string, hash: string, expiresAt: Date) =>
+        t.store.createChallenge({ hash, userId, credentialsVersion: 0, expiresAt })
+      await challenge(a.id, 'c-used', at(101 * DAY))
+      expect(await t.store.claimChallenge('c-used', at(99 * DAY), 5)).not.toBeNull()
+      await challenge(b.id, 'c-expired', now)
+      await challenge(c.id, 'c-live', at(100 * DAY + 1))
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
+        sessions: 0,
+        resetTokens: 0,
+        emailTokens: 0,
+        challenges: 2,
+      })
+      expect(await t.store.findChallenge('c-live', now)).toEqual({ userId: c.id })
     })
 
     it('deletes at most `limit` rows of each kind per call', async () => {
