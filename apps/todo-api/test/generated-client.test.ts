@@ -12,6 +12,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import createClient, { type Middleware } from 'openapi-fetch'
+import * as OTPAuth from 'otpauth'
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { paths } from './generated/openapi.js'
@@ -155,5 +156,42 @@ describe('a full flow through openapi-fetch', () => {
     const after = await client.GET('/auth/me')
     expect(after.response.status).toBe(401)
     expect(after.error).toMatchObject({ status: 401 })
+  })
+
+  it('sets up two-factor sign-in and signs in through the challenge, typed', async () => {
+    const password = 'quartz meadow typed lantern'
+    const email = `typed-2fa-${Date.now()}@example.com`
+    const client = createClient<paths>({ baseUrl: server.base })
+    const signup = await client.POST('/auth/signup', { body: { name: 'Ada', email, password } })
+    if (!signup.data) throw new Error(`signup failed: ${JSON.stringify(signup.error)}`)
+    const bearer = { Authorization: `Bearer ${signup.data.accessToken}` }
+
+    const setup = await client.POST('/auth/two-factor/setup', { body: { currentPassword: password }, headers: bearer })
+    if (!setup.data) throw new Error(`setup failed: ${JSON.stringify(setup.error)}`)
+    // Codes from an independent TOTP implementation, as an authenticator app would make them.
+    const totp = OTPAuth.URI.parse(setup.data.uri)
+    expect(totp.secret.base32).toBe(setup.data.secret)
+    const enabled = await client.POST('/auth/two-factor/enable', { body: { code: totp.generate() }, headers: bearer })
+    expect(enabled.data?.recoveryCodes).toHaveLength(10)
+    expect((await client.GET('/auth/two-factor', { headers: bearer })).data).toEqual({
+      enabled: true,
+      pending: false,
+      recoveryCodesLeft: 10,
+    })
+
+    const login = await client.POST('/auth/login', { body: { email, password } })
+    expect(login.response.status).toBe(202)
+    expect(login.response.headers.getSetCookie()).toEqual([])
+    if (!login.data || !('challenge' in login.data)) throw new Error('expected a two-factor challenge')
+    const [recovery] = enabled.data?.recoveryCodes ?? []
+    const verified = await client.POST('/auth/two-factor/verify', {
+      body: { challenge: login.data.challenge, code: recovery ?? '' },
+    })
+    expect(verified.response.status).toBe(200)
+    expect(verified.data?.user.email).toBe(email)
+    expect(verified.response.headers.getSetCookie().some((c) => c.startsWith('refresh_token='))).toBe(true)
+    const again = await client.POST('/auth/two-factor/verify', { body: { challenge: login.data.challenge, code: recovery ?? '' } })
+    expect(again.response.status).toBe(401)
+    expect(again.error).toMatchObject({ type: 'urn:latchkey:problem:invalid-challenge' })
   })
 })

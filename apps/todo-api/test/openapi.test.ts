@@ -74,6 +74,12 @@ describe('GET /openapi.json', () => {
         'POST /auth/change-email',
         'POST /auth/confirm-email',
         'POST /auth/delete-account',
+        'GET /auth/two-factor',
+        'POST /auth/two-factor/setup',
+        'POST /auth/two-factor/enable',
+        'POST /auth/two-factor/disable',
+        'POST /auth/two-factor/recovery-codes',
+        'POST /auth/two-factor/verify',
         'POST /todos',
         'GET /todos',
         'PATCH /todos/{id}',
@@ -102,6 +108,11 @@ describe('GET /openapi.json', () => {
         'DELETE /auth/sessions',
         'POST /auth/change-email',
         'POST /auth/delete-account',
+        'GET /auth/two-factor',
+        'POST /auth/two-factor/setup',
+        'POST /auth/two-factor/enable',
+        'POST /auth/two-factor/disable',
+        'POST /auth/two-factor/recovery-codes',
         'POST /todos',
         'GET /todos',
         'PATCH /todos/{id}',
@@ -156,6 +167,12 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/change-email': 'changeEmail',
       'POST /auth/confirm-email': 'confirmEmail',
       'POST /auth/delete-account': 'deleteAccount',
+      'GET /auth/two-factor': 'getTwoFactor',
+      'POST /auth/two-factor/setup': 'setUpTwoFactor',
+      'POST /auth/two-factor/enable': 'enableTwoFactor',
+      'POST /auth/two-factor/disable': 'disableTwoFactor',
+      'POST /auth/two-factor/recovery-codes': 'renewRecoveryCodes',
+      'POST /auth/two-factor/verify': 'verifyTwoFactor',
       'POST /todos': 'createTodo',
       'GET /todos': 'listTodos',
       'PATCH /todos/{id}': 'updateTodo',
@@ -178,6 +195,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'POST /auth/reset-password',
         'POST /auth/verify-email',
         'POST /auth/confirm-email',
+        'POST /auth/two-factor/verify',
         'GET /health',
         'GET /reset-password',
         'GET /verify-email',
@@ -195,7 +213,8 @@ describe('GET /openapi.json says exactly what the server does', () => {
       expect(op.responses, id).toHaveProperty('415')
     }
     const hashing = ['/auth/signup', '/auth/login', '/auth/change-password', '/auth/reset-password', '/auth/change-email']
-    for (const path of [...hashing, '/auth/delete-account'])
+    const rechecking = ['/auth/delete-account', '/auth/two-factor/setup', '/auth/two-factor/disable', '/auth/two-factor/recovery-codes']
+    for (const path of [...hashing, ...rechecking])
       expect(doc.paths[path]?.post?.responses, path).toHaveProperty('503.headers.Retry-After')
   })
 

@@ -259,6 +259,108 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/auth/two-factor': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Whether two-factor authentication is on, and how many recovery codes are left */
+    get: operations['getTwoFactor']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/two-factor/setup': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Create a TOTP key (pending until enabled with a code); a new setup replaces a pending one */
+    post: operations['setUpTwoFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/two-factor/enable': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Turn the pending key on with a code from the app; every other session is signed out */
+    post: operations['enableTwoFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/two-factor/disable': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Turn two-factor authentication off with the password and a code or a recovery code */
+    post: operations['disableTwoFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/two-factor/recovery-codes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Replace the recovery codes with a fresh set (the password and a code from the app) */
+    post: operations['renewRecoveryCodes']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/two-factor/verify': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Finish a sign-in that answered 202 with a code from the app or a recovery code */
+    post: operations['verifyTwoFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/todos': {
     parameters: {
       query?: never
@@ -426,7 +528,7 @@ export interface components {
         /** @description The field, dotted (`title`, `items.0.name`); empty for the body itself */
         path: string
         /**
-         * @description Stable, for programs: required, invalid_type, too_short, too_long, too_small, too_big, invalid_email, invalid_format, invalid_value, unknown_field, unsupported_text, common_password, password_is_email, wrong_password, invalid, or an app's own
+         * @description Stable, for programs: required, invalid_type, too_short, too_long, too_small, too_big, invalid_email, invalid_format, invalid_value, unknown_field, unsupported_text, common_password, password_is_email, wrong_password, wrong_code, invalid, or an app's own
          * @example too_short
          */
         code: string
@@ -443,6 +545,18 @@ export interface components {
       email: string
       /** Format: password */
       password: string
+    }
+    TwoFactorChallenge: {
+      /** @enum {boolean} */
+      twoFactorRequired: true
+      /** @description Single use; send it with a code to POST /auth/two-factor/verify */
+      challenge: string
+      /**
+       * Format: int32
+       * @description Seconds the challenge lives
+       * @example 300
+       */
+      expiresIn: number
     }
     LoginRequest: {
       /**
@@ -519,6 +633,60 @@ export interface components {
     DeleteAccountRequest: {
       /** Format: password */
       currentPassword: string
+    }
+    TwoFactorStatus: {
+      enabled: boolean
+      /** @description Set up and waiting for the first code (POST /two-factor/enable) */
+      pending: boolean
+      /** Format: int32 */
+      recoveryCodesLeft: number
+    }
+    TwoFactorSetup: {
+      /** @description The TOTP key, base32 (RFC 4648) without padding */
+      secret: string
+      /** @description The `otpauth://totp/…` URI, for a QR code (SHA-1, 6 digits, 30 s) */
+      uri: string
+    }
+    TwoFactorSetupRequest: {
+      /** Format: password */
+      currentPassword: string
+    }
+    RecoveryCodes: {
+      /** @description Single-use codes that stand in for the app once each. Shown only now. */
+      recoveryCodes: string[]
+    }
+    TwoFactorEnableRequest: {
+      /**
+       * @description The current 6-digit code of the authenticator app
+       * @example 123456
+       */
+      code: string
+    }
+    TwoFactorDisableRequest: {
+      /** Format: password */
+      currentPassword: string
+      /**
+       * @description A 6-digit code of the authenticator app, or an unused recovery code
+       * @example 123456
+       */
+      code: string
+    }
+    RecoveryCodesRequest: {
+      /** Format: password */
+      currentPassword: string
+      /**
+       * @description The current 6-digit code of the authenticator app
+       * @example 123456
+       */
+      code: string
+    }
+    TwoFactorVerifyRequest: {
+      challenge: string
+      /**
+       * @description A 6-digit code of the authenticator app, or an unused recovery code
+       * @example 123456
+       */
+      code: string
     }
     Todo: {
       /** Format: uuid */
@@ -685,6 +853,15 @@ export interface operations {
         }
         content: {
           'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description The password is right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TwoFactorChallenge']
         }
       }
       /** @description Invalid input */
@@ -1766,6 +1943,531 @@ export interface operations {
         headers: {
           /** @description Seconds to wait */
           'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The state of the second factor */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TwoFactorStatus']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  setUpTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TwoFactorSetupRequest']
+      }
+    }
+    responses: {
+      /** @description The key, to enter or scan into an authenticator app */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TwoFactorSetup']
+        }
+      }
+      /** @description Invalid input or a wrong current password */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Two-factor authentication is already on */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  enableTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TwoFactorEnableRequest']
+      }
+    }
+    responses: {
+      /** @description On; the recovery codes are shown this once */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RecoveryCodes']
+        }
+      }
+      /** @description Invalid input, or a wrong or used code */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Already on, or not set up */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  disableTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TwoFactorDisableRequest']
+      }
+    }
+    responses: {
+      /** @description Off; the key and the recovery codes are deleted */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Invalid input, a wrong current password, or a wrong or used code */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Two-factor authentication is not on */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  renewRecoveryCodes: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RecoveryCodesRequest']
+      }
+    }
+    responses: {
+      /** @description The new set, shown this once; the old set no longer works */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['RecoveryCodes']
+        }
+      }
+      /** @description Invalid input, a wrong current password, or a wrong or used code */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Two-factor authentication is not on */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  verifyTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['TwoFactorVerifyRequest']
+      }
+    }
+    responses: {
+      /** @description Signed in; the refresh cookie is set */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge */
+      401: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
           [name: string]: unknown
         }
         content: {

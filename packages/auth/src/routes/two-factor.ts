@@ -32,7 +32,7 @@ import type { AuthApp, RouteDeps } from './deps.js'
 const TotpCode = z
   .string()
   .regex(/^[0-9]{6}$/, 'Code must be the 6 digits your authenticator app shows')
-  .openapi({ description: 'The current 6-digit code of the authenticator app', example: '123456' })
+  .openapi({ minLength: 6, maxLength: 6, description: 'The current 6-digit code of the authenticator app', example: '123456' })
 
 const AnyCode = z
   .string()
@@ -48,7 +48,7 @@ const RecoveryCodesSchema = z
     recoveryCodes: z
       .array(z.string().max(14))
       .length(RECOVERY_CODE_COUNT)
-      .openapi({ description: 'Single-use codes that stand in for the app once each. Shown only now.' }),
+      .openapi({ minItems: RECOVERY_CODE_COUNT, maxItems: RECOVERY_CODE_COUNT, description: 'Single-use codes that stand in for the app once each. Shown only now.' }),
   })
   .openapi('RecoveryCodes')
 
@@ -63,7 +63,7 @@ const StatusSchema = z
   .object({
     enabled: z.boolean(),
     pending: z.boolean().openapi({ description: 'Set up and waiting for the first code (POST /two-factor/enable)' }),
-    recoveryCodesLeft: z.int().min(0).max(RECOVERY_CODE_COUNT),
+    recoveryCodesLeft: z.int().min(0).max(RECOVERY_CODE_COUNT).openapi({ format: 'int32' }),
   })
   .openapi('TwoFactorStatus')
 
@@ -71,7 +71,7 @@ export const ChallengeSchema = z
   .object({
     twoFactorRequired: z.literal(true),
     challenge: z.string().max(64).openapi({ description: 'Single use; send it with a code to POST /auth/two-factor/verify' }),
-    expiresIn: z.int().openapi({ description: 'Seconds the challenge lives', example: 300 }),
+    expiresIn: z.int().min(1).max(3600).openapi({ format: 'int32', description: 'Seconds the challenge lives', example: 300 }),
   })
   .openapi('TwoFactorChallenge')
 
