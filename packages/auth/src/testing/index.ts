@@ -8,15 +8,23 @@ export { keyIdOf } from '../access-token.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
   ConsumeResetInput,
+  EmailChangeOutcome,
+  EmailTokenKind,
+  EnableTwoFactorInput,
+  NewChallenge,
+  NewEmailToken,
   NewResetToken,
   NewSession,
   NewUser,
   PruneInput,
   ReplacePasswordInput,
+  SessionInfo,
   SessionRecord,
   SessionRefreshState,
+  SpendEmailTokenInput,
   Store,
   SwapRefreshInput,
+  TwoFactorRecord,
   UserRecord,
   UserWithHash,
 } from '../store/types.js'
