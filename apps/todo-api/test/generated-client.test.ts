@@ -12,8 +12,8 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import createClient, { type Middleware } from 'openapi-fetch'
-import * as OTPAuth from 'otpauth'
 import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
+import * as OTPAuth from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { paths } from './generated/openapi.js'
 import { REPO_ROOT, type RunningServer, startServer } from './support.js'
@@ -190,7 +190,9 @@ describe('a full flow through openapi-fetch', () => {
     expect(verified.response.status).toBe(200)
     expect(verified.data?.user.email).toBe(email)
     expect(verified.response.headers.getSetCookie().some((c) => c.startsWith('refresh_token='))).toBe(true)
-    const again = await client.POST('/auth/two-factor/verify', { body: { challenge: login.data.challenge, code: recovery ?? '' } })
+    const again = await client.POST('/auth/two-factor/verify', {
+      body: { challenge: login.data.challenge, code: recovery ?? '' },
+    })
     expect(again.response.status).toBe(401)
     expect(again.error).toMatchObject({ type: 'urn:latchkey:problem:invalid-challenge' })
   })

@@ -213,7 +213,12 @@ describe('GET /openapi.json says exactly what the server does', () => {
       expect(op.responses, id).toHaveProperty('415')
     }
     const hashing = ['/auth/signup', '/auth/login', '/auth/change-password', '/auth/reset-password', '/auth/change-email']
-    const rechecking = ['/auth/delete-account', '/auth/two-factor/setup', '/auth/two-factor/disable', '/auth/two-factor/recovery-codes']
+    const rechecking = [
+      '/auth/delete-account',
+      '/auth/two-factor/setup',
+      '/auth/two-factor/disable',
+      '/auth/two-factor/recovery-codes',
+    ]
     for (const path of [...hashing, ...rechecking])
       expect(doc.paths[path]?.post?.responses, path).toHaveProperty('503.headers.Retry-After')
   })

@@ -45,10 +45,11 @@ const AnyCode = z
 
 const RecoveryCodesSchema = z
   .object({
-    recoveryCodes: z
-      .array(z.string().max(14))
-      .length(RECOVERY_CODE_COUNT)
-      .openapi({ minItems: RECOVERY_CODE_COUNT, maxItems: RECOVERY_CODE_COUNT, description: 'Single-use codes that stand in for the app once each. Shown only now.' }),
+    recoveryCodes: z.array(z.string().max(14)).length(RECOVERY_CODE_COUNT).openapi({
+      minItems: RECOVERY_CODE_COUNT,
+      maxItems: RECOVERY_CODE_COUNT,
+      description: 'Single-use codes that stand in for the app once each. Shown only now.',
+    }),
   })
   .openapi('RecoveryCodes')
 
