@@ -5,8 +5,8 @@
  * verification, so `alg: none` and algorithm confusion are refused; so is a token whose `kid` is
  * missing, not a string, or names no current secret.
  */
-import { createHmac, randomUUID, webcrypto } from 'node:crypto'
 import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose'
+import { hmacSha256Base64url } from './web.js'
 
 export interface AccessClaims {
   sub: string
@@ -33,8 +33,7 @@ interface Verified {
  * The `kid` of a secret: 16 characters of an HMAC of a fixed label under the secret. It tells
  * the secrets apart and says nothing about them (never the key, nor a plain hash of it).
  */
-export const keyIdOf = (secret: string): string =>
-  createHmac('sha256', secret).update('latchkey access-token key id').digest('base64url').slice(0, 16)
+export const keyIdOf = (secret: string): string => hmacSha256Base64url(secret, 'latchkey access-token key id').slice(0, 16)
 
 export const accessTokens = (opts: {
   /** The first signs; every one verifies. */
@@ -46,10 +45,7 @@ export const accessTokens = (opts: {
 }): AccessTokens => {
   // Imported once: given raw bytes, jose imports the key again on every call.
   const importKey = (secret: string) =>
-    webcrypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
-      'sign',
-      'verify',
-    ])
+    crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
   const [signer] = opts.secrets
   if (signer === undefined) throw new TypeError('accessTokens: at least one secret is required')
   const signingKid = keyIdOf(signer)
@@ -66,7 +62,7 @@ export const accessTokens = (opts: {
       return new SignJWT({ sid })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: signingKid })
         .setSubject(sub)
-        .setJti(randomUUID())
+        .setJti(crypto.randomUUID())
         .setIssuedAt(iat)
         .setExpirationTime(iat + opts.ttlSeconds)
         .setIssuer(opts.issuer)

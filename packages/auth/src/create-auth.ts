@@ -115,7 +115,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     lifetimes: resolved.lifetimes,
     accessTokenTtl: resolved.accessTokenTtl,
     now: resolved.now,
-    trustProxy: resolved.trustProxy,
+    clientAddress: resolved.clientAddress,
   })
   const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
   const after = afterAnswer(resolved.log)
@@ -123,7 +123,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     sendMail: options.sendMail,
     onEvent: options.onEvent,
     afterAnswer: after,
-    trustProxy: resolved.trustProxy,
+    clientAddress: resolved.clientAddress,
     now: resolved.now,
     log: resolved.log,
   })

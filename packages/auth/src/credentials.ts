@@ -80,18 +80,38 @@ interface NodeEnv {
   incoming?: { socket?: { remoteAddress?: string } }
 }
 
+/** Hono's `getConnInfo` of a runtime adapter (`hono/bun`, `hono/deno`, `hono/cloudflare-workers`, `@hono/node-server/conninfo`). */
+export type GetConnInfo = (c: Context) => { remote: { address?: string | undefined } }
+
+/** The client address of a request, `'unknown'` when it cannot be known. */
+export type ClientAddress = (c: Context) => string
+
 /**
- * The client IP: the socket address (Node adapter), or with `trustProxy` the right-most
- * `X-Forwarded-For` entry, the one the single trusted proxy appended. Left entries are the
- * client's to forge and are never read.
+ * Where the client IP comes from: with `trustProxy`, the right-most `X-Forwarded-For` entry, the
+ * one the single trusted proxy appended (left entries are the client's to forge and never read);
+ * otherwise the runtime adapter's `getConnInfo`, or without one the Node adapter's socket.
  */
-export const clientIp = (c: Context, trustProxy: boolean): string => {
-  if (trustProxy) {
-    const forwarded = c.req.header('x-forwarded-for')
-    const last = forwarded?.split(',').pop()?.trim()
-    if (last) return last
+export const clientAddress =
+  (trustProxy: boolean, getConnInfo: GetConnInfo | undefined): ClientAddress =>
+  (c) => {
+    if (trustProxy) {
+      const forwarded = c.req.header('x-forwarded-for')
+      const last = forwarded?.split(',').pop()?.trim()
+      if (last) return last
+    }
+    const address = getConnInfo
+      ? safely(() => getConnInfo(c).remote.address)
+      : (c.env as NodeEnv | undefined)?.incoming?.socket?.remoteAddress
+    return address || 'unknown'
   }
-  return (c.env as NodeEnv | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown'
+
+/** An adapter's `getConnInfo` throws when the request did not come through it (tests, `app.request()`). */
+const safely = (read: () => string | undefined): string | undefined => {
+  try {
+    return read()
+  } catch {
+    return undefined
+  }
 }
 
 /** Longest `User-Agent` kept with a session or an event (CONTRACT §11). */
@@ -101,8 +121,8 @@ const USER_AGENT_MAX = 256
  * What a session and an event record of the request: the client address (`null` when unknown)
  * and the `User-Agent`, cut to its first 256 characters (`null` when absent).
  */
-export const requestFacts = (c: Context, trustProxy: boolean): { ip: string | null; userAgent: string | null } => {
-  const ip = clientIp(c, trustProxy)
+export const requestFacts = (c: Context, address: ClientAddress): { ip: string | null; userAgent: string | null } => {
+  const ip = address(c)
   const agent = c.req.header('user-agent')
   return {
     ip: ip === 'unknown' ? null : ip,

@@ -7,6 +7,7 @@
  * - `@latchkey/auth/testing`: the store conformance suite, a fast hasher, and the types a store author implements.
  */
 export { type Auth, createAuth } from './create-auth.js'
+export type { GetConnInfo } from './credentials.js'
 export { AuthError, type AuthErrorCode } from './errors.js'
 export type { GuardEnv, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
 export type { AuthEvent, AuthEventType, AuthMail, AuthMailKind, ResetMail } from './notify.js'

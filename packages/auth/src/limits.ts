@@ -5,7 +5,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import { peekJson } from './body.js'
-import { clientIp, rateLimitAddress } from './credentials.js'
+import { rateLimitAddress } from './credentials.js'
 import type { ResolvedOptions } from './options.js'
 import { type KeyRule, type RateLimitStore, rateLimiter } from './rate-limit.js'
 import { emailFromBody } from './schemas.js'
@@ -33,7 +33,7 @@ export const routeLimits = (
 ): RouteLimits => {
   const limit = rateLimiter({ store, now: options.now, onRefused })
   // IPv6 clients count per /64 by default: one host holds a whole prefix.
-  const ipOf = (c: Context) => rateLimitAddress(clientIp(c, options.trustProxy), options.ipv6Prefix)
+  const ipOf = (c: Context) => rateLimitAddress(options.clientAddress(c), options.ipv6Prefix)
   const ip = (max = options.ipLimit): KeyRule => ({ kind: 'ip', limit: max, valueOf: ipOf })
   const onEmail = (endpoint: string, emailOf: KeyRule['valueOf']) =>
     limit(endpoint, [ip(), { kind: 'email', limit: options.emailLimit, valueOf: emailOf }])

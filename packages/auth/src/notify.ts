@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono'
 import type { AfterAnswer } from './background.js'
-import { requestFacts } from './credentials.js'
+import { type ClientAddress, requestFacts } from './credentials.js'
 import { errorSummary } from './errors.js'
 
 /** A mail that carries a single-use token; the application builds the link around it. */
@@ -105,7 +105,7 @@ export const notifier = (deps: {
   sendMail: (mail: AuthMail) => void | Promise<void>
   onEvent: ((event: AuthEvent) => void | Promise<void>) | undefined
   afterAnswer: AfterAnswer
-  trustProxy: boolean
+  clientAddress: ClientAddress
   now: () => Date
   log: (message: string) => void
 }): Notifier => ({
@@ -122,7 +122,7 @@ export const notifier = (deps: {
     const onEvent = deps.onEvent
     if (!onEvent) return
     // Read from the request now: after the answer the context may be gone.
-    const { ip, userAgent } = requestFacts(c, deps.trustProxy)
+    const { ip, userAgent } = requestFacts(c, deps.clientAddress)
     const event = { ...input, at: deps.now().toISOString(), ip, ...(userAgent === null ? {} : { userAgent }) } as AuthEvent
     deps.afterAnswer.run(`onEvent (${event.type})`, async () => {
       await onEvent(event)

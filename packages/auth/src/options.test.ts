@@ -53,3 +53,49 @@ describe('createAuth refuses bad options at construction, naming the option', ()
     expect(() => (auth.guard as (name: string) => unknown)('root')).toThrow(/`root`/)
   })
 })
+
+describe('the client address on runtimes other than Node (CONTRACT §15)', () => {
+  /** Runs `f` as if on a runtime that defines `global` (Bun, Deno). */
+  const pretending = <T>(global: 'Bun' | 'Deno', f: () => T): T => {
+    const g = globalThis as Record<string, unknown>
+    g[global] = {}
+    try {
+      return f()
+    } finally {
+      delete g[global]
+    }
+  }
+
+  it.each([
+    ['Bun', 'hono/bun'],
+    ['Deno', 'hono/deno'],
+  ] as const)('refuses to start on %s with neither getConnInfo nor trustProxy, naming %s', (runtime, adapter) => {
+    expect(() => pretending(runtime, () => createAuth(base))).toThrow(
+      new RegExp(`\`getConnInfo\` is required on ${runtime}.*'${adapter}'`),
+    )
+    expect(() => pretending(runtime, () => createAuth({ ...base, trustProxy: true }))).not.toThrow()
+  })
+
+  it("counts each client by the adapter's getConnInfo, so one client's 429 is not another's", async () => {
+    const auth = pretending('Bun', () =>
+      createAuth({
+        ...base,
+        getConnInfo: (c) => ({ remote: { address: c.req.header('x-test-peer') } }),
+        rateLimit: { ip: { max: 2, windowSeconds: 900 } },
+      }),
+    )
+    const login = (peer: string, i: number) =>
+      auth.routes.request('/forgot-password', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-test-peer': peer },
+        body: JSON.stringify({ email: `someone-${i}@example.com` }),
+      })
+    expect((await Promise.all([1, 2, 3].map((i) => login('192.0.2.1', i)))).map((r) => r.status)).toEqual([202, 202, 429])
+    expect((await login('192.0.2.2', 4)).status).toBe(202)
+    await auth.close()
+  })
+
+  it('refuses a getConnInfo that is not a function', () => {
+    expect(() => createAuth({ ...base, getConnInfo: 'bun' as never })).toThrow(/`getConnInfo` must be a function/)
+  })
+})

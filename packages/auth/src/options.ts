@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono'
 import type { z } from 'zod'
+import { type ClientAddress, clientAddress, type GetConnInfo } from './credentials.js'
 import type { AuthEvent, AuthMail } from './notify.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
@@ -135,6 +136,14 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   prune?: { intervalSeconds?: number; batchSize?: number }
   /** `true` when behind exactly one trusted proxy: the client IP is the right-most `X-Forwarded-For` entry. */
   trustProxy?: boolean
+  /**
+   * The client address on a runtime other than Node: Hono's `getConnInfo` of its adapter
+   * (`import { getConnInfo } from 'hono/bun'`, `'hono/deno'`, `'hono/cloudflare-workers'`). On
+   * Node (`@hono/node-server`) the socket is read without it. On Bun, Deno and Workers
+   * `createAuth` refuses to start with neither this nor `trustProxy`: every client would share
+   * one rate-limit bucket, and one client could lock out everyone.
+   */
+  getConnInfo?: GetConnInfo
   /** Public origin of the app; foreign `Origin`s are refused for cookie-borne credentials. Default: the request's own origin. */
   publicUrl?: string
   /**
@@ -181,6 +190,8 @@ export interface ResolvedOptions {
   pruneIntervalMs: number
   pruneBatchSize: number
   trustProxy: boolean
+  /** The client address of a request: `X-Forwarded-For` (trustProxy), `getConnInfo`, or Node's socket. */
+  clientAddress: ClientAddress
   publicOrigin: string | null
   /** `publicUrl`'s origin and `trustedOrigins`; `null` when neither is set (the request's own origin is trusted). */
   trustedOrigins: ReadonlySet<string> | null
@@ -194,6 +205,15 @@ export interface ResolvedOptions {
 }
 
 const DAY = 24 * 60 * 60
+
+/** The runtime, when it is one whose client address the library cannot read by itself. */
+const nonNodeRuntime = (): { name: string; adapter: string } | null => {
+  const g = globalThis as { Bun?: unknown; Deno?: unknown; navigator?: { userAgent?: string } }
+  if (g.Bun !== undefined) return { name: 'Bun', adapter: 'hono/bun' }
+  if (g.Deno !== undefined) return { name: 'Deno', adapter: 'hono/deno' }
+  if (g.navigator?.userAgent === 'Cloudflare-Workers') return { name: 'Cloudflare Workers', adapter: 'hono/cloudflare-workers' }
+  return null
+}
 
 const fail = (option: string, why: string): never => {
   throw new TypeError(`createAuth: option \`${option}\` ${why}`)
@@ -310,7 +330,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
   const cookieSameSite = options.cookieSameSite ?? 'Strict'
   if (!['Strict', 'Lax', 'None'].includes(cookieSameSite)) fail('cookieSameSite', "must be 'Strict', 'Lax' or 'None'")
   const secureCookies =
-    options.secureCookies ?? (process.env.NODE_ENV === 'production' || publicOrigin?.startsWith('https:') === true)
+    options.secureCookies ?? (globalThis.process?.env?.NODE_ENV === 'production' || publicOrigin?.startsWith('https:') === true)
   // Browsers drop a SameSite=None cookie that is not Secure.
   if (cookieSameSite === 'None' && !secureCookies) fail('cookieSameSite', "'None' needs secureCookies (https)")
   const signupFields = options.signupFields ?? null
@@ -322,6 +342,14 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
         fail(`signupFields.${key}`, 'is a field of the user record itself; choose another name')
   }
   const cookiePath = options.cookiePath ?? '/auth'
+  if (options.getConnInfo !== undefined && typeof options.getConnInfo !== 'function')
+    fail('getConnInfo', "must be a function, Hono's getConnInfo of your runtime's adapter")
+  const runtime = nonNodeRuntime()
+  if (runtime && !options.trustProxy && !options.getConnInfo)
+    fail(
+      'getConnInfo',
+      `is required on ${runtime.name}: without it the client address is unknown and every client shares one rate-limit bucket. Pass \`getConnInfo\` from '${runtime.adapter}' (or trustProxy: true behind exactly one proxy)`,
+    )
   const twoFactorIssuer = options.twoFactor?.issuer ?? 'Latchkey'
   // The issuer is the label's prefix (`Issuer:account`): a colon would end it early.
   if (typeof twoFactorIssuer !== 'string' || !/^[^:]{1,64}$/.test(twoFactorIssuer))
@@ -354,6 +382,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     pruneIntervalMs: positive('prune.intervalSeconds', options.prune?.intervalSeconds, 600, true) * 1000,
     pruneBatchSize: positiveInteger('prune.batchSize', options.prune?.batchSize, 500),
     trustProxy: options.trustProxy ?? false,
+    clientAddress: clientAddress(options.trustProxy ?? false, options.getConnInfo),
     publicOrigin,
     trustedOrigins: trusted.size > 0 ? trusted : null,
     cookieSameSite,

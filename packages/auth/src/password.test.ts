@@ -22,6 +22,31 @@ describe('argon2Hasher', () => {
   })
 })
 
+describe('argon2Hasher on a runtime without native addons (the portable implementation)', () => {
+  const params = { memoryCost: 19456, timeCost: 2, parallelism: 1 }
+  const native = argon2Hasher(params, 'native')
+  const portable = argon2Hasher(params, 'portable')
+  const password = 'correct horse battery staple ünïcödé'
+
+  it("writes the same PHC strings: each implementation verifies the other's hashes", async () => {
+    const byPortable = await portable.hash(password)
+    expect(byPortable).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/)
+    expect(await native.verify(byPortable, password)).toBe(true)
+    expect(await native.verify(byPortable, `${password}!`)).toBe(false)
+    const byNative = await native.hash(password)
+    expect(await portable.verify(byNative, password)).toBe(true)
+    expect(await portable.verify(byNative, `${password}!`)).toBe(false)
+    expect(portable.needsRehash(byNative)).toBe(false)
+  })
+
+  it('verifies hashes of other parameters, and answers false for anything that is not an argon2id hash', async () => {
+    const stronger = await argon2Hasher({ memoryCost: 20480, timeCost: 3, parallelism: 2 }, 'native').hash(password)
+    expect(await portable.verify(stronger, password)).toBe(true)
+    for (const bad of ['not a hash', '', '$argon2i$v=19$m=19456,t=2,p=1$c29tZXNhbHQ$aGFzaA', `${stronger}x$`])
+      expect(await portable.verify(bad, password)).toBe(false)
+  })
+})
+
 describe('boundedConcurrency (hashes wait in the process, not on the thread pool)', () => {
   it('runs at most `slots` tasks at once, the others in arrival order, and passes results and errors through', async () => {
     const run = boundedConcurrency(2)

@@ -1,11 +1,14 @@
 /**
- * Password hashing (argon2id through the async, thread-pool API of @node-rs/argon2, so a
- * login never blocks the event loop), the re-hash check, and the rules a new password must meet.
+ * Password hashing, the re-hash check, and the rules a new password must meet. Hashes are
+ * argon2id PHC strings everywhere: through the async, thread-pool API of @node-rs/argon2 where a
+ * native addon loads (Node, Bun, Deno), so a login never blocks the event loop, and through
+ * `@noble/hashes` (JavaScript) where none can (Cloudflare Workers). Both read and write the same
+ * strings, so a database moves between runtimes without a re-hash (CONTRACT §15).
  */
-import { randomBytes } from 'node:crypto'
-import { availableParallelism } from 'node:os'
-import { hash, verify } from '@node-rs/argon2'
+import { argon2idAsync } from '@noble/hashes/argon2.js'
+import { decodeBase64IgnorePadding, encodeBase64NoPadding } from '@oslojs/encoding'
 import { AuthError } from './errors.js'
+import { base64url, randomBytes, utf8 } from './web.js'
 
 /** argon2id cost parameters. */
 export interface Argon2Params {
@@ -81,20 +84,109 @@ export const admittedHasher = (hasher: PasswordHasher, max: number): PasswordHas
   }
 }
 
-/** Concurrent hashes: one core short of the machine (or of the pool), at least one. */
-const hashSlots = (): number => {
-  const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4
-  return Math.max(1, Math.min(availableParallelism(), pool) - 1)
+/** One way to compute argon2id. */
+interface Argon2Implementation {
+  name: 'native' | 'portable'
+  hash(password: string, params: Argon2Params): Promise<string>
+  /** Throws for a string that is not an argon2 PHC hash. */
+  verify(stored: string, password: string): Promise<boolean>
+  /** Hashes that may run at once. */
+  slots: number
 }
 
-/** The argon2id hasher with the given parameters. */
-export const argon2Hasher = (params: Argon2Params): PasswordHasher => {
-  const run = boundedConcurrency(hashSlots())
+/**
+ * @node-rs/argon2, where its native addon loads. The specifiers are variables, so a bundler
+ * making a Worker does not try to pack a native addon; where the import fails, `null`.
+ */
+const loadNative = async (): Promise<Argon2Implementation | null> => {
+  const addon = '@node-rs/argon2'
+  const osModule = 'node:os'
+  try {
+    const native = (await import(addon)) as typeof import('@node-rs/argon2')
+    const os = (await import(osModule)) as typeof import('node:os')
+    // One core short of the machine (or of the libuv pool), at least one: a burst of logins
+    // leaves a core to the event loop and pool threads to the rest of the process.
+    const pool = Number(globalThis.process?.env?.UV_THREADPOOL_SIZE) || 4
+    return {
+      name: 'native',
+      hash: (password, params) => native.hash(password, { algorithm: ARGON2ID, ...params }),
+      verify: (stored, password) => native.verify(stored, password),
+      slots: Math.max(1, Math.min(os.availableParallelism(), pool) - 1),
+    }
+  } catch {
+    return null
+  }
+}
+
+const PHC_FULL = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/
+
+/** Equal bytes, compared in time that does not depend on where they differ. */
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
+  if (a.length !== b.length) return false
+  let diff = 0
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number)
+  return diff === 0
+}
+
+/**
+ * argon2id in JavaScript (`@noble/hashes`, audited), writing the PHC strings @node-rs/argon2
+ * writes (16-byte salt, 32-byte hash). Its async form yields to the event loop as it works; it
+ * costs several times the native addon's time (docs/PERFORMANCE.md), so it runs one at a time.
+ */
+const portable: Argon2Implementation = {
+  name: 'portable',
+  async hash(password, { memoryCost, timeCost, parallelism }) {
+    const salt = randomBytes(16)
+    const digest = await argon2idAsync(utf8(password), salt, { m: memoryCost, t: timeCost, p: parallelism, dkLen: 32 })
+    return `$argon2id$v=19$m=${memoryCost},t=${timeCost},p=${parallelism}$${encodeBase64NoPadding(salt)}$${encodeBase64NoPadding(digest)}`
+  },
+  async verify(stored, password) {
+    const m = PHC_FULL.exec(stored)
+    if (!m) throw new TypeError('not an argon2id hash')
+    const [, memory, time, lanes, salt, digest] = m as unknown as [string, string, string, string, string, string]
+    const expected = decodeBase64IgnorePadding(digest)
+    const actual = await argon2idAsync(utf8(password), decodeBase64IgnorePadding(salt), {
+      m: Number(memory),
+      t: Number(time),
+      p: Number(lanes),
+      dkLen: expected.length,
+    })
+    return sameBytes(actual, expected)
+  },
+  slots: 1,
+}
+
+/** The implementation this runtime can run: native where it loads, portable otherwise. Chosen once. */
+let chosen: Promise<Argon2Implementation> | undefined
+const argon2Implementation = () => {
+  chosen ??= loadNative().then((native) => native ?? portable)
+  return chosen
+}
+
+/**
+ * The argon2id hasher with the given parameters: native (@node-rs/argon2) where it loads,
+ * otherwise `@noble/hashes` (Workers). `implementation` forces one (tests, benchmarks).
+ */
+export const argon2Hasher = (params: Argon2Params, implementation?: 'native' | 'portable'): PasswordHasher => {
+  const pick = async (): Promise<Argon2Implementation> => {
+    if (implementation === 'portable') return portable
+    if (implementation !== 'native') return argon2Implementation()
+    const native = await loadNative()
+    if (!native) throw new Error('argon2Hasher: @node-rs/argon2 does not load here')
+    return native
+  }
+  const ready = pick().then((impl) => ({ impl, run: boundedConcurrency(impl.slots) }))
+  // A failure surfaces on the first hash; it must not also be an unhandled rejection.
+  ready.catch(() => undefined)
   return {
-    hash: (password) => run(() => hash(password, { algorithm: ARGON2ID, ...params })),
+    async hash(password) {
+      const { impl, run } = await ready
+      return run(() => impl.hash(password, params))
+    },
     async verify(stored, password) {
       try {
-        return await run(() => verify(stored, password))
+        const { impl, run } = await ready
+        return await run(() => impl.verify(stored, password))
       } catch {
         return false
       }
@@ -108,7 +200,7 @@ export const argon2Hasher = (params: Argon2Params): PasswordHasher => {
 }
 
 /** A hash of a random password, verified against when the email is unknown so both paths cost the same. */
-export const decoyHash = (hasher: PasswordHasher): Promise<string> => hasher.hash(randomBytes(32).toString('base64url'))
+export const decoyHash = (hasher: PasswordHasher): Promise<string> => hasher.hash(base64url(randomBytes(32)))
 
 /** Passwords are NFKC-normalised before hashing, never trimmed or case-changed. */
 export const normalizePassword = (password: string): string => password.normalize('NFKC')

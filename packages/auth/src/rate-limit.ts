@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto'
 import type { Context, MiddlewareHandler } from 'hono'
 import { AuthError } from './errors.js'
 import { isStorableText } from './schemas.js'
+import { sha256Base64url } from './web.js'
 /**
  * Fixed-window attempt limits: the rules (which keys an endpoint counts, 429 with
  * `Retry-After`) and the in-process store. Three promises (CONTRACT §4, §14):
@@ -216,9 +216,7 @@ export const limitKey = (endpoint: string, kind: string, value: string): string 
   // stored key, about half as much heap again (docs/PERFORMANCE.md, scenario 7).
   const key = [endpoint, kind, value].join(':')
   // The value is read before validation: text a store cannot hold is hashed like a long one.
-  return key.length <= LONG_KEY && isStorableText(value)
-    ? key
-    : [endpoint, ':', kind, '#', createHash('sha256').update(value).digest('base64url')].join('')
+  return key.length <= LONG_KEY && isStorableText(value) ? key : [endpoint, ':', kind, '#', sha256Base64url(value)].join('')
 }
 
 /** One key an endpoint counts: its kind (`ip`, `email`, `user`, `session`), its limit, and its value for a request. */

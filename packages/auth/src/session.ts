@@ -4,11 +4,10 @@
  * means (rotate, a parallel tab's race, reuse, expiry). Stores keep facts: they read rows and
  * make conditional writes atomically; this module decides. The guard and the routes call it.
  */
-import { randomUUID } from 'node:crypto'
 import type { Context } from 'hono'
 import type { AccessClaims, AccessTokens } from './access-token.js'
 import { parseRefreshValue, type RefreshCookie, refreshValue } from './cookies.js'
-import { requestFacts } from './credentials.js'
+import { type ClientAddress, requestFacts } from './credentials.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import { userJson } from './schemas.js'
 import type { SessionRecord, SessionRefreshState, Store, UserRecord } from './store/types.js'
@@ -125,8 +124,8 @@ export interface SessionCoreDeps<U extends UserRecord> {
   /** Seconds an access token lives. */
   accessTokenTtl: number
   now: () => Date
-  /** Whether the client address comes from `X-Forwarded-For` (see `clientIp`). */
-  trustProxy: boolean
+  /** The client address of a request (see `clientAddress`). */
+  clientAddress: ClientAddress
 }
 
 /** A live session as its owner sees it (`GET /sessions`). */
@@ -150,7 +149,7 @@ export const sessionCore = <U extends UserRecord>({
   lifetimes,
   accessTokenTtl,
   now,
-  trustProxy,
+  clientAddress,
 }: SessionCoreDeps<U>) => {
   const tokenBody = async (sub: string, sid: string) => ({
     accessToken: await tokens.sign({ sub, sid }),
@@ -180,7 +179,7 @@ export const sessionCore = <U extends UserRecord>({
      */
     async start(c: Context, user: U, credentialsVersion: number) {
       const at = now()
-      const session = { id: randomUUID(), createdAt: at, refreshedAt: at }
+      const session = { id: crypto.randomUUID(), createdAt: at, refreshedAt: at }
       const random = opaqueToken()
       const created = await store.createSession({
         id: session.id,
@@ -188,7 +187,7 @@ export const sessionCore = <U extends UserRecord>({
         refreshHash: tokenHash(random),
         now: at,
         credentialsVersion,
-        ...requestFacts(c, trustProxy),
+        ...requestFacts(c, clientAddress),
       })
       if (!created) return null
       setCookie(c, session, random, at)

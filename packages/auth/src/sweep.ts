@@ -46,7 +46,7 @@ export const sweeper = <U extends UserRecord>(deps: {
       total.challenges += deleted.challenges
       if (Math.max(deleted.sessions, deleted.resetTokens, deleted.emailTokens, deleted.challenges) < deps.batchSize) break
       // Requests go first between batches.
-      await new Promise((resolve) => setImmediate(resolve))
+      await new Promise((resolve) => setTimeout(resolve, 0))
     }
     return total
   }

@@ -1,5 +1,4 @@
 /** POST /signup: creates an account and signs it in. 409 when the email is taken. */
-import { randomUUID } from 'node:crypto'
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
@@ -89,7 +88,7 @@ export const signup = <U extends UserRecord>(
       const { name, email, password } = body
       const profile = extraKeys.length > 0 ? Object.fromEntries(extraKeys.map((key) => [key, body[key]])) : null
       const user = await store.createUser({
-        id: randomUUID(),
+        id: crypto.randomUUID(),
         name,
         email,
         passwordHash: await hasher.hash(normalizePassword(password)),

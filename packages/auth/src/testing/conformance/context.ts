@@ -1,5 +1,4 @@
 /** What every part of the conformance suite shares: the store under test and ways to fill it. */
-import { randomUUID } from 'node:crypto'
 import { type RotateRefreshInput, rotateRefresh } from '../../session.js'
 import type { Store, UserRecord } from '../../store/types.js'
 
@@ -27,13 +26,19 @@ export const conformance = (current: () => Store<UserRecord>): Conformance => ({
   get store() {
     return current()
   },
-  async newUser(email = `u-${randomUUID()}@example.com`) {
-    const user = await current().createUser({ id: randomUUID(), name: 'Ada', email, passwordHash: 'hash-1', createdAt: T0 })
+  async newUser(email = `u-${crypto.randomUUID()}@example.com`) {
+    const user = await current().createUser({
+      id: crypto.randomUUID(),
+      name: 'Ada',
+      email,
+      passwordHash: 'hash-1',
+      createdAt: T0,
+    })
     if (!user) throw new Error('createUser refused a fresh email')
     return user
   },
-  async newSession(userId, refreshHash = randomUUID(), now = T0) {
-    const id = randomUUID()
+  async newSession(userId, refreshHash = crypto.randomUUID(), now = T0) {
+    const id = crypto.randomUUID()
     if (!(await current().createSession({ id, userId, refreshHash, now, credentialsVersion: 0 })))
       throw new Error('createSession refused a fresh user')
     return id

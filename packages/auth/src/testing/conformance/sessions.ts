@@ -1,5 +1,4 @@
 /** Sessions: creation, the guard's lookup, refresh facts and the compare-and-swap, and the core's rotation rules over the store. */
-import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { at, type Conformance, DAY, T0 } from './context.js'
 
@@ -9,7 +8,13 @@ export const sessionsConformance = (t: Conformance) => {
     it('creates a session only while the credentials version it was given is current', async () => {
       const user = await newUser()
       const create = (credentialsVersion: number) =>
-        t.store.createSession({ id: randomUUID(), userId: user.id, refreshHash: randomUUID(), now: T0, credentialsVersion })
+        t.store.createSession({
+          id: crypto.randomUUID(),
+          userId: user.id,
+          refreshHash: crypto.randomUUID(),
+          now: T0,
+          credentialsVersion,
+        })
       expect(await create(1)).toBe(false)
       expect(await create(0)).toBe(true)
       await t.store.createResetToken({ userId: user.id, tokenHash: 'bump', expiresAt: at(60_000) })
@@ -17,17 +22,23 @@ export const sessionsConformance = (t: Conformance) => {
       expect(await create(0)).toBe(false)
       expect(await create(1)).toBe(true)
       expect(
-        await t.store.createSession({ id: randomUUID(), userId: randomUUID(), refreshHash: 'x', now: T0, credentialsVersion: 0 }),
+        await t.store.createSession({
+          id: crypto.randomUUID(),
+          userId: crypto.randomUUID(),
+          refreshHash: 'x',
+          now: T0,
+          credentialsVersion: 0,
+        }),
       ).toBe(false)
     })
 
     it('of 20 logins racing a reset, none that read the old version keeps a session', async () => {
       const user = await newUser()
       await t.store.createResetToken({ userId: user.id, tokenHash: 'race-login', expiresAt: at(60_000) })
-      const logins = Array.from({ length: 20 }, () => ({ id: randomUUID() }))
+      const logins = Array.from({ length: 20 }, () => ({ id: crypto.randomUUID() }))
       await Promise.all([
         ...logins.map(({ id }) =>
-          t.store.createSession({ id, userId: user.id, refreshHash: randomUUID(), now: T0, credentialsVersion: 0 }),
+          t.store.createSession({ id, userId: user.id, refreshHash: crypto.randomUUID(), now: T0, credentialsVersion: 0 }),
         ),
         t.store.consumeResetToken({ tokenHash: 'race-login', now: T0, passwordHash: 'after-reset' }),
       ])
@@ -45,7 +56,7 @@ export const sessionsConformance = (t: Conformance) => {
       expect(found?.user.role).toBe('editor')
       await t.store.deleteSession(sid)
       expect(await t.store.findSession(sid)).toBeNull()
-      expect(await t.store.findSession(randomUUID())).toBeNull()
+      expect(await t.store.findSession(crypto.randomUUID())).toBeNull()
     })
 
     it('keeps the refresh facts of a session, found by its id or by its current hash', async () => {
@@ -64,13 +75,13 @@ export const sessionsConformance = (t: Conformance) => {
       expect(swapped?.session.rotatedAt?.getTime()).toBe(at(5000).getTime())
       expect(swapped?.session.refreshedAt.getTime()).toBe(at(5000).getTime())
       expect(await t.store.findRefresh({ currentHash: 'h0' })).toBeNull()
-      expect(await t.store.findRefresh({ sessionId: randomUUID() })).toBeNull()
+      expect(await t.store.findRefresh({ sessionId: crypto.randomUUID() })).toBeNull()
     })
 
     it('swaps a refresh value only while it is current', async () => {
       const sid = await newSession((await newUser()).id, 'w0')
       expect(await t.store.swapRefresh({ sessionId: sid, from: 'w-other', to: 'w1', now: at(1) })).toBe(false)
-      expect(await t.store.swapRefresh({ sessionId: randomUUID(), from: 'w0', to: 'w1', now: at(1) })).toBe(false)
+      expect(await t.store.swapRefresh({ sessionId: crypto.randomUUID(), from: 'w0', to: 'w1', now: at(1) })).toBe(false)
       expect((await t.store.findRefresh({ sessionId: sid }))?.session.refreshHash).toBe('w0')
     })
 
@@ -161,7 +172,7 @@ export const sessionsConformance = (t: Conformance) => {
     })
 
     it('answers unknown for a session that does not exist', async () => {
-      expect((await rotate(randomUUID(), 'never-issued', 'n1', 0)).status).toBe('unknown')
+      expect((await rotate(crypto.randomUUID(), 'never-issued', 'n1', 0)).status).toBe('unknown')
       expect((await rotate(null, 'never-issued', 'n1', 0)).status).toBe('unknown')
     })
 

@@ -1,5 +1,4 @@
 /** Users: creation, lookups, the credentials version and roles. */
-import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { at, type Conformance, T0 } from './context.js'
 
@@ -18,7 +17,7 @@ export const usersConformance = (t: Conformance) => {
     it('answers null for a taken email and for unknown users', async () => {
       await newUser('taken@example.com')
       const again = await t.store.createUser({
-        id: randomUUID(),
+        id: crypto.randomUUID(),
         name: 'B',
         email: 'taken@example.com',
         passwordHash: 'h',
@@ -26,13 +25,13 @@ export const usersConformance = (t: Conformance) => {
       })
       expect(again).toBeNull()
       expect(await t.store.findUserByEmail('nobody@example.com')).toBeNull()
-      expect(await t.store.findUserById(randomUUID())).toBeNull()
+      expect(await t.store.findUserById(crypto.randomUUID())).toBeNull()
     })
 
     it('creates exactly one of 20 concurrent users with one email', async () => {
       const results = await Promise.all(
         Array.from({ length: 20 }, () =>
-          t.store.createUser({ id: randomUUID(), name: 'R', email: 'race@example.com', passwordHash: 'h', createdAt: T0 }),
+          t.store.createUser({ id: crypto.randomUUID(), name: 'R', email: 'race@example.com', passwordHash: 'h', createdAt: T0 }),
         ),
       )
       expect(results.filter(Boolean)).toHaveLength(1)
@@ -72,7 +71,7 @@ export const usersConformance = (t: Conformance) => {
       expect(
         await t.store.replacePassword({ userId: user.id, passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null }),
       ).toBe(true)
-      const late = await newSession(user.id, randomUUID()).catch(() => null)
+      const late = await newSession(user.id, crypto.randomUUID()).catch(() => null)
       expect(late).toBeNull()
       expect(
         await t.store.replacePassword({ userId: user.id, passwordHash: 'h3', credentialsVersion: 0, keepSessionId: null }),

@@ -1,0 +1,26 @@
+/**
+ * The few primitives the core needs beyond Web APIs, on Web APIs and `@noble/hashes` (pure
+ * JavaScript, audited): synchronous SHA-256 and HMAC, where Web Crypto has only async ones, and
+ * base64url. Node, Bun, Deno and Workers run the same code (CONTRACT §15).
+ */
+
+import { hmac } from '@noble/hashes/hmac.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { encodeBase64urlNoPadding } from '@oslojs/encoding'
+
+const encoder = new TextEncoder()
+
+/** UTF-8 bytes (a lone surrogate becomes U+FFFD, as Node's hashing did). */
+export const utf8 = (text: string): Uint8Array => encoder.encode(text)
+
+/** `n` random bytes from the platform's CSPRNG. */
+export const randomBytes = (n: number): Uint8Array => crypto.getRandomValues(new Uint8Array(n))
+
+export const base64url = (bytes: Uint8Array): string => encodeBase64urlNoPadding(bytes)
+
+export const sha256Hex = (text: string): string => bytesToHex(sha256(utf8(text)))
+
+export const sha256Base64url = (text: string): string => base64url(sha256(utf8(text)))
+
+export const hmacSha256Base64url = (key: string, text: string): string => base64url(hmac(sha256, utf8(key), utf8(text)))
