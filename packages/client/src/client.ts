@@ -162,7 +162,12 @@ export const createAuthClient = (options: AuthClientOptions) => {
         if (!response.ok) throw await errorFrom(response)
         const body = (await response.json()) as { accessToken: string; expiresIn: number }
         adopt(body)
-        if (!user) user = await me().catch(() => null)
+        // Who it is (after a reload), asked with the new token directly: me() would wait for
+        // this very refresh to finish, which waits for it.
+        if (!user) {
+          const found = await authRequest('GET', '/me', undefined, true)
+          user = found.ok ? ((await found.json()) as User) : null
+        }
         publish()
         return true
       } finally {
