@@ -15,6 +15,7 @@ import { type AppAuthOptions, createAppAuth } from './auth.js'
 import { printable } from './printable.js'
 import { adminRoutes } from './routes/admin.js'
 import { docsRoutes } from './routes/docs.js'
+import { type FrontEnd, frontEndRoutes } from './routes/front-end.js'
 import { resetPageRoute } from './routes/reset-page.js'
 import { todoRoutes } from './routes/todos.js'
 import { tokenPageRoutes } from './routes/token-pages.js'
@@ -26,6 +27,8 @@ export interface AppOptions extends Omit<AppAuthOptions, 'log' | 'now'> {
   /** Unexpected errors (name and message only). */
   logError?: (line: string) => void
   now?: () => Date
+  /** The web front end at `/` (main.ts passes the built one, or Vite's under `--dev`); none when unset. */
+  frontEnd?: FrontEnd | null
 }
 
 /**
@@ -130,6 +133,7 @@ export const createApp = (options: AppOptions) => {
   adminRoutes(app, { auth, db })
   resetPageRoute(app)
   tokenPageRoutes(app)
+  if (options.frontEnd) frontEndRoutes(app, options.frontEnd)
 
   app.openapi(
     createRoute({

@@ -23,6 +23,8 @@ export interface AppAuthOptions {
   trustProxy: boolean
   /** Front ends on other origins that may use the refresh cookie (`TRUSTED_ORIGINS`); `PUBLIC_URL`'s is always trusted. */
   trustedOrigins?: readonly string[]
+  /** Seconds an access token lives (`ACCESS_TOKEN_TTL`, tests only). Default: the library's 900. */
+  accessTokenTtl?: number | null
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -38,6 +40,7 @@ export const createAppAuth = ({
   production,
   trustProxy,
   trustedOrigins = [],
+  accessTokenTtl = null,
   log,
   audit = (line) => console.log(line),
   now,
@@ -55,6 +58,7 @@ export const createAppAuth = ({
     publicUrl,
     trustProxy,
     trustedOrigins,
+    ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,
     now,

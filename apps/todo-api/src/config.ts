@@ -33,6 +33,11 @@ export interface Config {
   smtpUrl: string | null
   mailFrom: string
   trustProxy: boolean
+  /**
+   * `ACCESS_TOKEN_TTL`: seconds an access token lives (default 900). For tests and trying the
+   * refresh dance with short tokens; refused when NODE_ENV=production.
+   */
+  accessTokenTtl: number | null
   /** Lines to show on the terminal at start (for example: a secret was generated). */
   notices: string[]
 }
@@ -164,6 +169,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
       fail(
         `TRUSTED_ORIGINS must list origins such as https://app.example.com, separated by commas; "${entry.slice(0, 100)}" is not one`,
       )
+  const ttl = env.ACCESS_TOKEN_TTL?.trim() ?? ''
+  if (ttl !== '' && !/^[1-9]\d{0,4}$/.test(ttl))
+    fail(`ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to 99999, got "${ttl.slice(0, 20)}"`)
+  if (ttl !== '' && production) fail('ACCESS_TOKEN_TTL is for development and tests; unset it when NODE_ENV=production')
   const smtp = parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'], 'smtp://user:pass@mail.example.com:587')
   if (production && !smtp)
     fail('SMTP_URL is required when NODE_ENV=production: reset links are only printed to the terminal in development')
@@ -179,6 +188,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     mailFrom: env.MAIL_FROM?.trim() || 'Latchkey <no-reply@localhost>',
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),
     trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
+    accessTokenTtl: ttl === '' ? null : Number(ttl),
     notices,
   }
 }

@@ -52,6 +52,10 @@ const [
   import('./log.js'),
 ])
 
+// The front end: Vite's development server (reloading) under --dev, else the build in dist/web.
+const { builtFrontEnd } = await import('./routes/front-end.js')
+const devFrontEndModule = process.argv.includes('--dev') ? await import('./dev-front-end.js') : null
+
 let db: AppDatabase
 try {
   db = await openDatabase(config.database)
@@ -79,6 +83,7 @@ const inFlight = new Set<ServerResponse>()
 // must still find the database open: shutdown waits for these, not only for the sockets.
 const handling = new Set<Promise<unknown>>()
 const server = createServer((req, res) => {
+  if (dev?.handle(req, res)) return
   inFlight.add(res)
   res.once('close', () => inFlight.delete(res))
   // While stopping, a kept-alive connection is closed after its response instead of holding the exit.
@@ -87,6 +92,8 @@ const server = createServer((req, res) => {
   handling.add(handled)
   return handled
 })
+
+const dev = devFrontEndModule ? await devFrontEndModule.devFrontEnd(server) : null
 
 server.once('error', (err: NodeJS.ErrnoException) => {
   db.close()
@@ -110,8 +117,10 @@ server.listen(config.port, () => {
       production: config.production,
       trustProxy: config.trustProxy,
       trustedOrigins: config.trustedOrigins,
+      accessTokenTtl: config.accessTokenTtl,
       version,
       logRequest: batchedLines(),
+      frontEnd: dev?.frontEnd ?? builtFrontEnd(join(appDir, 'dist', 'web')),
     })
     handle = app.fetch
     closeAuth = app.close
@@ -141,6 +150,7 @@ server.listen(config.port, () => {
         sleep(SHUTDOWN_GRACE_MS, undefined, { ref: false }),
       ])
       mailer.close()
+      await dev?.close()
       await db.close()
       console.log('stopped')
       process.exit(0)

@@ -1,9 +1,12 @@
-/** Builds `dist/` when it is missing or older than `src/`, so the tests never drive a stale server. */
+/**
+ * Builds `dist/` when it is missing or older than `src/`, and the front end (`dist/web`) when it
+ * is older than `web/` or the client's sources, so the tests never drive a stale server or page.
+ */
 import { execFileSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { APP_DIR, MAIN } from './support.js'
+import { APP_DIR, MAIN, REPO_ROOT } from './support.js'
 
 const newestSource = (dir: string): number =>
   Math.max(
@@ -13,8 +16,21 @@ const newestSource = (dir: string): number =>
     ),
   )
 
+const builtAt = (file: string) => (existsSync(file) ? statSync(file).mtimeMs : 0)
+
 export default function setup() {
-  if (existsSync(MAIN) && statSync(MAIN).mtimeMs >= newestSource(join(APP_DIR, 'src'))) return
-  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc')
-  execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: APP_DIR, stdio: 'inherit' })
+  const require = createRequire(import.meta.url)
+  if (builtAt(MAIN) < newestSource(join(APP_DIR, 'src'))) {
+    const tsc = require.resolve('typescript/bin/tsc')
+    execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: APP_DIR, stdio: 'inherit' })
+  }
+  const webSources = Math.max(
+    newestSource(join(APP_DIR, 'web')),
+    newestSource(join(REPO_ROOT, 'packages', 'client', 'src')),
+    statSync(join(APP_DIR, 'src', 'vite-settings.ts')).mtimeMs,
+  )
+  if (builtAt(join(APP_DIR, 'dist', 'web', 'index.html')) < webSources) {
+    const vite = join(require.resolve('vite/package.json'), '..', 'bin', 'vite.js')
+    execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: APP_DIR, stdio: 'inherit' })
+  }
 }

@@ -1,0 +1,260 @@
+/**
+ * The account screen: email verification, password and email changes, the sessions list, the
+ * two-factor setup (QR code drawn here) and deleting the account.
+ */
+import type { AuthClient, SessionView, User } from '@latchkey/client'
+import { announce, describeError, form, h } from './dom.js'
+import { qrCode } from './qr.js'
+
+interface AccountContext {
+  auth: AuthClient
+  user: User
+  show: (title: string, ...content: Node[]) => void
+  signedOut: (message: string) => void
+}
+
+const section = (title: string, ...content: (Node | string)[]) => {
+  const id = `section-${title.toLowerCase().replace(/\W+/g, '-')}`
+  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content)
+}
+
+const when = (iso: string) => new Date(iso).toLocaleString()
+
+const emailSection = ({ auth, user }: AccountContext) => {
+  const status = h('p', { role: 'status' })
+  const content: (Node | string)[] = [
+    h('p', {}, 'Signed in as ', h('strong', {}, user.email), user.emailVerified ? ' (verified).' : ' (not verified yet).'),
+  ]
+  if (!user.emailVerified) {
+    const resend = h('button', { type: 'button' }, 'Send the verification link again')
+    resend.addEventListener('click', async () => {
+      resend.disabled = true
+      try {
+        status.textContent = (await auth.resendVerification()).message
+      } catch (err) {
+        status.textContent = describeError(err)
+      } finally {
+        resend.disabled = false
+      }
+    })
+    content.push(resend)
+  }
+  content.push(
+    status,
+    h('h3', {}, 'Change your email'),
+    form({
+      label: 'Change your email',
+      submit: 'Send a confirmation link',
+      fields: [
+        { name: 'newEmail', label: 'New email', type: 'email', autocomplete: 'email' },
+        { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
+      ],
+      async onSubmit({ newEmail = '', currentPassword = '' }, element) {
+        const { message } = await auth.changeEmail({ newEmail, currentPassword })
+        element.reset()
+        announce(message)
+        status.textContent = message
+      },
+    }),
+  )
+  return section('Email', ...content)
+}
+
+const passwordSection = ({ auth }: AccountContext) =>
+  section(
+    'Password',
+    form({
+      label: 'Change your password',
+      submit: 'Change password',
+      fields: [
+        { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
+        { name: 'newPassword', label: 'New password', type: 'password', autocomplete: 'new-password', minlength: 8 },
+      ],
+      async onSubmit({ currentPassword = '', newPassword = '' }, element) {
+        await auth.changePassword({ currentPassword, newPassword })
+        element.reset()
+        announce('Password changed. Your other sessions are signed out.')
+      },
+    }),
+  )
+
+const sessionsSection = ({ auth }: AccountContext) => {
+  const list = h('ul', { class: 'sessions', 'aria-label': 'Sessions' })
+  const status = h('p', { class: 'error', role: 'alert' })
+  const row = (session: SessionView) => {
+    const what = `${session.userAgent ?? 'Unknown browser'}${session.ip ? ` from ${session.ip}` : ''}`
+    const item = h(
+      'li',
+      {},
+      h('span', {}, what, h('br'), h('small', {}, `Last used ${when(session.lastUsedAt)}`)),
+      session.current ? h('strong', {}, 'This session') : null,
+    )
+    if (!session.current) {
+      const end = h('button', { type: 'button', class: 'link', 'aria-label': `Sign out ${what}` }, 'Sign out')
+      end.addEventListener('click', async () => {
+        try {
+          await auth.sessions.revoke(session.id)
+          announce('Session signed out.')
+          await load()
+        } catch (err) {
+          status.textContent = describeError(err)
+        }
+      })
+      item.append(end)
+    }
+    return item
+  }
+  const load = async () => {
+    try {
+      list.replaceChildren(...(await auth.sessions.list()).map(row))
+    } catch (err) {
+      status.textContent = describeError(err)
+    }
+  }
+  const others = h('button', { type: 'button' }, 'Sign out everywhere else')
+  others.addEventListener('click', async () => {
+    try {
+      await auth.sessions.revokeOthers()
+      announce('Every other session is signed out.')
+      await load()
+    } catch (err) {
+      status.textContent = describeError(err)
+    }
+  })
+  void load()
+  return section('Sessions', list, others, status)
+}
+
+const recoveryList = (codes: string[]) =>
+  h(
+    'div',
+    { class: 'recovery' },
+    h('p', {}, 'Your recovery codes. Keep them somewhere safe: each works once, and they are shown only now.'),
+    h('ul', { 'aria-label': 'Recovery codes' }, ...codes.map((code) => h('li', {}, h('code', {}, code)))),
+  )
+
+const twoFactorSection = (context: AccountContext) => {
+  const { auth } = context
+  const body = h('div', {})
+  const render = async () => {
+    let status: Awaited<ReturnType<AuthClient['twoFactor']['status']>>
+    try {
+      status = await auth.twoFactor.status()
+    } catch (err) {
+      body.replaceChildren(h('p', { class: 'error', role: 'alert' }, describeError(err)))
+      return
+    }
+    if (!status.enabled) {
+      body.replaceChildren(
+        h('p', {}, 'Two-factor sign-in is off. Turn it on to ask for a code from an authenticator app at every sign-in.'),
+        form({
+          label: 'Set up two-factor sign-in',
+          submit: 'Set up',
+          fields: [{ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }],
+          async onSubmit({ currentPassword = '' }) {
+            const { secret, uri } = await auth.twoFactor.setup({ currentPassword })
+            confirm(secret, uri)
+          },
+        }),
+      )
+      return
+    }
+    body.replaceChildren(
+      h('p', {}, `Two-factor sign-in is on. ${status.recoveryCodesLeft} recovery codes left.`),
+      h('h3', {}, 'New recovery codes'),
+      form({
+        label: 'New recovery codes',
+        submit: 'Make new recovery codes',
+        fields: [
+          { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
+          { name: 'code', label: 'Code from your app', autocomplete: 'one-time-code', inputmode: 'numeric', maxlength: 6 },
+        ],
+        async onSubmit({ currentPassword = '', code = '' }) {
+          const { recoveryCodes } = await auth.twoFactor.regenerateRecoveryCodes({ currentPassword, code: code.trim() })
+          body.replaceChildren(recoveryList(recoveryCodes), doneButton())
+          announce('New recovery codes made; the old ones no longer work.')
+        },
+      }),
+      h('h3', {}, 'Turn two-factor sign-in off'),
+      form({
+        label: 'Turn two-factor sign-in off',
+        submit: 'Turn off',
+        fields: [
+          { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
+          { name: 'code', label: 'Code or recovery code', autocomplete: 'one-time-code', maxlength: 20 },
+        ],
+        async onSubmit({ currentPassword = '', code = '' }) {
+          await auth.twoFactor.disable({ currentPassword, code: code.trim() })
+          announce('Two-factor sign-in is off.')
+          await render()
+        },
+      }),
+    )
+  }
+  const doneButton = () => {
+    const done = h('button', { type: 'button' }, 'I saved them')
+    done.addEventListener('click', () => void render())
+    return done
+  }
+  const confirm = (secret: string, uri: string) => {
+    body.replaceChildren(
+      h('p', {}, 'Scan this code with your authenticator app, or type the key in, then enter the code it shows.'),
+      qrCode(uri, 'QR code of the two-factor key'),
+      h('p', {}, 'Key: ', h('code', { class: 'secret', 'data-secret': secret }, secret.replace(/(.{4})/g, '$1 ').trim())),
+      form({
+        label: 'Confirm two-factor sign-in',
+        submit: 'Turn on',
+        fields: [
+          {
+            name: 'code',
+            label: 'Code from your app',
+            autocomplete: 'one-time-code',
+            inputmode: 'numeric',
+            maxlength: 6,
+            pattern: '[0-9]{6}',
+          },
+        ],
+        async onSubmit({ code = '' }) {
+          const { recoveryCodes } = await auth.twoFactor.enable({ code: code.trim() })
+          body.replaceChildren(
+            h('p', { role: 'status' }, 'Two-factor sign-in is on. Your other sessions are signed out.'),
+            recoveryList(recoveryCodes),
+            doneButton(),
+          )
+        },
+      }),
+    )
+  }
+  void render()
+  return section('Two-factor sign-in', body)
+}
+
+const deleteSection = ({ auth, signedOut }: AccountContext) =>
+  section(
+    'Delete the account',
+    h('p', {}, 'This deletes your account and every todo in it. It cannot be undone.'),
+    form({
+      label: 'Delete the account',
+      submit: 'Delete my account',
+      className: 'danger',
+      fields: [{ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }],
+      async onSubmit({ currentPassword = '' }) {
+        await auth.deleteAccount({ currentPassword })
+        signedOut('Your account is deleted.')
+      },
+    }),
+  )
+
+export const accountScreen = async (context: AccountContext) => {
+  // The freshest view of the user (e.g. the email was verified in another tab).
+  const user = await context.auth.me().catch(() => context.user)
+  const fresh = { ...context, user }
+  context.show(
+    'Account',
+    emailSection(fresh),
+    passwordSection(fresh),
+    sessionsSection(fresh),
+    twoFactorSection(fresh),
+    deleteSection(fresh),
+  )
+}

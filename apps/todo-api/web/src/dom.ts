@@ -1,0 +1,151 @@
+/**
+ * The few DOM helpers the screens share. Text always goes in as text (never as HTML), so nothing
+ * a user or the server wrote can become markup; there is no inline style or script (the CSP).
+ */
+import { AuthClientError } from '@latchkey/client'
+
+type Child = Node | string | null | undefined | false
+type Attrs = Record<string, string | number | boolean | null | undefined | ((event: Event) => void)>
+
+/** An element with attributes (`on…` ones become listeners; `true` is an empty attribute) and children. */
+export const h = <K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]) => {
+  const element = document.createElement(tag)
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === 'function') element.addEventListener(name.slice(2).toLowerCase(), value)
+    else if (value === true) element.setAttribute(name, '')
+    else if (value !== false && value !== null && value !== undefined) element.setAttribute(name, String(value))
+  }
+  element.append(...children.filter((child): child is Node | string => child !== null && child !== undefined && child !== false))
+  return element
+}
+
+let ids = 0
+/** A page-unique id for label/description links. */
+export const uid = (prefix: string) => `${prefix}-${++ids}`
+
+/** Says `message` to screen readers (and keeps it on screen for sighted users in the view's status line). */
+export const announce = (message: string) => {
+  const region = document.getElementById('announce')
+  if (!region) return
+  region.textContent = ''
+  // A change the live region notices even when the same words come twice.
+  requestAnimationFrame(() => {
+    region.textContent = message
+  })
+}
+
+/** What a refusal says to a person: the server's detail, and when to try again after a 429. */
+export const describeError = (err: unknown): string => {
+  if (err instanceof AuthClientError) {
+    if (err.status === 429 && err.retryAfter !== null)
+      return `${err.detail || 'Too many attempts.'} Try again in ${err.retryAfter} s.`
+    return err.detail || `The server answered ${err.status}.`
+  }
+  return 'The server could not be reached. Check your connection and try again.'
+}
+
+export interface FieldSpec {
+  name: string
+  label: string
+  type?: string
+  autocomplete?: string
+  required?: boolean
+  minlength?: number
+  maxlength?: number
+  inputmode?: string
+  pattern?: string
+  hint?: string
+  value?: string
+}
+
+export interface FormSpec {
+  label: string
+  fields: FieldSpec[]
+  submit: string
+  /** Runs with the values; a thrown AuthClientError's field errors land on their fields. */
+  onSubmit: (values: Record<string, string>, form: HTMLFormElement) => Promise<void>
+  /** Extra content below the button. */
+  footer?: Child[]
+  className?: string
+}
+
+/**
+ * An accessible form: every input has a label, a hint and an error line tied to it
+ * (`aria-describedby`), the error summary is `role="alert"`, the button is disabled while the
+ * request runs, and focus goes to the first field the server refused.
+ */
+export const form = (spec: FormSpec): HTMLFormElement => {
+  const errorLines = new Map<string, HTMLElement>()
+  const inputs = new Map<string, HTMLInputElement>()
+  const summary = h('p', { class: 'error', role: 'alert' })
+  const rows = spec.fields.map((field) => {
+    const id = uid(field.name)
+    const hintId = `${id}-hint`
+    const errorId = `${id}-error`
+    const input = h('input', {
+      id,
+      name: field.name,
+      type: field.type ?? 'text',
+      autocomplete: field.autocomplete,
+      required: field.required ?? true,
+      minlength: field.minlength,
+      maxlength: field.maxlength,
+      inputmode: field.inputmode,
+      pattern: field.pattern,
+      'aria-describedby': `${field.hint ? `${hintId} ` : ''}${errorId}`,
+    })
+    if (field.value !== undefined) input.value = field.value
+    inputs.set(field.name, input)
+    const error = h('span', { id: errorId, class: 'field-error' })
+    errorLines.set(field.name, error)
+    return h(
+      'div',
+      { class: 'field' },
+      h('label', { for: id }, field.label),
+      input,
+      field.hint ? h('span', { id: hintId, class: 'hint' }, field.hint) : null,
+      error,
+    )
+  })
+  const button = h('button', { type: 'submit' }, spec.submit)
+  const element = h(
+    'form',
+    { 'aria-label': spec.label, class: spec.className ?? null, novalidate: true },
+    ...rows,
+    button,
+    summary,
+    ...(spec.footer ?? []),
+  )
+  element.addEventListener('submit', async (event) => {
+    event.preventDefault()
+    summary.textContent = ''
+    for (const [name, line] of errorLines) {
+      line.textContent = ''
+      inputs.get(name)?.removeAttribute('aria-invalid')
+    }
+    const values = Object.fromEntries([...inputs].map(([name, input]) => [name, input.value]))
+    button.disabled = true
+    element.setAttribute('aria-busy', 'true')
+    try {
+      await spec.onSubmit(values, element)
+    } catch (err) {
+      summary.textContent = describeError(err)
+      const refused = err instanceof AuthClientError ? err.errors : []
+      let first: HTMLInputElement | undefined
+      for (const fieldError of refused) {
+        const name = fieldError.path.split('.').at(-1) ?? ''
+        const input = inputs.get(name)
+        const line = errorLines.get(name)
+        if (!input || !line) continue
+        input.setAttribute('aria-invalid', 'true')
+        line.textContent = fieldError.message
+        first ??= input
+      }
+      ;(first ?? inputs.values().next().value)?.focus()
+    } finally {
+      button.disabled = false
+      element.removeAttribute('aria-busy')
+    }
+  })
+  return element
+}
