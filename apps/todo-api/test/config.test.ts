@@ -26,6 +26,15 @@ describe.concurrent('start-up configuration', () => {
     expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: `${randomSecret()},` })).toMatch(/secret 2 of 2.*empty/)
   })
 
+  it('refuses ACCESS_TOKEN_TTL in production and anything but whole seconds', async () => {
+    const secret = randomSecret()
+    expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: secret, ACCESS_TOKEN_TTL: '5' })).toMatch(
+      /ACCESS_TOKEN_TTL.*production/,
+    )
+    for (const value of ['0', '-1', '1.5', '5s', '100000'])
+      expect(await refusal({ NODE_ENV: 'development', AUTH_SECRET: secret, ACCESS_TOKEN_TTL: value })).toMatch(/ACCESS_TOKEN_TTL/)
+  })
+
   it('refuses an AUTH_SECRET shorter than 32 characters', async () => {
     expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: 'x'.repeat(31) })).toMatch(/AUTH_SECRET.*32/)
   })
