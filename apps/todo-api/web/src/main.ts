@@ -287,7 +287,8 @@ const start = async () => {
   view.replaceChildren(h('p', { role: 'status' }, 'Loading…'))
   if (localStorage.getItem(SIGNED_IN)) {
     try {
-      await auth.refresh()
+      // Refused (the session ended meanwhile): forget the flag, so the next visit does not ask.
+      if (!(await auth.refresh())) localStorage.removeItem(SIGNED_IN)
     } catch (err) {
       notice = describeError(err)
     }
