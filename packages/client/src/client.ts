@@ -25,8 +25,29 @@ export interface SessionView {
   current: boolean
 }
 
+/** The 202 of a sign-in to an account with a second factor: answer it with {@link AuthClient.verifyTwoFactor}. */
+export interface TwoFactorChallenge {
+  twoFactorRequired: true
+  /** Single use; lives `expiresIn` seconds. */
+  challenge: string
+  expiresIn: number
+}
+
 /** What a sign-in answered: signed in, or (an account with a second factor) a challenge to answer. */
-export type SignInResult = { status: 'signed-in'; user: User } | { status: 'two-factor'; challenge: Record<string, unknown> }
+export type SignInResult = { status: 'signed-in'; user: User } | { status: 'two-factor'; challenge: TwoFactorChallenge }
+
+/** `GET /auth/two-factor`. */
+export interface TwoFactorStatus {
+  enabled: boolean
+  /** Set up and waiting for its first code (`twoFactor.enable`). */
+  pending: boolean
+  recoveryCodesLeft: number
+}
+
+/** The part of the Web Locks API the client uses (`navigator.locks`). */
+export interface LockManagerLike {
+  request<T>(name: string, callback: () => Promise<T>): Promise<T>
+}
 
 /** The state a UI renders: who is signed in, if anyone. */
 export interface AuthState {
@@ -49,9 +70,39 @@ export interface AuthClientOptions {
   cookieJar?: boolean
   /** The clock that decides when a token is about to expire (epoch ms), for tests. Default `Date.now`. */
   now?: () => number
+  /**
+   * Keep the tabs of one origin in step: one tab refreshes at a time (Web Locks) and the others
+   * take its token (BroadcastChannel); signing out in one signs out all. Default: on in a browser
+   * that has both APIs, off elsewhere (in Node they would couple unrelated clients of one process).
+   * `name` names the lock and the channel; default `latchkey:<baseUrl><authPath>`.
+   */
+  crossTab?: boolean | { name?: string; locks?: LockManagerLike }
 }
 
+/** What the tabs tell each other. */
+type TabMessage = { type: 'token'; accessToken: string; expiresAt: number; user: User | null } | { type: 'signed-out' }
+
+/** How long the lock stays held after a refresh, so the other tabs read its broadcast before they get the lock. */
+const HANDOVER_MS = 100
+/** How long a tab whose refresh lost a race waits for the winner's token before it counts as signed out. */
+const PEER_WAIT_MS = 3000
+
 export type AuthClient = ReturnType<typeof createAuthClient>
+
+/** The lock manager and channel of cross-tab mode, or `null` when it is off. */
+const tabsOf = (options: AuthClientOptions, name: string) => {
+  const setting = options.crossTab
+  const g = globalThis as {
+    document?: unknown
+    navigator?: { locks?: LockManagerLike }
+    BroadcastChannel?: typeof BroadcastChannel
+  }
+  const wanted = setting === undefined ? g.document !== undefined : setting !== false
+  const settings = typeof setting === 'object' ? setting : {}
+  const locks = settings.locks ?? g.navigator?.locks
+  if (!wanted || !locks || !g.BroadcastChannel) return null
+  return { locks, channel: new g.BroadcastChannel(settings.name ?? name), lock: settings.name ?? name }
+}
 
 const REFRESH_COOKIE = /^(?:__Secure-)?refresh_token=([^;]*)/
 
@@ -77,6 +128,12 @@ export const createAuthClient = (options: AuthClientOptions) => {
   let timer: ReturnType<typeof setTimeout> | undefined
   const listeners = new Set<() => void>()
   let state: AuthState = { user: null }
+  /** Counts the tokens adopted, here or from another tab: a refresh that waited for the lock sees whether one came meanwhile. */
+  let generation = 0
+  const tabs = tabsOf(options, `latchkey:${base}${authPath}`)
+  /** Resolves the waits of {@link peerToken} when another tab's token arrives. */
+  const peerWaits = new Set<() => void>()
+  const tell = (message: TabMessage) => tabs?.channel.postMessage(message)
 
   const publish = () => {
     if (JSON.stringify(state.user) === JSON.stringify(user)) return
@@ -94,27 +151,55 @@ export const createAuthClient = (options: AuthClientOptions) => {
     }
   }
 
-  const signedOut = () => {
+  const signedOut = (fromPeer = false) => {
     accessToken = null
     expiresAt = 0
     user = null
+    generation++
     if (timer) clearTimeout(timer)
+    if (!fromPeer) tell({ type: 'signed-out' })
     publish()
   }
 
   // At most half a token's life ahead: a token is never "about to expire" as soon as it arrives.
   let skewMs = skewSetting
-  const adopt = (body: { accessToken: string; expiresIn: number; user?: User }) => {
-    accessToken = body.accessToken
-    skewMs = Math.min(skewSetting, (body.expiresIn * 1000) / 2)
-    expiresAt = now() + body.expiresIn * 1000
-    if (body.user) user = body.user
+  /** Takes a token, from an answer of this client or (`fromPeer`) from another tab. */
+  const take = (token: string, until: number, newUser: User | null | undefined, fromPeer: boolean) => {
+    accessToken = token
+    const lifetime = Math.max(0, until - now())
+    skewMs = Math.min(skewSetting, lifetime / 2)
+    expiresAt = until
+    if (newUser) user = newUser
+    generation++
     if (timer) clearTimeout(timer)
     // Ahead of expiry, so a request rarely meets an expired token.
-    timer = setTimeout(() => void refresh().catch(() => undefined), body.expiresIn * 1000 - skewMs)
+    timer = setTimeout(() => void refresh().catch(() => undefined), lifetime - skewMs)
     ;(timer as { unref?: () => void }).unref?.()
+    if (!fromPeer) tell({ type: 'token', accessToken: token, expiresAt: until, user })
     publish()
+    for (const wake of peerWaits) wake()
   }
+  const adopt = (body: { accessToken: string; expiresIn: number; user?: User }) =>
+    take(body.accessToken, now() + body.expiresIn * 1000, body.user, false)
+
+  tabs?.channel.addEventListener('message', (event: MessageEvent<TabMessage>) => {
+    const message = event.data
+    if (message?.type === 'token') take(message.accessToken, message.expiresAt, message.user, true)
+    else if (message?.type === 'signed-out' && (accessToken !== null || user !== null)) signedOut(true)
+  })
+
+  /** Whether another tab's token arrives within `ms` (after this tab's refresh lost a race to it). */
+  const peerToken = (ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const seen = generation
+      const done = () => {
+        clearTimeout(timeout)
+        peerWaits.delete(done)
+        resolve(generation !== seen && accessToken !== null)
+      }
+      const timeout = setTimeout(done, ms)
+      peerWaits.add(done)
+    })
 
   /**
    * One request to `path` under the base URL: JSON `body`, the bearer `token`, and on the auth
@@ -154,27 +239,54 @@ export const createAuthClient = (options: AuthClientOptions) => {
   const refresh = (): Promise<boolean> => {
     refreshing ??= (async () => {
       try {
-        const response = await authRequest('POST', '/refresh')
-        if (response.status === 401) {
-          signedOut()
-          return false
-        }
-        if (!response.ok) throw await errorFrom(response)
-        const body = (await response.json()) as { accessToken: string; expiresIn: number }
-        adopt(body)
-        // Who it is (after a reload), asked with the new token directly: me() would wait for
-        // this very refresh to finish, which waits for it.
-        if (!user) {
-          const found = await authRequest('GET', '/me', undefined, true)
-          user = found.ok ? ((await found.json()) as User) : null
-        }
-        publish()
-        return true
+        const seen = generation
+        const outcome = tabs ? await refreshInTurn(tabs, seen) : await refreshNow()
+        if (outcome !== 'refused') return true
+        // Another tab may have rotated the cookie under this request (a race the server refuses
+        // quietly): the winner's token settles it. Waited for outside the lock.
+        if (tabs && (generation !== seen || (await peerToken(PEER_WAIT_MS))) && accessToken !== null) return true
+        signedOut()
+        return false
       } finally {
         refreshing = null
       }
     })()
     return refreshing
+  }
+
+  /**
+   * Cross-tab: one tab at a time refreshes. A tab that got the lock after another tab's refresh
+   * takes that token instead of spending the cookie again. The lock stays held a moment after a
+   * refresh so the others read its broadcast before they get the lock; the caller has its
+   * answer at once.
+   */
+  const refreshInTurn = (shared: NonNullable<typeof tabs>, seen: number) =>
+    new Promise<'ok' | 'refused' | 'peer'>((resolve, reject) => {
+      shared.locks
+        .request(shared.lock, async () => {
+          if (generation !== seen && accessToken !== null && now() < expiresAt - skewMs) return resolve('peer')
+          const outcome = await refreshNow()
+          resolve(outcome)
+          if (outcome === 'ok') await new Promise((done) => setTimeout(done, HANDOVER_MS))
+        })
+        .catch(reject)
+    })
+
+  /** The refresh request itself; a refusal (401) is the caller's to settle. */
+  const refreshNow = async (): Promise<'ok' | 'refused'> => {
+    const response = await authRequest('POST', '/refresh')
+    if (response.status === 401) return 'refused'
+    if (!response.ok) throw await errorFrom(response)
+    const body = (await response.json()) as { accessToken: string; expiresIn: number }
+    adopt(body)
+    // Who it is (after a reload), asked with the new token directly: me() would wait for
+    // this very refresh to finish, which waits for it.
+    if (!user) {
+      const found = await authRequest('GET', '/me', undefined, true)
+      user = found.ok ? ((await found.json()) as User) : null
+    }
+    publish()
+    return 'ok'
   }
 
   /** A current access token, refreshed first when it is missing or about to expire; `null` when signed out. */
@@ -206,6 +318,11 @@ export const createAuthClient = (options: AuthClientOptions) => {
   return {
     /** The current state, for a UI (stable between changes: `useSyncExternalStore` friendly). */
     getState: (): AuthState => state,
+    /** Stops the refresh timer and leaves the tabs' channel (a client that is no longer used). */
+    close(): void {
+      if (timer) clearTimeout(timer)
+      tabs?.channel.close()
+    },
     /** Calls `listener` whenever the signed-in user changes; answers the unsubscribe. */
     subscribe(listener: () => void): () => void {
       listeners.add(listener)
@@ -231,11 +348,17 @@ export const createAuthClient = (options: AuthClientOptions) => {
     },
     async signIn(input: { email: string; password: string }): Promise<SignInResult> {
       const response = await authRequest('POST', '/login', input)
-      if (response.status === 202) return { status: 'two-factor', challenge: (await response.json()) as Record<string, unknown> }
+      if (response.status === 202) return { status: 'two-factor', challenge: (await response.json()) as TwoFactorChallenge }
       if (!response.ok) throw await errorFrom(response)
       const body = (await response.json()) as { accessToken: string; expiresIn: number; user: User }
       adopt(body)
       return { status: 'signed-in', user: body.user }
+    },
+    /** Finishes a sign-in that answered a challenge: a code from the authenticator app, or an unused recovery code. */
+    async verifyTwoFactor(input: { challenge: string; code: string }): Promise<User> {
+      const body = await call<{ accessToken: string; expiresIn: number; user: User }>('POST', '/two-factor/verify', input)
+      adopt(body)
+      return body.user
     },
     /** Ends this session (with the access token, or the refresh cookie alone after a reload). */
     async signOut(): Promise<void> {
@@ -263,6 +386,20 @@ export const createAuthClient = (options: AuthClientOptions) => {
     changeEmail: (input: { currentPassword: string; newEmail: string }) =>
       call<{ message: string }>('POST', '/change-email', input, true),
     confirmEmail: (input: { token: string }) => call<null>('POST', '/confirm-email', input),
+    /** The second factor of the signed-in user (CONTRACT §13). */
+    twoFactor: {
+      status: () => call<TwoFactorStatus>('GET', '/two-factor', undefined, true),
+      /** A new key, pending until `enable`: put `uri` in a QR code, or `secret` into the app. */
+      setup: (input: { currentPassword: string }) =>
+        call<{ secret: string; uri: string }>('POST', '/two-factor/setup', input, true),
+      /** Turns it on with the app's current code; answers the ten recovery codes, once. Other sessions end. */
+      enable: (input: { code: string }) => call<{ recoveryCodes: string[] }>('POST', '/two-factor/enable', input, true),
+      /** `code`: a code from the app or an unused recovery code. */
+      disable: (input: { currentPassword: string; code: string }) => call<null>('POST', '/two-factor/disable', input, true),
+      /** A fresh set of ten recovery codes; the old set stops working. `code`: a code from the app. */
+      regenerateRecoveryCodes: (input: { currentPassword: string; code: string }) =>
+        call<{ recoveryCodes: string[] }>('POST', '/two-factor/recovery-codes', input, true),
+    },
     async deleteAccount(input: { currentPassword: string }): Promise<void> {
       await call<null>('POST', '/delete-account', input, true)
       cookie = null

@@ -10,8 +10,11 @@ export {
   type AuthClientOptions,
   type AuthState,
   createAuthClient,
+  type LockManagerLike,
   type SessionView,
   type SignInResult,
+  type TwoFactorChallenge,
+  type TwoFactorStatus,
   type User,
 } from './client.js'
 export { AuthClientError, type FieldError } from './errors.js'

@@ -81,7 +81,7 @@ const signInScreen = () => {
         go('todos')
         return
       }
-      codeStep(result.challenge.challenge as string)
+      codeStep(result.challenge.challenge)
     },
     footer: [
       h('p', {}, h('a', { href: '#/forgot' }, 'Forgot your password?'), ' · ', h('a', { href: '#/signup' }, 'Create an account')),

@@ -1,0 +1,53 @@
+/** Two-factor sign-in through the client, against the reference server; codes from `otpauth`. */
+import { randomUUID } from 'node:crypto'
+import * as OTPAuth from 'otpauth'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { type RunningServer, startServer } from '../../../apps/todo-api/test/support.js'
+import { AuthClientError, createAuthClient } from '../src/index.js'
+
+let server: RunningServer
+beforeAll(async () => {
+  server = await startServer()
+})
+afterAll(async () => {
+  await server?.stop()
+})
+
+it('sets up, signs in through the challenge, renews the recovery codes and turns it off', async () => {
+  const auth = createAuthClient({ baseUrl: server.base })
+  const input = { name: 'Otto', email: `otto-${randomUUID().slice(0, 8)}@example.com`, password: `plum ${randomUUID()}` }
+  await auth.signUp(input)
+  expect(await auth.twoFactor.status()).toEqual({ enabled: false, pending: false, recoveryCodesLeft: 0 })
+  const { secret, uri } = await auth.twoFactor.setup({ currentPassword: input.password })
+  expect(uri).toMatch(/^otpauth:\/\/totp\//)
+  expect(await auth.twoFactor.status()).toMatchObject({ enabled: false, pending: true })
+  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
+  const at = (steps: number) => totp.generate({ timestamp: Date.now() + steps * 30_000 })
+  const { recoveryCodes } = await auth.twoFactor.enable({ code: at(0) })
+  expect(recoveryCodes).toHaveLength(10)
+  await auth.signOut()
+
+  const first = await auth.signIn({ email: input.email, password: input.password })
+  if (first.status !== 'two-factor') throw new Error('expected a challenge')
+  expect(first.challenge).toMatchObject({ twoFactorRequired: true, expiresIn: 300 })
+  expect(auth.getState().user).toBeNull()
+  const wrong = await auth.verifyTwoFactor({ challenge: first.challenge.challenge, code: '000000' }).catch((e: unknown) => e)
+  expect(wrong).toBeInstanceOf(AuthClientError)
+  expect(wrong).toMatchObject({ status: 401 })
+  // A recovery code answers the challenge (the browser test answers it with a code from the app).
+  const user = await auth.verifyTwoFactor({ challenge: first.challenge.challenge, code: recoveryCodes[0] as string })
+  expect(user.email).toBe(input.email)
+  expect((await auth.fetch('/todos')).status).toBe(200)
+  expect(await auth.twoFactor.status()).toEqual({ enabled: true, pending: false, recoveryCodesLeft: 9 })
+
+  // The code of the next step: the one that turned it on is spent for the rest of its window.
+  const renewed = await auth.twoFactor.regenerateRecoveryCodes({ currentPassword: input.password, code: at(1) })
+  expect(renewed.recoveryCodes).toHaveLength(10)
+  expect(renewed.recoveryCodes).not.toContain(recoveryCodes[0])
+  // A recovery code turns it off.
+  await auth.twoFactor.disable({ currentPassword: input.password, code: renewed.recoveryCodes[0] as string })
+  expect(await auth.twoFactor.status()).toMatchObject({ enabled: false })
+  await auth.signOut()
+  expect(await auth.signIn({ email: input.email, password: input.password })).toMatchObject({ status: 'signed-in' })
+  auth.close()
+})
