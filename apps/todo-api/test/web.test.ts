@@ -150,7 +150,7 @@ describe.skipIf(skipReason !== null)('the front end in headless Chromium', () =>
     await expect.poll(() => todoTitles(page)).toEqual(['Call Ada', 'Write the report'])
     await shot(page, 'todos')
 
-    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
     await screen(page, 'Sign in')
     await page.getByText('You are signed out.').waitFor()
     await signIn(page, email, pass)
@@ -219,7 +219,7 @@ describe.skipIf(skipReason !== null)('the front end in headless Chromium', () =>
     await shot(first.page, 'tab-one')
     await shot(second.page, 'tab-two')
 
-    await first.page.getByRole('button', { name: 'Sign out' }).click()
+    await first.page.getByRole('button', { name: 'Sign out', exact: true }).click()
     await screen(first.page, 'Sign in')
     await screen(second.page, 'Sign in')
     expect(await visibleErrors(second.page)).toEqual([])
@@ -259,6 +259,34 @@ describe.skipIf(skipReason !== null)('the front end in headless Chromium', () =>
     await other.context.close()
   })
 
+  it('deletes the account from the account screen: a wrong password changes nothing, the right one signs out for good', {
+    timeout: 60_000,
+  }, async () => {
+    const account = await signup(server.base, 'Leaving')
+    const { context, page } = await open(server)
+    await signIn(page, account.email, account.password)
+    await screen(page, 'Todos')
+    await page.getByRole('link', { name: 'Account' }).click()
+    await screen(page, 'Account')
+    const section = page.getByRole('region', { name: 'Delete the account' })
+    await section.getByLabel('Current password').fill('not the password at all')
+    await section.getByRole('button', { name: 'Delete my account' }).click()
+    await section
+      .getByRole('alert')
+      .filter({ hasText: /password/i })
+      .waitFor({ timeout: 10_000 })
+    expect((await request(server.base, 'GET', '/auth/me', { token: account.token })).status).toBe(200)
+    await section.getByLabel('Current password').fill(account.password)
+    await section.getByRole('button', { name: 'Delete my account' }).click()
+    await screen(page, 'Sign in')
+    await page.getByText('Your account is deleted.').waitFor()
+    const login = await request(server.base, 'POST', '/auth/login', {
+      body: { email: account.email, password: account.password },
+    })
+    expect(login.status).toBe(401)
+    await context.close()
+  })
+
   it('sets up two-factor sign-in from the account screen, then signs in through the code step', { timeout: 90_000 }, async () => {
     const { context, page, problems } = await open(server)
     const email = `second-${randomUUID().slice(0, 8)}@example.com`
@@ -280,7 +308,7 @@ describe.skipIf(skipReason !== null)('the front end in headless Chromium', () =>
     expect(codes).toHaveLength(10)
     await shot(page, 'two-factor-on')
 
-    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
     await signIn(page, email, pass)
     await screen(page, 'Two-factor code')
     // The code of the next step: the one used to turn it on is spent for the rest of its window.

@@ -10,7 +10,8 @@ interface AccountContext {
   auth: AuthClient
   user: User
   show: (title: string, ...content: Node[]) => void
-  signedOut: (message: string) => void
+  /** What the next screen says (set before a step that signs out; the sign-in screen shows it). */
+  noticeNext: (message: string) => void
 }
 
 const section = (title: string, ...content: (Node | string)[]) => {
@@ -229,7 +230,7 @@ const twoFactorSection = (context: AccountContext) => {
   return section('Two-factor sign-in', body)
 }
 
-const deleteSection = ({ auth, signedOut }: AccountContext) =>
+const deleteSection = ({ auth, noticeNext }: AccountContext) =>
   section(
     'Delete the account',
     h('p', {}, 'This deletes your account and every todo in it. It cannot be undone.'),
@@ -239,8 +240,13 @@ const deleteSection = ({ auth, signedOut }: AccountContext) =>
       className: 'danger',
       fields: [{ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }],
       async onSubmit({ currentPassword = '' }) {
-        await auth.deleteAccount({ currentPassword })
-        signedOut('Your account is deleted.')
+        noticeNext('Your account is deleted.')
+        try {
+          await auth.deleteAccount({ currentPassword })
+        } catch (err) {
+          noticeNext('')
+          throw err
+        }
       },
     }),
   )

@@ -53,9 +53,9 @@ const renderNav = (user: User | null) => {
   const signOut = h('button', { type: 'button', class: 'link' }, 'Sign out')
   signOut.addEventListener('click', async () => {
     signOut.disabled = true
-    await auth.signOut().catch(() => undefined)
+    // The client tells the subscriber below, which shows the sign-in screen with this notice.
     notice = 'You are signed out.'
-    go('signin')
+    await auth.signOut().catch(() => undefined)
   })
   nav.replaceChildren(
     h('a', { href: '#/' }, 'Todos'),
@@ -256,11 +256,10 @@ const render = () => {
   if (route === 'signup') return signUpScreen()
   if (route === 'forgot') return forgotScreen()
   if (route === 'account') {
-    const signedOut = (message: string) => {
+    const noticeNext = (message: string) => {
       notice = message
-      go('signin')
     }
-    return void accountScreen({ auth, show, user: user as User, signedOut })
+    return void accountScreen({ auth, show, user: user as User, noticeNext })
   }
   return void todoScreen()
 }
