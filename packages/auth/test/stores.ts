@@ -25,6 +25,8 @@ export interface OpenedStore {
   store: Store<UserRecord>
   /** Rows of a table, for tests that check what was (not) written. */
   count(table: string): Promise<number>
+  /** Every row of a table as the database holds it, for tests that look for what must not be stored. */
+  rows(table: string): Promise<Record<string, unknown>[]>
   close(): Promise<void>
 }
 
@@ -46,6 +48,7 @@ export const STORES: StoreKind[] = [
       return {
         store: sqliteStore(db),
         count: async (table) => (db.prepare(`select count(*) as n from ${table}`).get() as { n: number }).n,
+        rows: async (table) => db.prepare(`select * from ${table}`).all() as Record<string, unknown>[],
         close: async () => {
           db.close()
           rmSync(dir, { recursive: true, force: true })
@@ -58,7 +61,12 @@ export const STORES: StoreKind[] = [
     skip: pgUnreachable,
     async open() {
       const db = await freshSchema()
-      return { store: postgresStore(db.pool), count: db.count, close: db.drop }
+      return {
+        store: postgresStore(db.pool),
+        count: db.count,
+        rows: (table) => db.query(`select * from ${table}`),
+        close: db.drop,
+      }
     },
   },
 ]

@@ -1,0 +1,409 @@
+/**
+ * The second factor over HTTP (CONTRACT §13), on both stores, tried as an attacker would: wrong,
+ * malformed, early and late codes, replays, 20 concurrent answers to one challenge, one user's
+ * code on another's challenge, expired and exhausted challenges, the rate limits, recovery codes
+ * spent twice or concurrently, and every route that could hand out a token without the second
+ * step. Codes come from `otpauth`, an implementation independent of ours; the clock is frozen.
+ */
+import * as OTPAuth from 'otpauth'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { cookieHeader, harness, PASSWORD, refreshCookie } from '../../test/harness.js'
+import { type OpenedStore, STORES } from '../../test/stores.js'
+
+type H = ReturnType<typeof harness>
+type Json = Record<string, unknown>
+
+const STEP_MS = 30_000
+const json = async (res: Response) => (await res.json()) as Json
+
+/** Signs up `email`, sets up and enables two-factor with the code of the current step. */
+const withTwoFactor = async (h: H, email = 'ada@example.com') => {
+  const user = await h.signup(email)
+  const setup = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: user.bearer })
+  expect(setup.status).toBe(200)
+  const { secret, uri } = (await setup.json()) as { secret: string; uri: string }
+  const totp = OTPAuth.URI.parse(uri) as OTPAuth.TOTP
+  expect(totp.secret.base32).toBe(secret)
+  /** The code `steps` steps from now by the frozen clock. */
+  const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * STEP_MS })
+  const enable = await h.request('POST', '/auth/two-factor/enable', { json: { code: code() }, headers: user.bearer })
+  expect(enable.status).toBe(200)
+  const { recoveryCodes } = (await enable.json()) as { recoveryCodes: string[] }
+  // The enabling code is spent for its window: the tests start one step later.
+  h.clock.advance(STEP_MS)
+  return { ...user, secret, code, recoveryCodes }
+}
+
+/** The challenge a right password gets: 202, no token, no cookie. */
+const challengeOf = async (h: H, email = 'ada@example.com', ip?: string) => {
+  const res = await h.login(email, PASSWORD, ip)
+  expect(res.status).toBe(202)
+  expect(res.headers.getSetCookie()).toEqual([])
+  const body = await json(res)
+  expect(Object.keys(body).sort()).toEqual(['challenge', 'expiresIn', 'twoFactorRequired'])
+  expect(body).toMatchObject({ twoFactorRequired: true, expiresIn: 300 })
+  return body.challenge as string
+}
+
+const verify = (h: H, challenge: string, code: string, ip?: string) =>
+  h.request('POST', '/auth/two-factor/verify', { json: { challenge, code }, ...(ip ? { ip } : {}) })
+
+describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
+  let opened: OpenedStore
+  beforeEach(async () => {
+    if (!skip) opened = await open()
+  })
+  afterEach(async () => {
+    await opened?.close()
+  })
+  const setup = (overrides: Parameters<typeof harness>[0] = {}) => harness({ store: opened.store, ...overrides })
+  const run = it.skipIf(skip !== null)
+
+  run('a right password answers a challenge; a right code finishes the sign-in with tokens and the cookie', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const challenge = await challengeOf(h)
+    // At least 128 bits, opaque.
+    expect(challenge).toMatch(/^[A-Za-z0-9_-]{22,}$/)
+    await h.auth.settled()
+    expect(h.events.map((e) => e.type)).toContain('login.challenged')
+    const res = await verify(h, challenge, ada.code())
+    expect(res.status).toBe(200)
+    const body = await json(res)
+    expect(body).toMatchObject({ tokenType: 'Bearer', user: { email: 'ada@example.com' } })
+    const cookie = refreshCookie(res)
+    expect(cookie).toMatch(/\.[A-Za-z0-9_-]{40,}$/)
+    expect((await h.request('GET', '/private', { headers: { Authorization: `Bearer ${body.accessToken}` } })).status).toBe(200)
+    expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(cookie as string) })).status).toBe(200)
+    // Single use.
+    expect((await verify(h, challenge, ada.code(1))).status).toBe(401)
+  })
+
+  run('a wrong password on a two-factor account is the plain 401, no challenge', async () => {
+    const h = setup()
+    await withTwoFactor(h)
+    const res = await h.login('ada@example.com', 'not the password at all')
+    expect(res.status).toBe(401)
+    expect(await json(res)).not.toHaveProperty('challenge')
+  })
+
+  run('refuses malformed codes with a 400 that spends nothing; 5- and 7-digit codes included', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const challenge = await challengeOf(h)
+    const right = ada.code()
+    for (const code of [right.slice(0, 5), `${right}0`, '', 'abcdef', '12 456', '１２３４５６', `${right}\n`]) {
+      const res = await verify(h, challenge, code)
+      expect(res.status, JSON.stringify(code)).toBe(400)
+      expect(await json(res)).toMatchObject({ type: 'urn:latchkey:problem:validation-failed' })
+    }
+    // None of them counted against the challenge.
+    expect((await verify(h, challenge, right)).status).toBe(200)
+  })
+
+  run('accepts ±1 step, refuses ±2 steps, and never the same step twice', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    h.clock.advance(5 * STEP_MS)
+    const first = await challengeOf(h)
+    for (const steps of [-2, 2]) {
+      const res = await verify(h, first, ada.code(steps))
+      expect(res.status, `${steps} steps`).toBe(401)
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/)
+    }
+    expect((await verify(h, first, ada.code(-1))).status).toBe(200)
+    // The step just used, and older ones, are spent; a newer one is not.
+    const second = await challengeOf(h)
+    expect((await verify(h, second, ada.code(-1))).status).toBe(401)
+    expect((await verify(h, second, ada.code(0))).status).toBe(200)
+    const third = await challengeOf(h)
+    expect((await verify(h, third, ada.code(0))).status).toBe(401)
+    expect((await verify(h, third, ada.code(1))).status).toBe(200)
+  })
+
+  run('20 concurrent answers to one challenge with the right code: exactly one signs in', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const challenge = await challengeOf(h)
+    const code = ada.code()
+    const answers = await Promise.all(Array.from({ length: 20 }, () => verify(h, challenge, code)))
+    const statuses = answers.map((r) => r.status).sort()
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1)
+    // The others find the challenge claimed or spent (401), or meet the per-account limit (429).
+    expect(
+      statuses.filter((s) => s !== 200).every((s) => s === 401 || s === 429),
+      statuses.join(),
+    ).toBe(true)
+    expect(answers.map(refreshCookie).filter(Boolean)).toHaveLength(1)
+  })
+
+  run("user A's challenge answered with user B's code is refused", async () => {
+    const h = setup()
+    await withTwoFactor(h, 'ada@example.com')
+    const bob = await withTwoFactor(h, 'bob@example.com')
+    const challenge = await challengeOf(h, 'ada@example.com')
+    const res = await verify(h, challenge, bob.code())
+    expect(res.status).toBe(401)
+    // And Bob's code is still his to use.
+    expect((await verify(h, await challengeOf(h, 'bob@example.com'), bob.code())).status).toBe(200)
+  })
+
+  run('a challenge dies after 5 minutes', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const challenge = await challengeOf(h)
+    h.clock.advance(300_000 + 1_000)
+    const res = await verify(h, challenge, ada.code())
+    expect(res.status).toBe(401)
+    expect(await json(res)).toMatchObject({ type: 'urn:latchkey:problem:invalid-challenge' })
+  })
+
+  run('the fifth wrong code kills the challenge, even for the right code after it', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const challenge = await challengeOf(h)
+    const wrong = ada.code() === '000000' ? '111111' : '000000'
+    for (let i = 0; i < 5; i++) expect((await verify(h, challenge, wrong)).status).toBe(401)
+    await h.auth.settled()
+    expect(h.events.filter((e) => e.type === 'two_factor.failed').length).toBeGreaterThanOrEqual(5)
+    const res = await verify(h, challenge, ada.code())
+    expect(res.status).toBe(401)
+    expect(await json(res)).toMatchObject({ type: 'urn:latchkey:problem:invalid-challenge' })
+    // A new password step gives a new challenge.
+    expect((await verify(h, await challengeOf(h), ada.code())).status).toBe(200)
+  })
+
+  run("the rate limits stop a brute force: 10 per the challenge's account, 100 per address", async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const wrong = ada.code() === '000000' ? '111111' : '000000'
+    let limited: Response | undefined
+    let refused = 0
+    // Each try from its own address, over three challenges (four tries each, under the five that
+    // kill one): only the per-account count adds up.
+    for (let round = 0; round < 3 && !limited; round++) {
+      const challenge = await challengeOf(h, 'ada@example.com', `198.51.100.${round + 1}`)
+      for (let i = 0; i < 4 && !limited; i++) {
+        const res = await verify(h, challenge, wrong, `203.0.113.${round * 4 + i + 1}`)
+        if (res.status === 429) limited = res
+        else {
+          expect(res.status).toBe(401)
+          refused++
+        }
+      }
+    }
+    expect(refused).toBe(10)
+    expect(limited?.status).toBe(429)
+    expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0)
+    await h.auth.settled()
+    expect(h.events.map((e) => e.type)).toContain('rate_limited')
+
+    // Unknown challenges from one address: the per-address limit.
+    let fromOneAddress = 0
+    for (let i = 0; i < 101; i++) {
+      const res = await verify(h, `unknown-challenge-${i}-xxxxxxxxxxxxxxxx`, '123456', '192.0.2.55')
+      if (res.status === 429) break
+      fromOneAddress++
+    }
+    expect(fromOneAddress).toBe(100)
+  })
+
+  run('a recovery code works once, sends a notice, and 20 concurrent uses of one code sign in once', async () => {
+    // Limits out of the way: the race is the point here (the limits have their own test).
+    const h = setup({ rateLimit: { email: { max: 1000, windowSeconds: 900 }, user: { max: 1000, windowSeconds: 900 } } })
+    const ada = await withTwoFactor(h)
+    const [first, second] = ada.recoveryCodes as [string, string]
+    expect(first).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/i)
+    expect((await verify(h, await challengeOf(h), first)).status).toBe(200)
+    await h.auth.settled()
+    expect(h.allMails.map((m) => m.kind)).toContain('recovery-code-used')
+    expect(h.events.map((e) => e.type)).toContain('recovery_code.used')
+    expect((await verify(h, await challengeOf(h), first)).status).toBe(401)
+
+    const challenges = await Promise.all(Array.from({ length: 20 }, () => challengeOf(h)))
+    const answers = await Promise.all(challenges.map((challenge) => verify(h, challenge, second)))
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(1)
+    const status = await h.request('GET', '/auth/two-factor', { headers: ada.bearer })
+    expect(await json(status)).toMatchObject({ enabled: true, recoveryCodesLeft: 8 })
+  })
+
+  run('new recovery codes kill the old set', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const renew = await h.request('POST', '/auth/two-factor/recovery-codes', {
+      json: { currentPassword: PASSWORD, code: ada.code() },
+      headers: ada.bearer,
+    })
+    expect(renew.status).toBe(200)
+    const { recoveryCodes } = (await renew.json()) as { recoveryCodes: string[] }
+    expect(recoveryCodes).toHaveLength(10)
+    expect(recoveryCodes.filter((c) => ada.recoveryCodes.includes(c))).toEqual([])
+    expect((await verify(h, await challengeOf(h), ada.recoveryCodes[3] as string)).status).toBe(401)
+    expect((await verify(h, await challengeOf(h), recoveryCodes[3] as string)).status).toBe(200)
+  })
+
+  run('setup, enable and disable refuse what the contract refuses, and a refusal changes nothing', async () => {
+    const h = setup()
+    const ada = await h.signup()
+    const post = (path: string, body: Json) => h.request('POST', `/auth/two-factor/${path}`, { json: body, headers: ada.bearer })
+    expect((await post('setup', { currentPassword: 'not the password at all' })).status).toBe(400)
+    expect((await post('enable', { code: '123456' })).status).toBe(409)
+    expect((await post('disable', { currentPassword: PASSWORD, code: '123456' })).status).toBe(409)
+    const { uri } = (await (await post('setup', { currentPassword: PASSWORD })).json()) as { uri: string }
+    const totp = OTPAuth.URI.parse(uri)
+    const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * STEP_MS })
+    const wrongEnable = await post('enable', { code: code(5) })
+    expect(wrongEnable.status).toBe(400)
+    expect(await json(wrongEnable)).toMatchObject({ errors: [expect.objectContaining({ path: 'code', code: 'wrong_code' })] })
+    expect((await post('enable', { code: code() })).status).toBe(200)
+    expect((await post('enable', { code: code(1) })).status).toBe(409)
+    expect((await post('setup', { currentPassword: PASSWORD })).status).toBe(409)
+    // Disabling needs both the password and a code.
+    expect((await post('disable', { currentPassword: PASSWORD })).status).toBe(400)
+    expect((await post('disable', { code: code(1) })).status).toBe(400)
+    expect((await post('disable', { currentPassword: 'not the password at all', code: code(1) })).status).toBe(400)
+    expect((await post('disable', { currentPassword: PASSWORD, code: code(5) })).status).toBe(400)
+    expect(await json(await h.request('GET', '/auth/two-factor', { headers: ada.bearer }))).toMatchObject({ enabled: true })
+    expect((await h.login()).status).toBe(202)
+    expect((await post('disable', { currentPassword: PASSWORD, code: code(1) })).status).toBe(204)
+    expect(await json(await h.request('GET', '/auth/two-factor', { headers: ada.bearer }))).toMatchObject({ enabled: false })
+    expect((await h.login()).status).toBe(200)
+  })
+
+  run('enabling signs out every other session and keeps the current one', async () => {
+    const h = setup()
+    const ada = await h.signup()
+    const other = refreshCookie(await h.login()) as string
+    const { uri } = (await json(
+      await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer }),
+    )) as { uri: string }
+    const code = OTPAuth.URI.parse(uri).generate({ timestamp: h.clock.now().getTime() })
+    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code }, headers: ada.bearer })).status).toBe(200)
+    expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(other) })).status).toBe(401)
+    expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(ada.refresh) })).status).toBe(200)
+  })
+
+  run('a password reset keeps the factor, signs nobody in and kills the open challenges', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const challenge = await challengeOf(h)
+    await h.request('POST', '/auth/forgot-password', { json: { email: 'ada@example.com' } })
+    await h.auth.settled()
+    const mail = h.allMails.filter((m) => m.kind === 'reset-password').at(-1) as { token: string }
+    const newPassword = 'violet harbour kettle 42'
+    const reset = await h.request('POST', '/auth/reset-password', { json: { token: mail.token, newPassword } })
+    expect(reset.status).toBe(204)
+    expect(reset.headers.getSetCookie()).toEqual([])
+    expect((await verify(h, challenge, ada.code())).status).toBe(401)
+    const res = await h.login('ada@example.com', newPassword)
+    expect(res.status).toBe(202)
+  })
+
+  run('no route hands out a token or the cookie for a two-factor account without the second step', async () => {
+    const h = setup()
+    await h.signup('bob@example.com')
+    const ada = await h.signup()
+    const older = refreshCookie(await h.login()) as string
+    const { uri } = (await json(
+      await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer }),
+    )) as { uri: string }
+    const code = OTPAuth.URI.parse(uri).generate({ timestamp: h.clock.now().getTime() })
+    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code }, headers: ada.bearer })).status).toBe(200)
+
+    // Every operation whose success carries a token (AuthResult or Token), from the routes' own
+    // OpenAPI document: a new one fails this test until it is tried here.
+    const document = h.auth.routes.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'auth', version: '0' } })
+    const issuing: string[] = []
+    for (const [path, item] of Object.entries(document.paths ?? {}))
+      for (const [method, op] of Object.entries(item ?? {})) {
+        const responses = (op as { responses?: Record<string, unknown>; operationId?: string }).responses ?? {}
+        const success = Object.entries(responses).filter(([status]) => status.startsWith('2'))
+        if (success.some(([, r]) => /#\/components\/schemas\/(AuthResult|AccessToken)"/.test(JSON.stringify(r))))
+          issuing.push(`${method.toUpperCase()} ${path}`)
+      }
+    const attempts: Record<string, () => Promise<Response>> = {
+      // The account exists: signing up its address again must not sign anyone in.
+      'POST /signup': () =>
+        h.request('POST', '/auth/signup', { json: { name: 'Eve', email: 'ada@example.com', password: PASSWORD } }),
+      'POST /login': () => h.login(),
+      // A session from before the factor was enabled.
+      'POST /refresh': () => h.request('POST', '/auth/refresh', { headers: cookieHeader(older) }),
+      // The second step itself, without a challenge of the password step.
+      'POST /two-factor/verify': () => verify(h, 'made-up-challenge-0123456789abcdef', code),
+    }
+    expect(issuing.sort()).toEqual(Object.keys(attempts).sort())
+    for (const [name, attempt] of Object.entries(attempts)) {
+      const res = await attempt()
+      const text = await res.text()
+      expect(
+        res.headers.getSetCookie().filter((c) => /refresh_token=[^;]/.test(c)),
+        name,
+      ).toEqual([])
+      expect(text, name).not.toMatch(/accessToken|eyJ/)
+    }
+  })
+
+  run('nothing secret is stored in the clear or reported in an event or a log line', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const challenge = await challengeOf(h)
+    expect((await verify(h, challenge, ada.code())).status).toBe(200)
+    await verify(h, await challengeOf(h), ada.recoveryCodes[0] as string)
+    const secrets = [ada.secret, ada.secret.toLowerCase(), challenge, ...ada.recoveryCodes]
+    const tables = ['auth_two_factors', 'auth_recovery_codes', 'auth_challenges']
+    const stored = JSON.stringify(await Promise.all(tables.map((t) => opened.rows(t))))
+    const [factor] = await opened.rows('auth_two_factors')
+    expect(String(factor?.secret)).toMatch(/^v1\./)
+    const reported = JSON.stringify([h.events, h.logs])
+    for (const secret of secrets) {
+      expect(stored).not.toContain(secret)
+      expect(reported).not.toContain(secret)
+    }
+    expect(reported).not.toContain(ada.code())
+  })
+
+  run('a key sealed under a retired secret still works after rotation, and is sealed under the new one when used', async () => {
+    const OLD = 'an-old-secret-that-is-long-enough-0123456789'
+    const NEW = 'a-new-secret-that-is-long-enough-9876543210'
+    const before = setup({ secret: OLD })
+    const ada = await withTwoFactor(before)
+    const [sealed] = await opened.rows('auth_two_factors')
+    const after = setup({ secret: [NEW, OLD] })
+    after.clock.advance(before.clock.now().getTime() - after.clock.now().getTime())
+    const challenge = await challengeOf(after)
+    expect((await verify(after, challenge, ada.code())).status).toBe(200)
+    const [resealed] = await opened.rows('auth_two_factors')
+    expect(resealed?.secret).not.toBe(sealed?.secret)
+    // Sealed under the new secret alone: a server that knows only NEW still verifies it.
+    const only = setup({ secret: NEW })
+    only.clock.advance(before.clock.now().getTime() - only.clock.now().getTime() + STEP_MS)
+    expect((await verify(only, await challengeOf(only), ada.code(1))).status).toBe(200)
+  })
+
+  run('setup, disable and new recovery codes are limited per user, each on its own count', async () => {
+    const h = setup()
+    const plain = await h.signup('bob@example.com')
+    const ada = await withTwoFactor(h)
+    /** Wrong passwords from ever new addresses until a 429: how many were answered 400. */
+    const triesUntilLimited = async (path: string, bearer: Record<string, string>, body: Json) => {
+      for (let i = 0; i < 12; i++) {
+        const res = await h.request('POST', `/auth/two-factor/${path}`, {
+          json: body,
+          headers: bearer,
+          ip: `198.51.100.${i + 1}`,
+        })
+        if (res.status === 429) {
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+          return i
+        }
+        expect(res.status, path).toBe(400)
+      }
+      return Number.POSITIVE_INFINITY
+    }
+    const wrong = 'not the password at all'
+    expect(await triesUntilLimited('setup', plain.bearer, { currentPassword: wrong })).toBe(10)
+    expect(await triesUntilLimited('disable', ada.bearer, { currentPassword: wrong, code: ada.code() })).toBe(10)
+    expect(await triesUntilLimited('recovery-codes', ada.bearer, { currentPassword: wrong, code: ada.code() })).toBe(10)
+    expect(await json(await h.request('GET', '/auth/two-factor', { headers: ada.bearer }))).toMatchObject({ enabled: true })
+  })
+})
