@@ -321,7 +321,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
         if (success.some(([, r]) => /#\/components\/schemas\/(AuthResult|AccessToken)"/.test(JSON.stringify(r))))
           issuing.push(`${method.toUpperCase()} ${path}`)
       }
-    const attempts: Record<string, () => Promise<Response>> = {
+    const attempts: Record<string, () => Response | Promise<Response>> = {
       // The account exists: signing up its address again must not sign anyone in.
       'POST /signup': () =>
         h.request('POST', '/auth/signup', { json: { name: 'Eve', email: 'ada@example.com', password: PASSWORD } }),
