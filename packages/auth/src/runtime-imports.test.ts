@@ -75,6 +75,10 @@ describe('the imports of each entry point', () => {
     expect(packages('sqlite/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['better-sqlite3', 'node:url'])
   })
 
+  it('Bun SQLite store: bun:sqlite and node:url (Bun has it), never better-sqlite3', () => {
+    expect(packages('bun-sqlite/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['bun:sqlite', 'node:url'])
+  })
+
   it('PostgreSQL store: node:url for its migrations folder (the app passes its own `pg` Pool)', () => {
     expect(packages('postgres/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['node:url'])
   })

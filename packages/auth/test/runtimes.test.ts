@@ -1,0 +1,72 @@
+/**
+ * The library on the runtimes themselves (CONTRACT §15), started from here so `pnpm test` runs
+ * them: on Bun, the store conformance suite on `bun:sqlite` and on PostgreSQL through `pg`
+ * (`bun test`), and the Bun example driven over HTTP by the end-to-end flow. The binaries come
+ * from npm (devDependencies); without them these skip and say why.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, describe, expect, it } from 'vitest'
+import { runtimeFlow } from './runtime-flow.js'
+
+const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
+const EXAMPLES = join(PACKAGE, '..', '..', 'examples')
+const BUN = join(PACKAGE, 'node_modules', '.bin', 'bun')
+const SECRET = 'an-example-secret-that-is-long-enough-0123456789'
+
+const missing = (binary: string) => (existsSync(binary) ? null : `${binary} not found (pnpm install puts it there)`)
+const bunMissing = missing(BUN)
+if (bunMissing) console.warn(`Bun tests skipped: ${bunMissing}`)
+
+/** Starts a server process and waits for its `listening on http://localhost:<port>` line. */
+const startServer = async (command: string, args: string[], cwd: string, env: Record<string, string>) => {
+  const child: ChildProcess = spawn(command, args, {
+    cwd,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+  })
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk
+  })
+  for (let i = 0; i < 200; i++) {
+    const port = /listening on http:\/\/localhost:(\d+)/.exec(stdout)?.[1]
+    if (port) return { base: `http://127.0.0.1:${port}`, stdout: () => stdout, stop: () => child.kill('SIGTERM') }
+    if (child.exitCode !== null) break
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`${command} ${args.join(' ')} did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)
+}
+
+describe.skipIf(bunMissing !== null)('on Bun', () => {
+  const stops: (() => void)[] = []
+  afterAll(() => {
+    for (const stop of stops) stop()
+  })
+
+  it('passes the store conformance suite on bun:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, () => {
+    const run = spawnSync(BUN, ['test', './src/bun-sqlite/store.bun.test.ts'], { cwd: PACKAGE, encoding: 'utf8' })
+    const output = `${run.stdout}\n${run.stderr}`
+    expect(run.status, output.slice(-4000)).toBe(0)
+    expect(output).toMatch(/\b0 fail\b/)
+    expect(Number(/(\d+) pass/.exec(output)?.[1])).toBeGreaterThanOrEqual(50)
+  })
+
+  it('runs the example over HTTP: the whole flow, with the client address from hono/bun', { timeout: 60_000 }, async () => {
+    const server = await startServer(BUN, ['--conditions=@latchkey/source', 'server.ts'], join(EXAMPLES, 'bun'), {
+      PORT: '0',
+      AUTH_SECRET: SECRET,
+      DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'latchkey-bun-example-')), 'auth.db'),
+    })
+    stops.push(server.stop)
+    await runtimeFlow(server.base, server.stdout)
+  })
+})
