@@ -79,6 +79,10 @@ describe('the imports of each entry point', () => {
     expect(packages('bun-sqlite/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['bun:sqlite', 'node:url'])
   })
 
+  it('node:sqlite store (Deno, Node ≥ 22.5): node:sqlite and node:url, never a native addon', () => {
+    expect(packages('node-sqlite/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['node:sqlite', 'node:url'])
+  })
+
   it('PostgreSQL store: node:url for its migrations folder (the app passes its own `pg` Pool)', () => {
     expect(packages('postgres/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['node:url'])
   })

@@ -1,8 +1,10 @@
 /**
  * The library on the runtimes themselves (CONTRACT §15), started from here so `pnpm test` runs
- * them: on Bun, the store conformance suite on `bun:sqlite` and on PostgreSQL through `pg`
- * (`bun test`), and the Bun example driven over HTTP by the end-to-end flow. The binaries come
- * from npm (devDependencies); without them these skip and say why.
+ * them: on Bun and on Deno, the store conformance suite on the runtime's SQLite (`bun:sqlite`,
+ * `node:sqlite`) and on PostgreSQL through `pg` (Bun: `bun test`; Deno: vitest run by `deno`),
+ * and each runtime's example driven over HTTP by the end-to-end flow. The binaries come from npm
+ * (devDependencies); without them these skip and say why. The Deno example loads the built
+ * package (`pnpm test` builds first), as a user's app would.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
@@ -15,11 +17,18 @@ import { runtimeFlow } from './runtime-flow.js'
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
 const EXAMPLES = join(PACKAGE, '..', '..', 'examples')
 const BUN = join(PACKAGE, 'node_modules', '.bin', 'bun')
+const DENO = join(PACKAGE, 'node_modules', '.bin', 'deno')
 const SECRET = 'an-example-secret-that-is-long-enough-0123456789'
 
 const missing = (binary: string) => (existsSync(binary) ? null : `${binary} not found (pnpm install puts it there)`)
 const bunMissing = missing(BUN)
 if (bunMissing) console.warn(`Bun tests skipped: ${bunMissing}`)
+const denoMissing = missing(DENO)
+if (denoMissing) console.warn(`Deno tests skipped: ${denoMissing}`)
+const unbuilt = existsSync(join(PACKAGE, 'dist', 'node-sqlite', 'index.js'))
+  ? null
+  : 'packages/auth/dist is not built (pnpm test builds it first; or pnpm --filter @latchkey/auth build)'
+if (unbuilt) console.warn(`the Deno example skipped: ${unbuilt}`)
 
 /** Starts a server process and waits for its `listening on http://localhost:<port>` line. */
 const startServer = async (command: string, args: string[], cwd: string, env: Record<string, string>) => {
@@ -69,4 +78,40 @@ describe.skipIf(bunMissing !== null)('on Bun', () => {
     stops.push(server.stop)
     await runtimeFlow(server.base, server.stdout)
   })
+})
+
+describe.skipIf(denoMissing !== null)('on Deno', () => {
+  const stops: (() => void)[] = []
+  afterAll(() => {
+    for (const stop of stops) stop()
+  })
+
+  it('passes the store conformance suite on node:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, () => {
+    const vitest = join(PACKAGE, 'node_modules', 'vitest', 'vitest.mjs')
+    const run = spawnSync(DENO, ['run', '-A', '--node-modules-dir=manual', vitest, 'run', '--config', 'vitest.deno.config.ts'], {
+      cwd: PACKAGE,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    })
+    const output = `${run.stdout}\n${run.stderr}`
+    expect(run.status, output.slice(-4000)).toBe(0)
+    expect(Number(/Tests\s+(\d+) passed/.exec(output)?.[1])).toBeGreaterThanOrEqual(50)
+    expect(output).not.toMatch(/failed/)
+  })
+
+  it.skipIf(unbuilt !== null)(
+    'runs the example over HTTP: the whole flow, with the client address from hono/deno',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const server = await startServer(DENO, ['run', '-A', '--node-modules-dir=manual', 'server.ts'], join(EXAMPLES, 'deno'), {
+        PORT: '0',
+        AUTH_SECRET: SECRET,
+        DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'latchkey-deno-example-')), 'auth.db'),
+      })
+      stops.push(server.stop)
+      await runtimeFlow(server.base, server.stdout)
+    },
+  )
 })

@@ -11,6 +11,9 @@ import { postgresStore } from '../postgres/index.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { bunSqliteStore, migrateBunSqlite, openBunSqlite } from './index.js'
 
+// Proof of where this runs: the suite below must not pass on Node by mistake.
+if (!('Bun' in globalThis)) throw new Error('this file runs on Bun only')
+
 storeConformance('bun:sqlite (file)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'latchkey-bun-'))
   const db = openBunSqlite(join(dir, 'auth.db'))
