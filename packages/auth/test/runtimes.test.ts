@@ -3,10 +3,10 @@
  * them: on Bun and on Deno, the store conformance suite on the runtime's SQLite (`bun:sqlite`,
  * `node:sqlite`) and on PostgreSQL through `pg` (Bun: `bun test`; Deno: vitest run by `deno`),
  * and each runtime's example driven over HTTP by the end-to-end flow. The binaries come from npm
- * (devDependencies); without them these skip and say why. The Deno example loads the built
- * package (`pnpm test` builds first), as a user's app would.
+ * (devDependencies); without them these skip and say why. The Node and Deno examples load the
+ * built package (`pnpm test` builds first), as a user's app would.
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,7 +28,21 @@ if (denoMissing) console.warn(`Deno tests skipped: ${denoMissing}`)
 const unbuilt = existsSync(join(PACKAGE, 'dist', 'node-sqlite', 'index.js'))
   ? null
   : 'packages/auth/dist is not built (pnpm test builds it first; or pnpm --filter @latchkey/auth build)'
-if (unbuilt) console.warn(`the Deno example skipped: ${unbuilt}`)
+if (unbuilt) console.warn(`the Node and Deno examples skipped: ${unbuilt}`)
+
+/** Runs a command to its end: exit status and everything it printed. */
+const runToEnd = (command: string, args: string[], cwd: string) =>
+  new Promise<{ status: number | null; output: string }>((resolve) => {
+    const child = spawn(command, args, { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let output = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      output += chunk
+    })
+    child.on('close', (status) => resolve({ status, output }))
+  })
 
 /** Starts a server process and waits for its `listening on http://localhost:<port>` line. */
 const startServer = async (command: string, args: string[], cwd: string, env: Record<string, string>) => {
@@ -55,63 +69,76 @@ const startServer = async (command: string, args: string[], cwd: string, env: Re
   throw new Error(`${command} ${args.join(' ')} did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)
 }
 
-describe.skipIf(bunMissing !== null)('on Bun', () => {
-  const stops: (() => void)[] = []
-  afterAll(() => {
-    for (const stop of stops) stop()
-  })
-
-  it('passes the store conformance suite on bun:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, () => {
-    const run = spawnSync(BUN, ['test', './src/bun-sqlite/store.bun.test.ts'], { cwd: PACKAGE, encoding: 'utf8' })
-    const output = `${run.stdout}\n${run.stderr}`
-    expect(run.status, output.slice(-4000)).toBe(0)
-    expect(output).toMatch(/\b0 fail\b/)
-    expect(Number(/(\d+) pass/.exec(output)?.[1])).toBeGreaterThanOrEqual(50)
-  })
-
-  it('runs the example over HTTP: the whole flow, with the client address from hono/bun', { timeout: 60_000 }, async () => {
-    const server = await startServer(BUN, ['--conditions=@latchkey/source', 'server.ts'], join(EXAMPLES, 'bun'), {
-      PORT: '0',
-      AUTH_SECRET: SECRET,
-      DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'latchkey-bun-example-')), 'auth.db'),
-    })
-    stops.push(server.stop)
-    await runtimeFlow(server.base, server.stdout)
-  })
-})
-
-describe.skipIf(denoMissing !== null)('on Deno', () => {
-  const stops: (() => void)[] = []
-  afterAll(() => {
-    for (const stop of stops) stop()
-  })
-
-  it('passes the store conformance suite on node:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, () => {
-    const vitest = join(PACKAGE, 'node_modules', 'vitest', 'vitest.mjs')
-    const run = spawnSync(DENO, ['run', '-A', '--node-modules-dir=manual', vitest, 'run', '--config', 'vitest.deno.config.ts'], {
-      cwd: PACKAGE,
-      encoding: 'utf8',
-      env: { ...process.env, NO_COLOR: '1' },
-    })
-    const output = `${run.stdout}\n${run.stderr}`
-    expect(run.status, output.slice(-4000)).toBe(0)
-    expect(Number(/Tests\s+(\d+) passed/.exec(output)?.[1])).toBeGreaterThanOrEqual(50)
-    expect(output).not.toMatch(/failed/)
-  })
-
-  it.skipIf(unbuilt !== null)(
-    'runs the example over HTTP: the whole flow, with the client address from hono/deno',
-    {
-      timeout: 60_000,
-    },
-    async () => {
-      const server = await startServer(DENO, ['run', '-A', '--node-modules-dir=manual', 'server.ts'], join(EXAMPLES, 'deno'), {
+// The runtimes side by side: each flow waits out the refresh grace, so they wait together.
+describe.concurrent('each runtime', () => {
+  describe('on Node', () => {
+    it.skipIf(unbuilt !== null)('runs the example over HTTP: the whole flow', { timeout: 60_000 }, async () => {
+      const server = await startServer(process.execPath, ['server.js'], join(EXAMPLES, 'node'), {
         PORT: '0',
         AUTH_SECRET: SECRET,
-        DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'latchkey-deno-example-')), 'auth.db'),
+        DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'latchkey-node-example-')), 'auth.db'),
+      })
+      try {
+        await runtimeFlow(server.base, server.stdout)
+      } finally {
+        server.stop()
+      }
+    })
+  })
+
+  describe.skipIf(bunMissing !== null)('on Bun', () => {
+    const stops: (() => void)[] = []
+    afterAll(() => {
+      for (const stop of stops) stop()
+    })
+
+    it('passes the store conformance suite on bun:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, async () => {
+      const { status, output } = await runToEnd(BUN, ['test', './src/bun-sqlite/store.bun.test.ts'], PACKAGE)
+      expect(status, output.slice(-4000)).toBe(0)
+      expect(output).toMatch(/\b0 fail\b/)
+      expect(Number(/(\d+) pass/.exec(output)?.[1])).toBeGreaterThanOrEqual(50)
+    })
+
+    it('runs the example over HTTP: the whole flow, with the client address from hono/bun', { timeout: 60_000 }, async () => {
+      const server = await startServer(BUN, ['--conditions=@latchkey/source', 'server.ts'], join(EXAMPLES, 'bun'), {
+        PORT: '0',
+        AUTH_SECRET: SECRET,
+        DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'latchkey-bun-example-')), 'auth.db'),
       })
       stops.push(server.stop)
       await runtimeFlow(server.base, server.stdout)
-    },
-  )
+    })
+  })
+
+  describe.skipIf(denoMissing !== null)('on Deno', () => {
+    const stops: (() => void)[] = []
+    afterAll(() => {
+      for (const stop of stops) stop()
+    })
+
+    it('passes the store conformance suite on node:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, async () => {
+      const vitest = join(PACKAGE, 'node_modules', 'vitest', 'vitest.mjs')
+      const args = ['run', '-A', '--node-modules-dir=manual', vitest, 'run', '--config', 'vitest.deno.config.ts']
+      const { status, output } = await runToEnd(DENO, args, PACKAGE)
+      expect(status, output.slice(-4000)).toBe(0)
+      expect(Number(/Tests\s+(\d+) passed/.exec(output)?.[1])).toBeGreaterThanOrEqual(50)
+      expect(output).not.toMatch(/failed/)
+    })
+
+    it.skipIf(unbuilt !== null)(
+      'runs the example over HTTP: the whole flow, with the client address from hono/deno',
+      {
+        timeout: 60_000,
+      },
+      async () => {
+        const server = await startServer(DENO, ['run', '-A', '--node-modules-dir=manual', 'server.ts'], join(EXAMPLES, 'deno'), {
+          PORT: '0',
+          AUTH_SECRET: SECRET,
+          DATABASE_PATH: join(mkdtempSync(join(tmpdir(), 'latchkey-deno-example-')), 'auth.db'),
+        })
+        stops.push(server.stop)
+        await runtimeFlow(server.base, server.stdout)
+      },
+    )
+  })
 })
