@@ -4,7 +4,7 @@
  * (`user.raw.emailVerified`, CONTRACT §10; no route of this app requires it). Every security
  * event goes to standard output as one JSON line, `{"audit":…}`.
  */
-import { type Auth, createAuth, type UserRecord } from '@latchkey/auth'
+import { type Auth, createAuth, type GetConnInfo, type UserRecord } from '@latchkey/auth'
 import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
 import { printable } from './printable.js'
@@ -23,6 +23,8 @@ export interface AppAuthOptions {
   trustProxy: boolean
   /** Front ends on other origins that may use the refresh cookie (`TRUSTED_ORIGINS`); `PUBLIC_URL`'s is always trusted. */
   trustedOrigins?: readonly string[]
+  /** The client address where the library cannot read Node's request itself (Bun, Deno). */
+  getConnInfo?: GetConnInfo
   /** Seconds an access token lives (`ACCESS_TOKEN_TTL`, tests only). Default: the library's 900. */
   accessTokenTtl?: number | null
   /** Unexpected errors (names and codes only). */
@@ -41,6 +43,7 @@ export const createAppAuth = ({
   trustProxy,
   trustedOrigins = [],
   accessTokenTtl = null,
+  getConnInfo,
   log,
   audit = (line) => console.log(line),
   now,
@@ -59,6 +62,7 @@ export const createAppAuth = ({
     trustProxy,
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
+    ...(getConnInfo ? { getConnInfo } : {}),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,
     now,

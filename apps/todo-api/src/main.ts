@@ -35,6 +35,7 @@ for (const notice of config.notices) console.log(notice)
 
 // Loaded once the configuration is known to be good, so a refusal comes at once.
 const [
+  { getConnInfo },
   { getRequestListener, RequestError },
   { AuthError },
   { toAuthError },
@@ -43,6 +44,7 @@ const [
   { createMailer },
   { batchedLines },
 ] = await Promise.all([
+  import('@hono/node-server/conninfo'),
   import('@hono/node-server'),
   import('@latchkey/auth'),
   import('@latchkey/auth/http'),
@@ -118,6 +120,9 @@ server.listen(config.port, () => {
       trustProxy: config.trustProxy,
       trustedOrigins: config.trustedOrigins,
       accessTokenTtl: config.accessTokenTtl,
+      // Bun and Deno run this server through their node:http; the library asks for the address
+      // there (on Node it reads Node's request itself).
+      ...('Bun' in globalThis || 'Deno' in globalThis ? { getConnInfo } : {}),
       version,
       logRequest: batchedLines(),
       frontEnd: dev?.frontEnd ?? builtFrontEnd(join(appDir, 'dist', 'web')),

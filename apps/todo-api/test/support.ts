@@ -54,6 +54,8 @@ export interface StartOptions {
   args?: string[]
   /** Script to run; default `dist/main.js` of this app. */
   main?: string
+  /** The runtime and its arguments before the script; default this Node (`process.execPath`). */
+  runtime?: string[]
   /** Leave `AUTH_SECRET` unset unless `env` sets it. */
   noDefaultSecret?: boolean
   /** How long to wait for the listening line; default 10 s. */
@@ -114,7 +116,8 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     ...(options.noDefaultSecret ? {} : { AUTH_SECRET: randomSecret() }),
     ...options.env,
   })
-  const child = spawn(process.execPath, [options.main ?? MAIN, ...(options.args ?? [])], {
+  const [command = process.execPath, ...runtimeArgs] = options.runtime ?? []
+  const child = spawn(command, [...runtimeArgs, options.main ?? MAIN, ...(options.args ?? [])], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -159,7 +159,7 @@ describe.skipIf(skipReason !== null)('the front end in headless Chromium', () =>
     // A reload keeps the session: the access token was in memory only, the cookie refreshes it.
     await page.reload()
     await screen(page, 'Todos')
-    expect(await page.evaluate(() => JSON.stringify(localStorage) + JSON.stringify(sessionStorage))).not.toMatch(/eyJ/)
+    expect(await page.evaluate<string>('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).not.toMatch(/eyJ/)
     expect(problems.errors()).toEqual([])
     expect(await visibleErrors(page)).toEqual([])
     await context.close()

@@ -16,8 +16,9 @@ import { runtimeFlow } from './runtime-flow.js'
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
 const EXAMPLES = join(PACKAGE, '..', '..', 'examples')
-const BUN = join(PACKAGE, 'node_modules', '.bin', 'bun')
-const DENO = join(PACKAGE, 'node_modules', '.bin', 'deno')
+// The binaries themselves, not node_modules/.bin's shell wrappers: a signal must reach the runtime.
+const BUN = join(PACKAGE, 'node_modules', 'bun', 'bin', 'bun.exe')
+const DENO = join(PACKAGE, 'node_modules', 'deno', 'deno')
 const SECRET = 'an-example-secret-that-is-long-enough-0123456789'
 
 const missing = (binary: string) => (existsSync(binary) ? null : `${binary} not found (pnpm install puts it there)`)

@@ -2,18 +2,23 @@
  * The app on SQLite, in one file: the `todos` table (the auth tables belong to @latchkey/auth,
  * this only points a foreign key at them), its store, and opening a database with both sets of
  * migrations (the library's, then ours from `drizzle/`, generated from this file by
- * `pnpm db:generate`).
+ * `pnpm db:generate`). The driver is the runtime's: better-sqlite3 on Node, `bun:sqlite` on Bun,
+ * `node:sqlite` on Deno, each loaded only where it runs (better-sqlite3 stops Bun and Deno at import).
  */
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { schema as auth, migrateSqlite, openSqlite, sqliteStore } from '@latchkey/auth/sqlite'
-import type BetterSqlite3 from 'better-sqlite3'
+import type { Store, UserRecord } from '@latchkey/auth'
+// The library's users table, from its schema alone (no driver): the todos point at it.
+import { users as authUsers } from '@latchkey/auth/sqlite/schema'
 import { and, count, desc, eq, sql } from 'drizzle-orm'
-import { drizzle } from 'drizzle-orm/better-sqlite3'
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+// The synchronous migrator of every SQLite driver (it imports no driver itself).
+import { migrate } from 'drizzle-orm/bun-sqlite/migrator'
+import { type BaseSQLiteDatabase, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import type { AppDatabase, Todo, TodoStore } from './todo-store.js'
+
+/** A synchronous Drizzle SQLite database of any driver. */
+type SyncDb = BaseSQLiteDatabase<'sync', { changes: number }>
 
 export const todos = sqliteTable(
   'todos',
@@ -22,7 +27,7 @@ export const todos = sqliteTable(
     id: text('id').primaryKey(),
     userId: text('user_id')
       .notNull()
-      .references(() => auth.users.id, { onDelete: 'cascade' }),
+      .references(() => authUsers.id, { onDelete: 'cascade' }),
     title: text('title').notNull(),
     done: integer('done', { mode: 'boolean' }).notNull().default(false),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
@@ -34,8 +39,7 @@ export const todos = sqliteTable(
 /** The app's migrations folder; it sits beside `src/` and `dist/`, so both find it. */
 export const migrationsFolder = fileURLToPath(new URL('../../drizzle', import.meta.url))
 
-export const sqliteTodoStore = (client: BetterSqlite3.Database): TodoStore => {
-  const db = drizzle({ client })
+export const sqliteTodoStore = (db: SyncDb): TodoStore => {
   const owned = (userId: string, id: string) => and(eq(todos.id, id), eq(todos.userId, userId))
 
   // The statements of every request are built and prepared once, not per call: building the
@@ -89,34 +93,84 @@ export const sqliteTodoStore = (client: BetterSqlite3.Database): TodoStore => {
   }
 }
 
-export const openSqliteDatabase = (path: string): AppDatabase => {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+/** One SQLite connection of the runtime's driver: the library's store and a Drizzle database on it. */
+interface Connection {
+  authStore: Store<UserRecord>
+  db: SyncDb
+  ping(): boolean
+  close(): void
+}
+
+/** Opens `path` with the runtime's driver and brings the library's tables up to date. */
+const connect = async (path: string): Promise<Connection> => {
+  if ('Bun' in globalThis) {
+    const { bunSqliteStore, migrateBunSqlite, openBunSqlite } = await import('@latchkey/auth/bun-sqlite')
+    const { drizzle } = await import('drizzle-orm/bun-sqlite')
+    const client = openBunSqlite(path)
+    migrateBunSqlite(client)
+    return {
+      authStore: bunSqliteStore(client),
+      db: drizzle({ client }) as unknown as SyncDb,
+      ping: () => client.query('select 1 as ok').get() != null,
+      close: () => client.close(),
+    }
+  }
+  if ('Deno' in globalThis) {
+    const { drizzleNodeSqlite, migrateNodeSqlite, nodeSqliteStore, openNodeSqlite } = await import('@latchkey/auth/node-sqlite')
+    const client = openNodeSqlite(path)
+    migrateNodeSqlite(client)
+    let open = true
+    return {
+      authStore: nodeSqliteStore(client),
+      db: drizzleNodeSqlite(client),
+      ping: () => client.prepare('select 1 as ok').get() !== undefined,
+      close: () => {
+        if (open) client.close()
+        open = false
+      },
+    }
+  }
+  const { migrateSqlite, openSqlite, sqliteStore } = await import('@latchkey/auth/sqlite')
+  const { drizzle } = await import('drizzle-orm/better-sqlite3')
   const client = openSqlite(path)
+  migrateSqlite(client)
+  return {
+    authStore: sqliteStore(client),
+    db: drizzle({ client }) as unknown as SyncDb,
+    ping: () => client.prepare('select 1 as ok').get() !== undefined,
+    close: () => {
+      if (client.open) client.close()
+    },
+  }
+}
+
+export const openSqliteDatabase = async (path: string): Promise<AppDatabase> => {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const connection = await connect(path)
+  const { db } = connection
   try {
-    migrateSqlite(client)
     // A bookkeeping table of our own, so the library's migrations and ours never collide.
-    migrate(drizzle({ client }), { migrationsFolder, migrationsTable: '__todo_migrations' })
+    migrate(db as unknown as Parameters<typeof migrate>[0], { migrationsFolder, migrationsTable: '__todo_migrations' })
   } catch (err) {
-    client.close()
+    connection.close()
     throw err
   }
   return {
-    authStore: sqliteStore(client),
-    todos: sqliteTodoStore(client),
+    authStore: connection.authStore,
+    todos: sqliteTodoStore(db),
     async stats() {
-      const db = drizzle({ client })
-      const users = db.select({ n: count() }).from(auth.users).get()?.n ?? 0
+      const users = db.select({ n: count() }).from(authUsers).get()?.n ?? 0
       return { users, todos: db.select({ n: count() }).from(todos).get()?.n ?? 0 }
     },
     async ping() {
       try {
-        return client.prepare('select 1 as ok').get() !== undefined
+        return connection.ping()
       } catch {
         return false
       }
     },
     async close() {
-      if (client.open) client.close()
+      connection.close()
     },
   }
 }

@@ -76,14 +76,31 @@ const sessionClient = (db: DatabaseSync) => ({
   },
 })
 
-const drizzleOn = (db: DatabaseSync) => {
+/**
+ * A synchronous Drizzle database on a `node:sqlite` connection, with `schema` for relational
+ * queries when given: for an app's own tables beside the library's (Drizzle has no driver of
+ * its own for `node:sqlite` yet).
+ */
+export const drizzleNodeSqlite = <S extends Record<string, unknown> = Record<string, never>>(
+  db: DatabaseSync,
+  options: { schema?: S } = {},
+): BaseSQLiteDatabase<'sync', { changes: number }, S> => {
   const dialect = new SQLiteSyncDialect()
-  const tables = extractTablesRelationalConfig(schema, createTableRelationsHelpers)
-  const relational = { fullSchema: schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap }
+  let relational: ConstructorParameters<typeof SQLiteBunSession>[2]
+  if (options.schema) {
+    const tables = extractTablesRelationalConfig(options.schema, createTableRelationsHelpers)
+    relational = { fullSchema: options.schema, schema: tables.tables, tableNamesMap: tables.tableNamesMap }
+  }
   // biome-ignore lint/suspicious/noExplicitAny: the session is typed for bun:sqlite's Database, whose shape sessionClient gives.
   const session = new SQLiteBunSession(sessionClient(db) as any, dialect, relational, {})
-  return new BaseSQLiteDatabase('sync', dialect, session, relational) as unknown as SyncSqliteDb
+  return new BaseSQLiteDatabase('sync', dialect, session, relational) as unknown as BaseSQLiteDatabase<
+    'sync',
+    { changes: number },
+    S
+  >
 }
+
+const drizzleOn = (db: DatabaseSync): SyncSqliteDb => drizzleNodeSqlite(db, { schema })
 
 /** Creates or upgrades the library's tables (`auth_*`); idempotent, safe on every start. */
 export const migrateNodeSqlite = (db: DatabaseSync): void => {
