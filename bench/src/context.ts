@@ -78,10 +78,11 @@ export const runLoad = async (ctx: Ctx, server: Running, streams: Stream[]): Pro
  * The reference server as production runs it: built, NODE_ENV=production, SMTP configured, one
  * trusted proxy. `script` is another build's main.js when comparing builds (compare.ts).
  */
-export const startApp = (ctx: Ctx, name: string, dbPath: string, script = APP_MAIN): Promise<Running> =>
+export const startApp = (ctx: Ctx, name: string, dbPath: string, script = APP_MAIN, runtime?: string[]): Promise<Running> =>
   startServer({
     name,
     script,
+    ...(runtime ? { runtime } : {}),
     nodeArgs: profiling(ctx, name),
     cores: ctx.pinning.server,
     dir: ctx.dir,

@@ -67,10 +67,18 @@ export const startServer = async (opts: {
   cores: string | null
   dir: string
   nodeArgs?: string[]
+  /** Another runtime and its arguments before the script (Bun, Deno); default this Node. */
+  runtime?: string[]
 }): Promise<Running> => {
   const log = join(opts.dir, `${opts.name}.log`)
   const out = openSync(log, 'w')
-  const [command, args] = pinned(opts.cores, process.execPath, [...(opts.nodeArgs ?? []), opts.script, ...(opts.args ?? [])])
+  const [runtime = process.execPath, ...runtimeArgs] = opts.runtime ?? []
+  const [command, args] = pinned(opts.cores, runtime, [
+    ...runtimeArgs,
+    ...(opts.runtime ? [] : (opts.nodeArgs ?? [])),
+    opts.script,
+    ...(opts.args ?? []),
+  ])
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, ...opts.env }
   const child = spawn(command, args, { env, stdio: ['ignore', out, out] })
   closeSync(out)

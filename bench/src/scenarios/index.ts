@@ -5,6 +5,7 @@
  */
 export { limiterMemory } from './limiter-memory.js'
 export { logins } from './logins.js'
+export { runtimes } from './runtimes.js'
 export { scale } from './scale.js'
 export {
   bearer,
