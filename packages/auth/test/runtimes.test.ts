@@ -72,6 +72,11 @@ const startServer = async (command: string, args: string[], cwd: string, env: Re
 
 // The runtimes side by side: each flow waits out the refresh grace, so they wait together.
 describe.concurrent('each runtime', () => {
+  const stops: (() => void)[] = []
+  afterAll(() => {
+    for (const stop of stops) stop()
+  })
+
   describe('on Node', () => {
     it.skipIf(unbuilt !== null)('runs the example over HTTP: the whole flow', { timeout: 60_000 }, async () => {
       const server = await startServer(process.execPath, ['server.js'], join(EXAMPLES, 'node'), {
@@ -88,11 +93,6 @@ describe.concurrent('each runtime', () => {
   })
 
   describe.skipIf(bunMissing !== null)('on Bun', () => {
-    const stops: (() => void)[] = []
-    afterAll(() => {
-      for (const stop of stops) stop()
-    })
-
     it('passes the store conformance suite on bun:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, async () => {
       const { status, output } = await runToEnd(BUN, ['test', './src/bun-sqlite/store.bun.test.ts'], PACKAGE)
       expect(status, output.slice(-4000)).toBe(0)
@@ -112,11 +112,6 @@ describe.concurrent('each runtime', () => {
   })
 
   describe.skipIf(denoMissing !== null)('on Deno', () => {
-    const stops: (() => void)[] = []
-    afterAll(() => {
-      for (const stop of stops) stop()
-    })
-
     it('passes the store conformance suite on node:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, async () => {
       const vitest = join(PACKAGE, 'node_modules', 'vitest', 'vitest.mjs')
       const args = ['run', '-A', '--node-modules-dir=manual', vitest, 'run', '--config', 'vitest.deno.config.ts']
