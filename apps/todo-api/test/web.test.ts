@@ -304,7 +304,9 @@ describe.skipIf(skipReason !== null)('the front end in headless Chromium', () =>
     const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
     await section.getByLabel('Code from your app').fill(totp.generate())
     await section.getByRole('button', { name: 'Turn on' }).click()
-    const codes = await section.getByRole('list', { name: 'Recovery codes' }).locator('li').allInnerTexts()
+    const list = section.getByRole('list', { name: 'Recovery codes' })
+    await list.waitFor({ timeout: 10_000 })
+    const codes = await list.locator('li').allInnerTexts()
     expect(codes).toHaveLength(10)
     await shot(page, 'two-factor-on')
 
