@@ -83,6 +83,10 @@ describe('the imports of each entry point', () => {
     expect(packages('node-sqlite/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['node:sqlite', 'node:url'])
   })
 
+  it('D1 store (Workers): nothing beyond the portable packages, its migrations bundled as strings', () => {
+    expect(packages('d1/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual([])
+  })
+
   it('PostgreSQL store: node:url for its migrations folder (the app passes its own `pg` Pool)', () => {
     expect(packages('postgres/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['node:url'])
   })
