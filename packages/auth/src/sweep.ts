@@ -60,8 +60,10 @@ export const sweeper = <U extends UserRecord>(deps: {
     deps.intervalMs > 0
       ? setInterval(() => {
           run().catch((err: unknown) => deps.log(`prune: the sweep failed: ${errorSummary(err)}`))
-        }, deps.intervalMs).unref()
+        }, deps.intervalMs)
       : undefined
+  // Node, Bun and Deno can let the process exit past it; Workers' timers have no `unref`.
+  ;(timer as { unref?: () => void } | undefined)?.unref?.()
   return {
     run,
     async stop() {

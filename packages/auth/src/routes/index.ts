@@ -33,6 +33,18 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
     await next()
   })
   routes.use('*', jsonBodyGuard())
+  // Where the runtime ends a request's work with its answer (Workers), the mails and events that
+  // follow the answer are handed to its `waitUntil`, or they may never run.
+  routes.use('*', async function workAfterAnswer(c, next) {
+    await next()
+    let ctx: { waitUntil(promise: Promise<unknown>): void } | undefined
+    try {
+      ctx = c.executionCtx
+    } catch {
+      // No ExecutionContext (Node, Bun, Deno): the process outlives the answer.
+    }
+    ctx?.waitUntil(deps.afterAnswer.settled())
+  })
   routes.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, {
     type: 'http',
     scheme: 'bearer',
