@@ -30,7 +30,13 @@ interface TestD1 {
 let db: TestD1
 
 beforeAll(async () => {
-  mf = new Miniflare({ modules: true, script: 'export default { fetch() { return new Response() } }', d1Databases: ['DB'] })
+  mf = new Miniflare({
+    modules: true,
+    script: 'export default { fetch() { return new Response() } }',
+    d1Databases: ['DB'],
+    // A fixed request.cf: Miniflare would otherwise fetch one from workers.cloudflare.com.
+    cf: { country: 'NL' },
+  })
   db = (await mf.getD1Database('DB')) as unknown as typeof db
   await migrateD1(db)
 })
