@@ -1,19 +1,22 @@
 /**
- * What each entry point imports, followed through its files (CONTRACT §15): the main entry, the
- * HTTP helpers and the test kit only Web APIs and pure-JavaScript packages, so they load on Node,
+ * What each entry point imports, followed through its files (CONTRACT §15), in the sources and,
+ * once built (`pnpm test` builds first), in `dist/` as published: the main entry, the HTTP
+ * helpers and the test kit only Web APIs and pure-JavaScript packages, so they load on Node,
  * Bun, Deno and Workers alike; a store subpath adds only its own driver. Type-only imports are
  * erased and not counted; a dynamic import with a computed specifier (the native argon2 addon,
  * tried where it can load) is not followed, on purpose.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 
 const SRC = dirname(fileURLToPath(import.meta.url))
+const DIST = join(SRC, '..', 'dist')
 
-/** Bare specifiers reachable from `entry` by static imports and literal dynamic imports. */
-const reachable = (entry: string): Set<string> => {
+/** Bare specifiers reachable from `entry` (e.g. `sqlite/index`) under `root` by static imports and literal dynamic imports. */
+const reachable = (root: string, entry: string): Set<string> => {
+  const ext = root === SRC ? '.ts' : '.js'
   const bare = new Set<string>()
   const seen = new Set<string>()
   const visit = (file: string) => {
@@ -23,17 +26,17 @@ const reachable = (entry: string): Set<string> => {
     const specifiers = [
       // `import … from '…'` and `export … from '…'`, unless the whole statement is a type.
       // The clause between the keyword and `from` holds only names, braces, commas and `*`.
-      ...[...source.matchAll(/^(?:import|export)(?!\s+type\b)\s[\w\s{},*$]*?\sfrom\s+'([^']+)'/gm)].map((m) => m[1]),
+      ...[...source.matchAll(/^(?:import|export)(?!\s+type\b)\s[\w\s{},*$]*?\sfrom\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
       // `import '…'` and `import('…')` with a literal, but not `typeof import('…')`.
-      ...[...source.matchAll(/^import\s+'([^']+)'/gm)].map((m) => m[1]),
-      ...[...source.matchAll(/(?<!typeof\s)\bimport\(\s*'([^']+)'\s*\)/g)].map((m) => m[1]),
+      ...[...source.matchAll(/^import\s+['"]([^'"]+)['"]/gm)].map((m) => m[1]),
+      ...[...source.matchAll(/(?<!typeof\s)\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]),
     ].filter((s): s is string => s !== undefined)
     for (const specifier of specifiers) {
-      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier.replace(/\.js$/, '.ts')))
+      if (specifier.startsWith('.')) visit(resolve(dirname(file), specifier.replace(/\.js$/, ext)))
       else bare.add(specifier)
     }
   }
-  visit(join(SRC, entry))
+  visit(join(root, `${entry}${ext}`))
   return bare
 }
 
@@ -43,7 +46,7 @@ const packageOf = (specifier: string) =>
     .split('/')
     .slice(0, specifier.startsWith('@') ? 2 : 1)
     .join('/')
-const packages = (entry: string) => [...new Set([...reachable(entry)].map(packageOf))].sort()
+const packages = (root: string, entry: string) => [...new Set([...reachable(root, entry)].map(packageOf))].sort()
 
 /** Pure JavaScript on Web APIs: loads on every runtime. */
 const PORTABLE = [
@@ -58,41 +61,45 @@ const PORTABLE = [
   'zod',
 ]
 
-describe('the imports of each entry point', () => {
-  it('main entry: Web APIs and pure-JavaScript packages only (no node:, no native addon)', () => {
-    expect(packages('index.ts').filter((p) => !PORTABLE.includes(p))).toEqual([])
+/** Each entry point and the packages beyond {@link PORTABLE} it may import. */
+const ENTRIES: [entry: string, what: string, allowed: string[]][] = [
+  ['index', 'main entry: Web APIs and pure-JavaScript packages only (no node:, no native addon)', []],
+  ['http/index', 'http helpers: the same', []],
+  ['testing/index', 'test kit: the same, plus vitest', ['vitest']],
+  ['sqlite/index', 'SQLite store: its driver, and node:url for its migrations folder', ['better-sqlite3', 'node:url']],
+  ['sqlite/schema', 'SQLite schema alone: no driver', []],
+  [
+    'bun-sqlite/index',
+    'Bun SQLite store: bun:sqlite and node:url (Bun has it), never better-sqlite3',
+    ['bun:sqlite', 'node:url'],
+  ],
+  [
+    'node-sqlite/index',
+    'node:sqlite store (Deno, Node ≥ 22.5): node:sqlite and node:url, never a native addon',
+    ['node:sqlite', 'node:url'],
+  ],
+  ['d1/index', 'D1 store (Workers): nothing beyond the portable packages, its migrations bundled as strings', []],
+  ['postgres/index', 'PostgreSQL store: node:url for its migrations folder (the app passes its own `pg` Pool)', ['node:url']],
+]
+
+const built = existsSync(join(DIST, 'index.js'))
+if (!built) console.warn('runtime-imports: dist/ is not built; only the sources are checked (pnpm test builds first)')
+
+describe.each([
+  { name: 'sources', root: SRC, skip: false },
+  { name: 'built dist/', root: DIST, skip: !built },
+])('the imports of each entry point, in the $name', ({ root, skip }) => {
+  it.skipIf(skip).each(ENTRIES)('%s: %s', (entry, _what, allowed) => {
+    expect(packages(root, entry).filter((p) => !PORTABLE.includes(p))).toEqual(allowed)
   })
 
-  it('http helpers: the same', () => {
-    expect(packages('http/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual([])
-  })
-
-  it('test kit: the same, plus vitest', () => {
-    expect(packages('testing/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['vitest'])
-  })
-
-  it('SQLite store: its driver, and node:url for its migrations folder', () => {
-    expect(packages('sqlite/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['better-sqlite3', 'node:url'])
-  })
-
-  it('Bun SQLite store: bun:sqlite and node:url (Bun has it), never better-sqlite3', () => {
-    expect(packages('bun-sqlite/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['bun:sqlite', 'node:url'])
-  })
-
-  it('node:sqlite store (Deno, Node ≥ 22.5): node:sqlite and node:url, never a native addon', () => {
-    expect(packages('node-sqlite/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['node:sqlite', 'node:url'])
-  })
-
-  it('D1 store (Workers): nothing beyond the portable packages, its migrations bundled as strings', () => {
-    expect(packages('d1/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual([])
-  })
-
-  it('PostgreSQL store: node:url for its migrations folder (the app passes its own `pg` Pool)', () => {
-    expect(packages('postgres/index.ts').filter((p) => !PORTABLE.includes(p))).toEqual(['node:url'])
-  })
-
-  it('sees through re-exports and finds a node: import (the check can fail)', () => {
-    // The test file itself imports node:fs, node:path and node:url.
-    expect(packages('runtime-imports.test.ts')).toEqual(expect.arrayContaining(['node:fs', 'node:path', 'node:url', 'vitest']))
+  it.skipIf(skip)('sees through re-exports and finds a node: import (the check can fail)', () => {
+    // This test file imports node:fs, node:path and node:url; the SQLite entry re-exports a
+    // module and imports node:url itself.
+    if (root === SRC)
+      expect(packages(root, 'runtime-imports.test')).toEqual(
+        expect.arrayContaining(['node:fs', 'node:path', 'node:url', 'vitest']),
+      )
+    else expect(packages(root, 'sqlite/index')).toEqual(expect.arrayContaining(['better-sqlite3', 'node:url']))
   })
 })
