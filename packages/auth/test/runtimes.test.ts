@@ -143,20 +143,52 @@ describe.concurrent('each runtime', () => {
   })
 
   describe('on Cloudflare Workers (workerd, through Miniflare)', () => {
-    it('runs the example over HTTP with D1: the whole flow, with the client address from hono/cloudflare-workers', {
-      timeout: 90_000,
-    }, async () => {
-      // Bundled as wrangler would, from the library's sources (no build needed).
-      const bundle = join(mkdtempSync(join(tmpdir(), 'latchkey-worker-')), 'worker.js')
+    /** A Miniflare running `bundle` with a D1 database and `bindings`, on a loopback port. */
+    const workerd = (bundle: string, bindings: Record<string, string> = {}) => {
+      const mf = new Miniflare({
+        // The bundle as one module, as given (the hasher's import of the native addon, by a
+        // variable name, fails inside workerd and falls back to the portable argon2id).
+        modules: [{ type: 'ESModule', path: 'worker.js', contents: readFileSync(bundle, 'utf8') }],
+        compatibilityDate: '2025-09-01',
+        // A fixed request.cf: Miniflare would otherwise fetch one from workers.cloudflare.com.
+        cf: { country: 'NL' },
+        d1Databases: ['DB'],
+        bindings,
+        port: 0,
+      })
+      stops.push(() => void mf.dispose())
+      return mf
+    }
+    /** Bundles `entry` as wrangler would, from the library's sources (no build needed). */
+    const bundle = async (entry: string, alias: Record<string, string> = {}) => {
+      const outfile = join(mkdtempSync(join(tmpdir(), 'latchkey-worker-')), 'worker.js')
       await build({
-        entryPoints: [join(EXAMPLES, 'workers', 'src', 'worker.ts')],
+        entryPoints: [entry],
         bundle: true,
         format: 'esm',
         platform: 'browser',
         conditions: ['@latchkey/source', 'workerd', 'worker', 'browser'],
-        outfile: bundle,
+        alias,
+        outfile,
         logLevel: 'error',
       })
+      return outfile
+    }
+
+    it('passes the store conformance suite with the D1 store running inside workerd', { timeout: 120_000 }, async () => {
+      const worker = await bundle(join(PACKAGE, 'test', 'workerd', 'conformance-worker.ts'), {
+        vitest: join(PACKAGE, 'test', 'workerd', 'vitest-shim.ts'),
+      })
+      const mf = workerd(worker)
+      const outcomes = (await (await mf.dispatchFetch('http://localhost/')).json()) as { name: string; error: string | null }[]
+      expect(outcomes.filter((o) => o.error !== null)).toEqual([])
+      expect(outcomes.length).toBeGreaterThanOrEqual(50)
+    })
+
+    it('runs the example over HTTP with D1: the whole flow, with the client address from hono/cloudflare-workers', {
+      timeout: 90_000,
+    }, async () => {
+      const worker = await bundle(join(EXAMPLES, 'workers', 'src', 'worker.ts'))
       // The mail API the worker posts to: every mail and event, as the lines the flow reads.
       let received = ''
       const sink = createServer((req, res) => {
@@ -170,21 +202,8 @@ describe.concurrent('each runtime', () => {
         })
       })
       await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve))
-      const mf = new Miniflare({
-        // The bundle as one module, as given (the hasher's import of the native addon, by a
-        // variable name, fails inside workerd and falls back to the portable argon2id).
-        modules: [{ type: 'ESModule', path: 'worker.js', contents: readFileSync(bundle, 'utf8') }],
-        compatibilityDate: '2025-09-01',
-        // A fixed request.cf: Miniflare would otherwise fetch one from workers.cloudflare.com.
-        cf: { country: 'NL' },
-        d1Databases: ['DB'],
-        bindings: { AUTH_SECRET: SECRET, MAIL_URL: `http://127.0.0.1:${(sink.address() as AddressInfo).port}/` },
-        port: 0,
-      })
-      stops.push(() => {
-        void mf.dispose()
-        sink.close()
-      })
+      stops.push(() => sink.close())
+      const mf = workerd(worker, { AUTH_SECRET: SECRET, MAIL_URL: `http://127.0.0.1:${(sink.address() as AddressInfo).port}/` })
       const url = await mf.ready
       await runtimeFlow(url.origin.replace('localhost', '127.0.0.1'), () => received)
     })
