@@ -19,11 +19,13 @@ export const REF_NAMES = [
   'a.reset',
   'a.todo',
   'a.id',
+  'a.sid',
   'v.email',
   'v.EMAIL',
   'v.id',
   'v.todo',
   'v.title',
+  'v.sid',
   'jwt.none',
   'jwt.wrongSecret',
   'jwt.hs512',
@@ -89,6 +91,10 @@ export const resolveRef = (f: Fixture, { '§ref': name, i }: Ref): string => {
       return pick(f.a.todoIds, i, randomUUID())
     case 'a.id':
       return f.a.userId
+    case 'a.sid':
+      return f.a.sid
+    case 'v.sid':
+      return f.v.sid
     case 'v.email':
       return f.v.email
     case 'v.EMAIL':

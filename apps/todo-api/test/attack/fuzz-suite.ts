@@ -49,6 +49,13 @@ const runs = (share: number) => Math.max(5, Math.round(TOTAL * share))
 const TIMEOUT = Math.max(120_000, TOTAL * 80)
 const SECURE_NAME = '__Secure-refresh_token'
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i
+const safeDecode = (s: string) => {
+  try {
+    return decodeURIComponent(s)
+  } catch {
+    return s
+  }
+}
 const canonical = (email: string) => email.trim().normalize('NFKC').toLowerCase()
 
 /** The whole fuzz run against a server on `store`. */
@@ -174,6 +181,11 @@ export const fuzzSuite = (store: AttackStore) =>
 
     const GUARDED: [string, RegExp][] = [
       ['GET', /^\/auth\/me$/],
+      ['GET', /^\/auth\/sessions$/],
+      ['DELETE', /^\/auth\/sessions(\/[^/]+)?$/],
+      ['POST', /^\/auth\/(resend-verification|change-email|delete-account)$/],
+      ['GET', /^\/auth\/two-factor$/],
+      ['POST', /^\/auth\/two-factor\/(setup|enable|disable|recovery-codes)$/],
       ['POST', /^\/auth\/logout$/],
       ['POST', /^\/auth\/change-password$/],
       ['GET', /^\/todos$/],
@@ -193,6 +205,16 @@ export const fuzzSuite = (store: AttackStore) =>
         return {}
       }
     }
+
+    /** Endpoints that verify the current password: limited per user, 10 per 15 minutes (CONTRACT §14). */
+    const PASSWORD_CHECKS = [
+      '/auth/change-password',
+      '/auth/change-email',
+      '/auth/delete-account',
+      '/auth/two-factor/setup',
+      '/auth/two-factor/disable',
+      '/auth/two-factor/recovery-codes',
+    ]
 
     /** What a 2xx must satisfy, per endpoint: the attacker only ever reaches what is theirs. */
     type Oracle = (c: Case, req: Concrete, reply: Reply) => void | Promise<void>
@@ -219,7 +241,8 @@ export const fuzzSuite = (store: AttackStore) =>
       const victimBefore = await view.userRows(f.v.userId)
       const req = concretize(f, server.base, c, SECURE_NAME)
       const reply = await send(req)
-      if (reply.status === 202 && req.url.includes('/auth/forgot-password')) await untilStill()
+      // Mails and their tokens are written after a 202 (forgot-password, resend, change-email).
+      if (reply.status === 202) await untilStill()
       const ctx = `${req.method} ${req.url.slice(0, 200)} ${JSON.stringify(req.headers).slice(0, 300)} ${String(req.body).slice(0, 200)}\n→ ${reply.status} ${reply.text.slice(0, 300)}`
 
       expect(reply.status, ctx).toBeLessThan(500)
@@ -258,7 +281,7 @@ export const fuzzSuite = (store: AttackStore) =>
         expect(reply.status, ctx).toBe(415)
 
       const pathname = new URL(req.url).pathname
-      const route = `${req.method} ${pathname.replace(/^\/todos\/.+/, '/todos/{id}')} ${reply.status}`
+      const route = `${req.method} ${pathname.replace(/^\/todos\/.+/, '/todos/{id}').replace(/^\/auth\/sessions\/.+/, '/auth/sessions/{id}')} ${reply.status}`
       outcomes.set(route, (outcomes.get(route) ?? 0) + 1)
       // Logout without an access credential is named by the refresh cookie alone (CONTRACT §16),
       // checked as refresh checks it: 403 from another site, 204 only for the current value.
@@ -287,7 +310,7 @@ export const fuzzSuite = (store: AttackStore) =>
       }
       // The attacker used up its account's password checks (10 per 15 minutes, CONTRACT §14):
       // a fresh account, so later cases can still reach a successful change.
-      if (reply.status === 429 && pathname === '/auth/change-password') await renewAttacker()
+      if (reply.status === 429 && PASSWORD_CHECKS.includes(pathname)) await renewAttacker()
     }
 
     /**
@@ -302,6 +325,10 @@ export const fuzzSuite = (store: AttackStore) =>
         f.a.token = (reply.body as { accessToken: string }).accessToken
       }
       if (['POST /auth/logout', 'POST /auth/change-password', 'POST /auth/reset-password'].includes(route)) await renewAttacker()
+      // The attacker's account or its current session is gone: a fresh one for the next cases.
+      const ended =
+        req.method === 'DELETE' && pathname.startsWith('/auth/sessions/') && safeDecode(pathname.slice(15)) === f.a.sid
+      if (route === 'POST /auth/delete-account' || ended) await renewAttacker()
       // A new reset token replaced the attacker's: the next use fetches the newest from the mail.
       const { email } = jsonOf(req)
       if (route === 'POST /auth/forgot-password' && typeof email === 'string' && canonical(email) === f.a.email) f.a.reset = ''
@@ -466,6 +493,138 @@ export const fuzzSuite = (store: AttackStore) =>
             prop(arb, (_c, req) => expect(jsonOf(req).token, 'only a live reset token resets').toBe(f.a.reset)),
             runs(0.06),
           )
+        },
+        TIMEOUT,
+      )
+    })
+
+    describe('fuzzing the lifecycle and two-factor endpoints', () => {
+      const del = fc.constant('DELETE')
+      const get = fc.constant('GET')
+      const none = fc.constant({ kind: 'none' as const })
+      const current = fc.oneof(ref('a.password'), passwordArb)
+      /** A token of any kind: the attacker holds no email token or challenge, so none may pass. */
+      const anyToken = field(
+        fc.oneof(
+          { weight: 2, arbitrary: ref('a.reset', 'a.refresh', 'a.token') },
+          { weight: 2, arbitrary: text },
+          { weight: 1, arbitrary: fc.base64String({ minLength: 43, maxLength: 44 }) },
+        ),
+      )
+      const code = field(
+        fc.oneof(
+          { weight: 3, arbitrary: fc.stringMatching(/^[0-9]{6}$/) },
+          { weight: 1, arbitrary: fc.stringMatching(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/) },
+          { weight: 2, arbitrary: text },
+        ),
+      )
+      const never: Oracle = (_c, req, reply) => {
+        throw new Error(`no credential the fuzzer holds can succeed here: ${req.method} ${req.url} → ${reply.status}`)
+      }
+      const ownPassword: Oracle = (_c, req) =>
+        expect(jsonOf(req).currentPassword, 'only the right password passes').toBe(f.a.password)
+
+      it(
+        'GET /auth/sessions',
+        async () => {
+          await check(
+            prop(caseArb(get, at('auth', 'sessions'), none), (_c, _req, reply) => {
+              const listed = reply.body as { id: string; current: boolean }[]
+              expect(listed.map((s) => s.id)).not.toContain(f.v.sid)
+              expect(listed.filter((s) => s.current).map((s) => s.id)).toEqual([f.a.sid])
+            }),
+            runs(0.02),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'DELETE /auth/sessions and /auth/sessions/{id}',
+        async () => {
+          const id = fc.oneof(
+            { weight: 3, arbitrary: ref('v.sid') },
+            { weight: 2, arbitrary: ref('a.sid') },
+            { weight: 1, arbitrary: fc.uuid() },
+            { weight: 1, arbitrary: text },
+          )
+          const path = fc.oneof(
+            at('auth', 'sessions'),
+            id.map((s) => ['auth', 'sessions', s] as const),
+          )
+          await check(
+            prop(caseArb(del, path, bodyArb(fc.constant({}))), (_c, req) => {
+              const target = safeDecode(new URL(req.url).pathname.split('/')[3] ?? '')
+              if (target !== '') expect(target, "only the attacker's own session can be ended").toBe(f.a.sid)
+            }),
+            runs(0.03),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/resend-verification',
+        async () => {
+          await check(prop(caseArb(post, at('auth', 'resend-verification'), bodyArb(fc.constant({})))), runs(0.015))
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/verify-email and /auth/confirm-email',
+        async () => {
+          const path = fc.oneof(at('auth', 'verify-email'), at('auth', 'confirm-email'))
+          await check(prop(caseArb(post, path, bodyArb(object({ token: anyToken }))), never), runs(0.02))
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/change-email',
+        async () => {
+          const body = object({ currentPassword: current, newEmail: emailArb })
+          await check(prop(caseArb(post, at('auth', 'change-email'), bodyArb(body)), ownPassword), runs(0.02))
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/delete-account',
+        async () => {
+          const body = object({ currentPassword: current })
+          await check(prop(caseArb(post, at('auth', 'delete-account'), bodyArb(body)), ownPassword), runs(0.015))
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'GET /auth/two-factor and POST /auth/two-factor/setup',
+        async () => {
+          const status = caseArb(get, at('auth', 'two-factor'), none)
+          const setup = caseArb(post, at('auth', 'two-factor', 'setup'), bodyArb(object({ currentPassword: current })))
+          await check(
+            prop(fc.oneof(status, setup), (_c, req, reply) => {
+              if (req.method === 'GET') expect(reply.body).toMatchObject({ enabled: false })
+              else expect(jsonOf(req).currentPassword, 'only the right password sets up').toBe(f.a.password)
+            }),
+            runs(0.02),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'POST /auth/two-factor/enable, /disable, /recovery-codes and /verify',
+        async () => {
+          const path = fc.oneof(
+            at('auth', 'two-factor', 'enable'),
+            at('auth', 'two-factor', 'disable'),
+            at('auth', 'two-factor', 'recovery-codes'),
+            at('auth', 'two-factor', 'verify'),
+          )
+          const body = object({ currentPassword: current, code, challenge: anyToken })
+          await check(prop(caseArb(post, path, bodyArb(body)), never), runs(0.03))
         },
         TIMEOUT,
       )
@@ -753,6 +912,14 @@ export const fuzzSuite = (store: AttackStore) =>
           'POST /auth/change-password',
           'POST /auth/forgot-password',
           'POST /auth/reset-password',
+          'GET /auth/sessions',
+          'DELETE /auth/sessions',
+          'DELETE /auth/sessions/{id}',
+          'POST /auth/resend-verification',
+          'POST /auth/change-email',
+          'POST /auth/delete-account',
+          'GET /auth/two-factor',
+          'POST /auth/two-factor/setup',
           'POST /todos',
           'GET /todos',
           'PATCH /todos/{id}',
@@ -764,8 +931,17 @@ export const fuzzSuite = (store: AttackStore) =>
           endpoints.filter((e) => !reached(e, (s) => s < 300)),
           table,
         ).toEqual([])
+        // These no case can pass (the fuzzer holds no email token, code or challenge): refusals only.
+        const refusedOnly = [
+          'POST /auth/verify-email',
+          'POST /auth/confirm-email',
+          'POST /auth/two-factor/enable',
+          'POST /auth/two-factor/disable',
+          'POST /auth/two-factor/recovery-codes',
+          'POST /auth/two-factor/verify',
+        ]
         expect(
-          endpoints.filter((e) => !reached(e, (s) => s >= 400)),
+          [...endpoints, ...refusedOnly].filter((e) => !reached(e, (s) => s >= 400)),
           table,
         ).toEqual([])
         expect(cases).toBeGreaterThanOrEqual(TOTAL * 0.98)
