@@ -6,19 +6,10 @@
 import { readFileSync } from 'node:fs'
 import { Miniflare } from 'miniflare'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AUTH_TABLES as TABLES } from '../../test/workerd/tables.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { d1Store, migrateD1 } from './index.js'
 import { SQLITE_MIGRATIONS } from './migrations.js'
-
-const TABLES = [
-  'auth_challenges',
-  'auth_recovery_codes',
-  'auth_two_factors',
-  'auth_email_tokens',
-  'auth_reset_tokens',
-  'auth_sessions',
-  'auth_users',
-]
 
 let mf: Miniflare
 /** The binding as the test reads it (the store sees it as a {@link D1DatabaseLike}). */

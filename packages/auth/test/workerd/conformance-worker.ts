@@ -5,17 +5,8 @@
  */
 import { type D1DatabaseLike, d1Store, migrateD1 } from '../../src/d1/index.js'
 import { storeConformance } from '../../src/testing/store-conformance.js'
+import { AUTH_TABLES as TABLES } from './tables.js'
 import { run } from './vitest-shim.js'
-
-const TABLES = [
-  'auth_challenges',
-  'auth_recovery_codes',
-  'auth_two_factors',
-  'auth_email_tokens',
-  'auth_reset_tokens',
-  'auth_sessions',
-  'auth_users',
-]
 
 export default {
   async fetch(_request: Request, env: { DB: D1DatabaseLike & { prepare(query: string): unknown } }) {

@@ -1,0 +1,10 @@
+/** The library's tables, children before parents: emptying them in this order needs no cascade. */
+export const AUTH_TABLES = [
+  'auth_challenges',
+  'auth_recovery_codes',
+  'auth_two_factors',
+  'auth_email_tokens',
+  'auth_reset_tokens',
+  'auth_sessions',
+  'auth_users',
+]
