@@ -73,14 +73,38 @@ export interface AuthClientOptions {
   /**
    * Keep the tabs of one origin in step: one tab refreshes at a time (Web Locks) and the others
    * take its token (BroadcastChannel); signing out in one signs out all. Default: on in a browser
-   * that has both APIs, off elsewhere (in Node they would couple unrelated clients of one process).
-   * `name` names the lock and the channel; default `latchkey:<baseUrl><authPath>`.
+   * that has both APIs, off elsewhere (in Node a `BroadcastChannel` spans the process and would
+   * couple unrelated clients); `true` turns it on wherever both exist. Without a lock manager or
+   * `BroadcastChannel` it stays off. See {@link CrossTabOptions}.
    */
-  crossTab?: boolean | { name?: string; locks?: LockManagerLike }
+  crossTab?: boolean | CrossTabOptions
 }
 
-/** What the tabs tell each other. */
-type TabMessage = { type: 'token'; accessToken: string; expiresAt: number; user: User | null } | { type: 'signed-out' }
+/** The settings of cross-tab mode (`crossTab: { … }` turns it on). */
+export interface CrossTabOptions {
+  /**
+   * The channel's name. Default `latchkey-auth`. When set and `lock` is not, it names the lock
+   * too, so two clients of one origin with different names stay apart.
+   */
+  name?: string
+  /** The Web Lock's name. Default `latchkey-refresh` (or `name`, when that is set). */
+  lock?: string
+  /** The lock manager. Default `navigator.locks`; tests (or Node) pass their own. */
+  locks?: LockManagerLike
+}
+
+/**
+ * What the tabs tell each other on the channel: a new token (after a sign-in, a refresh or the
+ * two-factor step; `expiresIn` in seconds from when it was sent), or that the session ended.
+ * `api` is the sender's `<baseUrl><authPath>`: a client ignores the messages of another API's.
+ */
+export type CrossTabMessage =
+  | { type: 'token'; accessToken: string; expiresIn: number; user: User | null; api?: string }
+  | { type: 'signed-out'; api?: string }
+
+/** The default names of the channel and of the lock. */
+export const CROSS_TAB_CHANNEL = 'latchkey-auth'
+export const CROSS_TAB_LOCK = 'latchkey-refresh'
 
 /** How long the lock stays held after a refresh, so the other tabs read its broadcast before they get the lock. */
 const HANDOVER_MS = 100
@@ -90,7 +114,7 @@ const PEER_WAIT_MS = 3000
 export type AuthClient = ReturnType<typeof createAuthClient>
 
 /** The lock manager and channel of cross-tab mode, or `null` when it is off. */
-const tabsOf = (options: AuthClientOptions, name: string) => {
+const tabsOf = (options: AuthClientOptions) => {
   const setting = options.crossTab
   const g = globalThis as {
     document?: unknown
@@ -101,7 +125,11 @@ const tabsOf = (options: AuthClientOptions, name: string) => {
   const settings = typeof setting === 'object' ? setting : {}
   const locks = settings.locks ?? g.navigator?.locks
   if (!wanted || !locks || !g.BroadcastChannel) return null
-  return { locks, channel: new g.BroadcastChannel(settings.name ?? name), lock: settings.name ?? name }
+  return {
+    locks,
+    channel: new g.BroadcastChannel(settings.name ?? CROSS_TAB_CHANNEL),
+    lock: settings.lock ?? settings.name ?? CROSS_TAB_LOCK,
+  }
 }
 
 const REFRESH_COOKIE = /^(?:__Secure-)?refresh_token=([^;]*)/
@@ -130,10 +158,13 @@ export const createAuthClient = (options: AuthClientOptions) => {
   let state: AuthState = { user: null }
   /** Counts the tokens adopted, here or from another tab: a refresh that waited for the lock sees whether one came meanwhile. */
   let generation = 0
-  const tabs = tabsOf(options, `latchkey:${base}${authPath}`)
-  /** Resolves the waits of {@link peerToken} when another tab's token arrives. */
+  /** The generation of the last sign-out, here or in another tab. */
+  let signedOutAt = 0
+  const tabs = tabsOf(options)
+  const api = `${base}${authPath}`
+  /** Resolves the waits of {@link peerToken} when another tab's token or sign-out arrives. */
   const peerWaits = new Set<() => void>()
-  const tell = (message: TabMessage) => tabs?.channel.postMessage(message)
+  const tell = (message: CrossTabMessage) => tabs?.channel.postMessage({ ...message, api })
 
   const publish = () => {
     if (JSON.stringify(state.user) === JSON.stringify(user)) return
@@ -156,9 +187,11 @@ export const createAuthClient = (options: AuthClientOptions) => {
     expiresAt = 0
     user = null
     generation++
+    signedOutAt = generation
     if (timer) clearTimeout(timer)
     if (!fromPeer) tell({ type: 'signed-out' })
     publish()
+    for (const wake of peerWaits) wake()
   }
 
   // At most half a token's life ahead: a token is never "about to expire" as soon as it arrives.
@@ -175,17 +208,22 @@ export const createAuthClient = (options: AuthClientOptions) => {
     // Ahead of expiry, so a request rarely meets an expired token.
     timer = setTimeout(() => void refresh().catch(() => undefined), lifetime - skewMs)
     ;(timer as { unref?: () => void }).unref?.()
-    if (!fromPeer) tell({ type: 'token', accessToken: token, expiresAt: until, user })
+    if (!fromPeer) tell({ type: 'token', accessToken: token, expiresIn: lifetime / 1000, user })
     publish()
     for (const wake of peerWaits) wake()
   }
   const adopt = (body: { accessToken: string; expiresIn: number; user?: User }) =>
     take(body.accessToken, now() + body.expiresIn * 1000, body.user, false)
 
-  tabs?.channel.addEventListener('message', (event: MessageEvent<TabMessage>) => {
+  tabs?.channel.addEventListener('message', (event: MessageEvent<CrossTabMessage>) => {
     const message = event.data
-    if (message?.type === 'token') take(message.accessToken, message.expiresAt, message.user, true)
-    else if (message?.type === 'signed-out' && (accessToken !== null || user !== null)) signedOut(true)
+    if (!message || (message.api !== undefined && message.api !== api)) return
+    if (message.type === 'token' && typeof message.accessToken === 'string' && typeof message.expiresIn === 'number')
+      take(message.accessToken, now() + message.expiresIn * 1000, message.user, true)
+    else if (message.type === 'signed-out') {
+      if (accessToken !== null || user !== null) signedOut(true)
+      else for (const wake of peerWaits) wake()
+    }
   })
 
   /** Whether another tab's token arrives within `ms` (after this tab's refresh lost a race to it). */
@@ -232,6 +270,19 @@ export const createAuthClient = (options: AuthClientOptions) => {
     return (response.status === 204 ? null : await response.json()) as T
   }
 
+  /** After another tab's token was taken: learns who it is if that tab did not say. */
+  const peerTaken = async () => {
+    const token = accessToken
+    if (!user && token) {
+      const found = await whoIs(token)
+      if (found && accessToken === token && !user) {
+        user = found
+        publish()
+      }
+    }
+    return accessToken !== null
+  }
+
   /**
    * One refresh at a time: every caller during a refresh gets its outcome. `false` (and signed
    * out) when the server refused the cookie; a network failure rejects.
@@ -240,11 +291,23 @@ export const createAuthClient = (options: AuthClientOptions) => {
     refreshing ??= (async () => {
       try {
         const seen = generation
+        const wasSignedIn = accessToken !== null || user !== null
         const outcome = tabs ? await refreshInTurn(tabs, seen) : await refreshNow()
-        if (outcome !== 'refused') return true
-        // Another tab may have rotated the cookie under this request (a race the server refuses
-        // quietly): the winner's token settles it. Waited for outside the lock.
-        if (tabs && (generation !== seen || (await peerToken(PEER_WAIT_MS))) && accessToken !== null) return true
+        if (outcome === 'ok') return true
+        if (outcome === 'peer') return peerTaken()
+        if (tabs) {
+          // Another tab may have rotated the cookie under this request (a race the server refuses
+          // quietly, inside its grace window): the winner's token settles it. Waited for outside
+          // the lock, and only by a tab that was signed in: a tab without a session (a first
+          // visit, after a sign-out) is answered at once, and its refusal is not news to the others.
+          if (generation !== seen && accessToken !== null) return peerTaken()
+          // Signed out meanwhile (another tab said so), or never signed in: nothing to wait for.
+          if (!wasSignedIn || signedOutAt > seen) {
+            signedOut(true)
+            return false
+          }
+          if (await peerToken(PEER_WAIT_MS)) return peerTaken()
+        }
         signedOut()
         return false
       } finally {
@@ -265,6 +328,8 @@ export const createAuthClient = (options: AuthClientOptions) => {
       shared.locks
         .request(shared.lock, async () => {
           if (generation !== seen && accessToken !== null && now() < expiresAt - skewMs) return resolve('peer')
+          // Another tab signed out while this one waited: its cookie is gone, asking would only be refused.
+          if (signedOutAt > seen && accessToken === null) return resolve('refused')
           const outcome = await refreshNow()
           resolve(outcome)
           if (outcome === 'ok') await new Promise((done) => setTimeout(done, HANDOVER_MS))
@@ -278,15 +343,20 @@ export const createAuthClient = (options: AuthClientOptions) => {
     if (response.status === 401) return 'refused'
     if (!response.ok) throw await errorFrom(response)
     const body = (await response.json()) as { accessToken: string; expiresIn: number }
-    adopt(body)
-    // Who it is (after a reload), asked with the new token directly: me() would wait for
-    // this very refresh to finish, which waits for it.
-    if (!user) {
-      const found = await authRequest('GET', '/me', undefined, true)
-      user = found.ok ? ((await found.json()) as User) : null
-    }
-    publish()
+    // Who it is (after a reload), asked before the token is taken so that the other tabs hear
+    // of both at once.
+    adopt({ ...body, user: (await whoIs(body.accessToken)) ?? undefined })
     return 'ok'
+  }
+
+  /**
+   * The user of `token` when this client does not know it yet (after a reload), asked with the
+   * token directly: me() would wait for the very refresh that is asking.
+   */
+  const whoIs = async (token: string): Promise<User | null> => {
+    if (user) return user
+    const found = await send(`${authPath}/me`, 'GET', undefined, token)
+    return found.ok ? ((await found.json()) as User) : null
   }
 
   /** A current access token, refreshed first when it is missing or about to expire; `null` when signed out. */
