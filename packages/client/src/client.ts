@@ -5,6 +5,7 @@
  * at worst). In a browser the refresh cookie is the browser's (HttpOnly, `credentials:
  * 'include'`); in Node the client keeps it itself.
  */
+import { type CrossTabMessage, type CrossTabOptions, HANDOVER_MS, PEER_WAIT_MS, tabsOf } from './cross-tab.js'
 import { errorFrom } from './errors.js'
 
 export interface User {
@@ -44,11 +45,6 @@ export interface TwoFactorStatus {
   recoveryCodesLeft: number
 }
 
-/** The part of the Web Locks API the client uses (`navigator.locks`). */
-export interface LockManagerLike {
-  request<T>(name: string, callback: () => Promise<T>): Promise<T>
-}
-
 /** The state a UI renders: who is signed in, if anyone. */
 export interface AuthState {
   user: User | null
@@ -80,57 +76,7 @@ export interface AuthClientOptions {
   crossTab?: boolean | CrossTabOptions
 }
 
-/** The settings of cross-tab mode (`crossTab: { … }` turns it on). */
-export interface CrossTabOptions {
-  /**
-   * The channel's name. Default `latchkey-auth`. When set and `lock` is not, it names the lock
-   * too, so two clients of one origin with different names stay apart.
-   */
-  name?: string
-  /** The Web Lock's name. Default `latchkey-refresh` (or `name`, when that is set). */
-  lock?: string
-  /** The lock manager. Default `navigator.locks`; tests (or Node) pass their own. */
-  locks?: LockManagerLike
-}
-
-/**
- * What the tabs tell each other on the channel: a new token (after a sign-in, a refresh or the
- * two-factor step; `expiresIn` in seconds from when it was sent), or that the session ended.
- * `api` is the sender's `<baseUrl><authPath>`: a client ignores the messages of another API's.
- */
-export type CrossTabMessage =
-  | { type: 'token'; accessToken: string; expiresIn: number; user: User | null; api?: string }
-  | { type: 'signed-out'; api?: string }
-
-/** The default names of the channel and of the lock. */
-export const CROSS_TAB_CHANNEL = 'latchkey-auth'
-export const CROSS_TAB_LOCK = 'latchkey-refresh'
-
-/** How long the lock stays held after a refresh, so the other tabs read its broadcast before they get the lock. */
-const HANDOVER_MS = 100
-/** How long a tab whose refresh lost a race waits for the winner's token before it counts as signed out. */
-const PEER_WAIT_MS = 3000
-
 export type AuthClient = ReturnType<typeof createAuthClient>
-
-/** The lock manager and channel of cross-tab mode, or `null` when it is off. */
-const tabsOf = (options: AuthClientOptions) => {
-  const setting = options.crossTab
-  const g = globalThis as {
-    document?: unknown
-    navigator?: { locks?: LockManagerLike }
-    BroadcastChannel?: typeof BroadcastChannel
-  }
-  const wanted = setting === undefined ? g.document !== undefined : setting !== false
-  const settings = typeof setting === 'object' ? setting : {}
-  const locks = settings.locks ?? g.navigator?.locks
-  if (!wanted || !locks || !g.BroadcastChannel) return null
-  return {
-    locks,
-    channel: new g.BroadcastChannel(settings.name ?? CROSS_TAB_CHANNEL),
-    lock: settings.lock ?? settings.name ?? CROSS_TAB_LOCK,
-  }
-}
 
 const REFRESH_COOKIE = /^(?:__Secure-)?refresh_token=([^;]*)/
 
@@ -160,7 +106,7 @@ export const createAuthClient = (options: AuthClientOptions) => {
   let generation = 0
   /** The generation of the last sign-out, here or in another tab. */
   let signedOutAt = 0
-  const tabs = tabsOf(options)
+  const tabs = tabsOf(options.crossTab)
   const api = `${base}${authPath}`
   /** Resolves the waits of {@link peerToken} when another tab's token or sign-out arrives. */
   const peerWaits = new Set<() => void>()

@@ -9,17 +9,19 @@ export {
   type AuthClient,
   type AuthClientOptions,
   type AuthState,
-  CROSS_TAB_CHANNEL,
-  CROSS_TAB_LOCK,
-  type CrossTabMessage,
-  type CrossTabOptions,
   createAuthClient,
-  type LockManagerLike,
   type SessionView,
   type SignInResult,
   type TwoFactorChallenge,
   type TwoFactorStatus,
   type User,
 } from './client.js'
+export {
+  CROSS_TAB_CHANNEL,
+  CROSS_TAB_LOCK,
+  type CrossTabMessage,
+  type CrossTabOptions,
+  type LockManagerLike,
+} from './cross-tab.js'
 export { AuthClientError, type FieldError } from './errors.js'
 export { authMiddleware, type FetchMiddleware } from './openapi-fetch.js'
