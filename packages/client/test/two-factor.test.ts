@@ -22,6 +22,7 @@ it('sets up, signs in through the challenge, renews the recovery codes and turns
   expect(uri).toMatch(/^otpauth:\/\/totp\//)
   expect(await auth.twoFactor.status()).toMatchObject({ enabled: false, pending: true })
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
+  while (Date.now() % 30_000 > 27_000) await new Promise((resolve) => setTimeout(resolve, 200))
   const at = (steps: number) => totp.generate({ timestamp: Date.now() + steps * 30_000 })
   const { recoveryCodes } = await auth.twoFactor.enable({ code: at(0) })
   expect(recoveryCodes).toHaveLength(10)
@@ -49,5 +50,33 @@ it('sets up, signs in through the challenge, renews the recovery codes and turns
   expect(await auth.twoFactor.status()).toMatchObject({ enabled: false })
   await auth.signOut()
   expect(await auth.signIn({ email: input.email, password: input.password })).toMatchObject({ status: 'signed-in' })
+  auth.close()
+})
+
+it('answers the challenge with a code from the app, once: the same code on a new challenge is refused', async () => {
+  const auth = createAuthClient({ baseUrl: server.base })
+  const input = { name: 'Tess', email: `tess-${randomUUID().slice(0, 8)}@example.com`, password: `plum ${randomUUID()}` }
+  await auth.signUp(input)
+  const { secret } = await auth.twoFactor.setup({ currentPassword: input.password })
+  const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
+  // Away from a step's edge, so that the server's step is the one the codes were made for.
+  while (Date.now() % 30_000 > 27_000) await new Promise((resolve) => setTimeout(resolve, 200))
+  const at = (steps: number) => totp.generate({ timestamp: Date.now() + steps * 30_000 })
+  // The previous step (within ±1) turns it on; the current one is still unused.
+  await auth.twoFactor.enable({ code: at(-1) })
+  await auth.signOut()
+
+  const first = await auth.signIn({ email: input.email, password: input.password })
+  if (first.status !== 'two-factor') throw new Error('expected a challenge')
+  const code = at(0)
+  const user = await auth.verifyTwoFactor({ challenge: first.challenge.challenge, code })
+  expect(user.email).toBe(input.email)
+  expect(auth.getState().user?.email).toBe(input.email)
+  expect((await auth.fetch('/todos')).status).toBe(200)
+
+  const second = await auth.signIn({ email: input.email, password: input.password })
+  if (second.status !== 'two-factor') throw new Error('expected a challenge')
+  const replay = await auth.verifyTwoFactor({ challenge: second.challenge.challenge, code }).catch((e: unknown) => e)
+  expect(replay).toMatchObject({ status: 401 })
   auth.close()
 })
