@@ -17,6 +17,7 @@ import { build } from 'esbuild'
 import { Miniflare } from 'miniflare'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runtimeFlow } from './runtime-flow.js'
+import { pgUnreachable } from './stores.js'
 
 const PACKAGE = fileURLToPath(new URL('..', import.meta.url))
 const EXAMPLES = join(PACKAGE, '..', '..', 'examples')
@@ -34,6 +35,10 @@ const unbuilt = existsSync(join(PACKAGE, 'dist', 'node-sqlite', 'index.js'))
   ? null
   : 'packages/auth/dist is not built (pnpm test builds it first; or pnpm --filter @latchkey/auth build)'
 if (unbuilt) console.warn(`the Node and Deno examples skipped: ${unbuilt}`)
+// The conformance runs on Bun and Deno: the runtime's SQLite, and PostgreSQL whenever Node reaches
+// it too (a suite has 50-odd tests), so a PostgreSQL run that skips on one runtime alone fails here.
+const minimumPassed = pgUnreachable === null ? 100 : 50
+if (pgUnreachable) console.warn(`PostgreSQL on Bun and Deno skipped: ${pgUnreachable}`)
 
 /** Runs a command to its end: exit status and everything it printed. */
 const runToEnd = (command: string, args: string[], cwd: string) =>
@@ -101,7 +106,7 @@ describe.concurrent('each runtime', () => {
       const { status, output } = await runToEnd(BUN, ['test', './src/bun-sqlite/store.bun.test.ts'], PACKAGE)
       expect(status, output.slice(-4000)).toBe(0)
       expect(output).toMatch(/\b0 fail\b/)
-      expect(Number(/(\d+) pass/.exec(output)?.[1])).toBeGreaterThanOrEqual(50)
+      expect(Number(/(\d+) pass/.exec(output)?.[1])).toBeGreaterThanOrEqual(minimumPassed)
     })
 
     it('runs the example over HTTP: the whole flow, with the client address from hono/bun', { timeout: 60_000 }, async () => {
@@ -121,7 +126,7 @@ describe.concurrent('each runtime', () => {
       const args = ['run', '-A', '--node-modules-dir=manual', vitest, 'run', '--config', 'vitest.deno.config.ts']
       const { status, output } = await runToEnd(DENO, args, PACKAGE)
       expect(status, output.slice(-4000)).toBe(0)
-      expect(Number(/Tests\s+(\d+) passed/.exec(output)?.[1])).toBeGreaterThanOrEqual(50)
+      expect(Number(/Tests\s+(\d+) passed/.exec(output)?.[1])).toBeGreaterThanOrEqual(minimumPassed)
       expect(output).not.toMatch(/failed/)
     })
 
