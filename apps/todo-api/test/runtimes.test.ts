@@ -1,6 +1,7 @@
 /**
  * The reference server on Bun and on Deno (CONTRACT §15), as documented in the README: the built
- * `dist/main.js` on each runtime's own SQLite (`bun:sqlite`, `node:sqlite`), driven over HTTP:
+ * `dist/main.js` on each runtime's own SQLite (`bun:sqlite`, `node:sqlite`) and on PostgreSQL
+ * through `pg` (skipped, saying why, when PostgreSQL is unreachable), driven over HTTP:
  * health, the front end, signup, todos, refresh, a cross-site refusal, the client address in the
  * audit lines, and a graceful stop. The binaries are the library's devDependencies (from npm);
  * without them these skip and say why.
@@ -8,7 +9,16 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { cookieFrom, freshDir, REPO_ROOT, request, signup, startServer } from './support.js'
+import {
+  cookieFrom,
+  freshDir,
+  freshPostgresSchema,
+  postgresUnreachable,
+  REPO_ROOT,
+  request,
+  signup,
+  startServer,
+} from './support.js'
 
 // The binaries themselves (the library's devDependencies), not node_modules/.bin's shell
 // wrappers: the stop signal must reach the runtime.
@@ -21,17 +31,21 @@ const RUNTIMES = [
   skip: existsSync(r.runtime[0] as string) ? null : `${r.runtime[0]} not found (pnpm install puts it there)`,
 }))
 for (const r of RUNTIMES) if (r.skip) console.warn(`the reference server on ${r.name} skipped: ${r.skip}`)
+const pgSkip = await postgresUnreachable()
+
+/** Each store the server can open: a `DATABASE_URL` for it, and what to drop afterwards. */
+const STORES = [
+  { store: 'its SQLite', skip: null, open: async () => ({ url: `file:${join(freshDir(), 'todo.db')}`, drop: async () => {} }) },
+  { store: 'PostgreSQL', skip: pgSkip, open: freshPostgresSchema },
+]
 
 describe.concurrent.each(RUNTIMES)('the reference server on $name', ({ runtime, skip }) => {
-  it.skipIf(skip !== null)(
-    'serves the API and the front end on its SQLite, and stops gracefully',
+  it.skipIf(skip !== null).for(STORES.filter((s) => s.skip === null))(
+    'serves the API and the front end on $store, and stops gracefully',
     { timeout: 60_000 },
-    async () => {
-      const server = await startServer({
-        runtime,
-        env: { DATABASE_URL: `file:${join(freshDir(), 'todo.db')}` },
-        startTimeoutMs: 30_000,
-      })
+    async ({ open }) => {
+      const db = await open()
+      const server = await startServer({ runtime, env: { DATABASE_URL: db.url }, startTimeoutMs: 30_000 })
       try {
         expect((await request(server.base, 'GET', '/health')).body).toEqual({ status: 'ok' })
         const page = await request(server.base, 'GET', '/')
@@ -64,6 +78,7 @@ describe.concurrent.each(RUNTIMES)('the reference server on $name', ({ runtime, 
         for (const audit of audits) expect(audit.ip).toMatch(/^(::ffff:)?127\.0\.0\.1$|^::1$/)
       } finally {
         const exit = await server.stop('SIGTERM')
+        await db.drop()
         expect(exit.code).toBe(0)
         expect(server.stdout()).toMatch(/^stopped$/m)
       }
