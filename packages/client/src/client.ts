@@ -99,6 +99,8 @@ export const createAuthClient = (options: AuthClientOptions) => {
   let user: User | null = null
   let cookie: string | null = null
   let refreshing: Promise<boolean> | null = null
+  /** True from the start of signOut() until the session is ended: no new refresh begins meanwhile. */
+  let signingOut = false
   let timer: ReturnType<typeof setTimeout> | undefined
   const listeners = new Set<() => void>()
   let state: AuthState = { user: null }
@@ -234,6 +236,8 @@ export const createAuthClient = (options: AuthClientOptions) => {
    * out) when the server refused the cookie; a network failure rejects.
    */
   const refresh = (): Promise<boolean> => {
+    // Asked while signing out: the session is ending, its cookie is not to be spent again.
+    if (signingOut && !refreshing) return Promise.resolve(false)
     refreshing ??= (async () => {
       try {
         const seen = generation
@@ -378,10 +382,19 @@ export const createAuthClient = (options: AuthClientOptions) => {
     },
     /** Ends this session (with the access token, or the refresh cookie alone after a reload). */
     async signOut(): Promise<void> {
+      signingOut = true
       try {
-        const response = await authRequest('POST', '/logout', undefined, accessToken !== null)
+        // A refresh under way ends first, so the session it renewed is the one that ends here.
+        await refreshing?.catch(() => undefined)
+        // The token, while it is fresh, names the session; an expired one would decide the answer
+        // (401) before the cookie is read and leave the session alive, so then, or when the token
+        // is refused anyway, the refresh cookie alone ends it (CONTRACT §16).
+        const fresh = accessToken !== null && now() < expiresAt
+        let response = await authRequest('POST', '/logout', undefined, fresh)
+        if (fresh && response.status === 401) response = await authRequest('POST', '/logout')
         if (!response.ok && response.status !== 401) throw await errorFrom(response)
       } finally {
+        signingOut = false
         cookie = null
         signedOut()
       }

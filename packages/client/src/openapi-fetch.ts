@@ -11,10 +11,14 @@ import type { AuthClient } from './client.js'
 /** The shape of an openapi-fetch middleware (structural: no dependency on openapi-fetch). */
 export interface FetchMiddleware {
   onRequest(options: { request: Request }): Promise<Request>
-  onResponse(options: { request: Request; response: Response }): Promise<Response>
+  onResponse(options: { request: Request; response: Response; options?: { readonly fetch?: typeof fetch } }): Promise<Response>
 }
 
-export const authMiddleware = (auth: AuthClient, fetchImpl: typeof fetch = globalThis.fetch): FetchMiddleware => {
+/**
+ * `fetchImpl` sends the one retry; by default the openapi-fetch client's own `fetch` (its
+ * `createClient({ fetch })`), else the global one.
+ */
+export const authMiddleware = (auth: AuthClient, fetchImpl?: typeof fetch): FetchMiddleware => {
   // A copy of each request before it is sent, for the one retry: a sent request's body is spent.
   const copies = new WeakMap<Request, { copy: Request; token: string | null }>()
   return {
@@ -24,7 +28,7 @@ export const authMiddleware = (auth: AuthClient, fetchImpl: typeof fetch = globa
       copies.set(request, { copy: request.clone(), token })
       return request
     },
-    async onResponse({ request, response }) {
+    async onResponse({ request, response, options }) {
       const sent = copies.get(request)
       if (!sent || response.status !== 401 || !/invalid_token/.test(response.headers.get('www-authenticate') ?? ''))
         return response
@@ -34,7 +38,7 @@ export const authMiddleware = (auth: AuthClient, fetchImpl: typeof fetch = globa
       if (!token) return response
       const retry = sent.copy
       retry.headers.set('Authorization', `Bearer ${token}`)
-      return fetchImpl(retry)
+      return (fetchImpl ?? options?.fetch ?? globalThis.fetch)(retry)
     },
   }
 }

@@ -144,5 +144,77 @@ describe('createAuthClient in Node', () => {
     const list = await api.GET('/todos', { params: { query: { limit: 5 } } })
     expect(list.data?.map((t) => t.title)).toEqual(['typed'])
     expect((await api.GET('/auth/me')).data).toMatchObject({ emailVerified: false })
+
+    // The retry after a 401 goes through the openapi-fetch client's own fetch, like the first try.
+    const sent: string[] = []
+    let spoil = true
+    const own = (request: Request) => {
+      sent.push(`${request.method} ${new URL(request.url).pathname} ${request.headers.get('Authorization')?.slice(0, 12)}`)
+      if (spoil) {
+        spoil = false
+        request.headers.set('Authorization', 'Bearer spoiled.token.value')
+      }
+      return fetch(request)
+    }
+    const typed = createClient<paths>({ baseUrl: server.base, fetch: own })
+    typed.use(authMiddleware(auth))
+    const retried = await typed.GET('/todos')
+    expect(retried.response.status).toBe(200)
+    expect(sent).toEqual(['GET /todos Bearer eyJhb', 'GET /todos Bearer eyJhb'])
+  })
+
+  it('signs out at the server when the token has expired: the refresh cookie alone ends the session', async () => {
+    const short = await startServer({ env: { ACCESS_TOKEN_TTL: '1' } })
+    try {
+      const input = account()
+      const keeper = createAuthClient({ baseUrl: short.base })
+      await keeper.signUp(input)
+      // Two sessions whose tokens expire while their timers are stopped (a sleeping tab): one
+      // client knows its token is stale, the other's clock stands still, so only the server says so.
+      const knows = createAuthClient({ baseUrl: short.base })
+      let frozen = Date.now()
+      const stale = createAuthClient({ baseUrl: short.base, now: () => frozen })
+      await knows.signIn(input)
+      await stale.signIn(input)
+      frozen = Date.now()
+      knows.close()
+      stale.close()
+      expect(await keeper.sessions.list()).toHaveLength(3)
+      await new Promise((resolve) => setTimeout(resolve, 2100))
+      await knows.signOut()
+      await stale.signOut()
+      expect(knows.getState().user).toBeNull()
+      expect(stale.getState().user).toBeNull()
+      expect(await keeper.sessions.list()).toEqual([expect.objectContaining({ current: true })])
+      expect(short.stdout()).toMatch(/^POST \/auth\/logout 401 /m)
+      expect(short.stdout().match(/^POST \/auth\/logout 204 /gm)).toHaveLength(2)
+    } finally {
+      await short.stop()
+    }
+  })
+
+  it('never lets a refresh and a sign-out called together leave a live session or a false answer', async () => {
+    const input = account()
+    const keeper = createAuthClient({ baseUrl: server.base })
+    await keeper.signUp(input)
+    // Four rounds: eight sign-ins stay under the account's login limit (10 per 15 minutes).
+    for (let i = 0; i < 4; i++) {
+      const auth = createAuthClient({ baseUrl: server.base })
+      await auth.signIn(input)
+      // Sign-out first: the refresh asked meanwhile spends nothing and answers false.
+      const ending = auth.signOut()
+      expect(await auth.refresh()).toBe(false)
+      await ending
+      expect(auth.getState().user).toBeNull()
+
+      // Refresh first: it finishes (true), then the session it renewed ends.
+      await auth.signIn(input)
+      const renewing = auth.refresh()
+      await auth.signOut()
+      expect(await renewing).toBe(true)
+      expect(auth.getState().user).toBeNull()
+      expect(await auth.getAccessToken()).toBeNull()
+    }
+    expect(await keeper.sessions.list()).toEqual([expect.objectContaining({ current: true })])
   })
 })
