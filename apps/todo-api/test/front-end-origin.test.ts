@@ -24,8 +24,18 @@ describe('a front end on a trusted origin', () => {
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe(SPA)
     expect(preflight.headers.get('access-control-allow-credentials')).toBe('true')
+    expect(preflight.headers.get('vary')).toBe('Origin, Access-Control-Request-Headers')
+    // Another origin, a preflight or a plain request, and a request with no Origin: no CORS header at all.
+    const foreignPreflight = await request(server.base, 'OPTIONS', '/auth/refresh', {
+      headers: { Origin: 'http://evil.test', 'Access-Control-Request-Method': 'POST' },
+    })
     const foreign = await request(server.base, 'GET', '/health', { headers: { Origin: 'http://evil.test' } })
-    expect(foreign.headers.get('access-control-allow-origin')).toBeNull()
+    const none = await request(server.base, 'GET', '/health')
+    for (const res of [foreignPreflight, foreign, none]) {
+      expect([...res.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([])
+      expect(res.headers.get('vary')).toMatch(/Origin/)
+    }
+    expect(foreignPreflight.status).toBe(404)
   })
 
   it('refreshes and signs out with the cookie alone; a foreign origin is refused', async () => {
