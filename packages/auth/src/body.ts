@@ -24,18 +24,18 @@ export const jsonBodyGuard = (maxBytes = 64 * 1024): MiddlewareHandler => {
     throw new AuthError('payload_too_large', { detail: `Request bodies are limited to ${maxBytes} bytes.` })
   }
   const limit = bodyLimit({ maxSize: maxBytes, onError: tooLarge })
-  const jsonOnly = (c: Context) => {
+  const jsonOnly = async (c: Context) => {
     if (!WITH_BODY.has(c.req.method)) return
     const length = c.req.header('content-length')
     // On the wire (RFC 9112 §6.3) neither Content-Length nor Transfer-Encoding means no body,
-    // though the Node adapter still hands every POST a body stream. In-process Requests
-    // (app.request) carry no Content-Length: there the body stream itself tells.
+    // though the Node adapter and Deno.serve still hand every POST a body stream. In-process
+    // Requests (app.request) carry no Content-Length either: there the bytes tell (bodyLimit has
+    // read them already, so a clone costs a copy of at most `maxBytes`).
     const hasBody =
       length !== undefined
         ? Number(length) > 0
-        : fromSocket(c)
-          ? c.req.header('transfer-encoding') !== undefined
-          : c.req.raw.body !== null
+        : c.req.header('transfer-encoding') !== undefined ||
+          (!fromSocket(c) && c.req.raw.body !== null && (await c.req.raw.clone().arrayBuffer()).byteLength > 0)
     if (hasBody && !JSON_TYPE.test(c.req.header('content-type') ?? ''))
       throw new AuthError('unsupported_media_type', { detail: 'Request bodies must be application/json.' })
   }
@@ -49,11 +49,11 @@ export const jsonBodyGuard = (maxBytes = 64 * 1024): MiddlewareHandler => {
       const length = c.req.header('content-length')
       const bodiless = c.req.method === 'GET' || c.req.method === 'HEAD'
       if (!bodiless && length !== undefined && Number.parseInt(length, 10) > maxBytes) tooLarge()
-      jsonOnly(c)
+      await jsonOnly(c)
       return next()
     }
     return limit(c, async () => {
-      jsonOnly(c)
+      await jsonOnly(c)
       await next()
     })
   }

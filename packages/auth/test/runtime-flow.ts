@@ -4,6 +4,7 @@
  * and the 401, 403 and 429 answers, with the client address read from the runtime itself.
  * The example prints each mail and event as a JSON line (`{"mail":…}`, `{"event":…}`).
  */
+import { connect } from 'node:net'
 import { expect } from 'vitest'
 
 const PASSWORD = 'plum tractor violet lantern'
@@ -29,6 +30,29 @@ const until = async <T>(find: () => T | undefined, what: string): Promise<T> => 
   }
   throw new Error(`timed out waiting for ${what}`)
 }
+
+/**
+ * The status of a request sent as curl sends `curl -X POST` without data: no body, and neither
+ * Content-Length nor Transfer-Encoding (fetch always sends `Content-Length: 0`).
+ */
+const bareStatus = (base: string, method: string, path: string, headers: Record<string, string>) =>
+  new Promise<number>((resolve, reject) => {
+    const { hostname, port } = new URL(base)
+    const socket = connect(Number(port), hostname.replace(/^\[|\]$/g, ''))
+    let answer = ''
+    socket.setEncoding('latin1')
+    socket.on('data', (chunk: string) => {
+      answer += chunk
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1]
+      if (status) {
+        socket.destroy()
+        resolve(Number(status))
+      }
+    })
+    socket.on('error', reject)
+    const lines = Object.entries({ Host: new URL(base).host, ...headers, Connection: 'close' }).map(([k, v]) => `${k}: ${v}`)
+    socket.write(`${method} ${path} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`)
+  })
 
 export const runtimeFlow = async (base: string, stdout: () => string, { graceSeconds = 10 } = {}) => {
   const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
@@ -75,6 +99,10 @@ export const runtimeFlow = async (base: string, stdout: () => string, { graceSec
   const { accessToken: token } = (await again.json()) as { accessToken: string }
   expect((await post('/auth/logout', undefined, { Authorization: `Bearer ${token}` })).status).toBe(204)
   expect((await post('/auth/refresh', undefined, { Cookie: `refresh_token=${cookieOf(again)}` })).status).toBe(401)
+  // Or, sent as curl sends it (no body, no Content-Length), the session of its cookie alone.
+  const third = cookieOf(await post('/auth/login', { email, password: PASSWORD })) as string
+  expect(await bareStatus(base, 'POST', '/auth/logout', { Cookie: `refresh_token=${third}` })).toBe(204)
+  expect((await post('/auth/refresh', undefined, { Cookie: `refresh_token=${third}` })).status).toBe(401)
 
   // Forgot and reset, through the mail hook.
   expect((await post('/auth/forgot-password', { email })).status).toBe(202)
