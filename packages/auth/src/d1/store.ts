@@ -379,12 +379,8 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       await db.insert(challenges).values({ hash, userId, credentialsVersion, expiresAt }).run()
     },
 
-    async findChallenge(hash, now) {
-      const row = await db
-        .select({ userId: challenges.userId })
-        .from(challenges)
-        .where(and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now)))
-        .get()
+    async findChallenge(hash) {
+      const row = await db.select({ userId: challenges.userId }).from(challenges).where(eq(challenges.hash, hash)).get()
       return row ?? null
     },
 

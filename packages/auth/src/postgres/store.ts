@@ -447,11 +447,8 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       await db.insert(challenges).values({ hash, userId, credentialsVersion, expiresAt })
     },
 
-    async findChallenge(hash, now) {
-      const [row] = await db
-        .select({ userId: challenges.userId })
-        .from(challenges)
-        .where(and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now)))
+    async findChallenge(hash) {
+      const [row] = await db.select({ userId: challenges.userId }).from(challenges).where(eq(challenges.hash, hash))
       return row ?? null
     },
 

@@ -208,6 +208,20 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect(fromOneAddress).toBe(100)
   })
 
+  run('answers to a used or expired challenge count against its account too', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const used = await challengeOf(h, 'ada@example.com', '198.51.100.1')
+    expect((await verify(h, used, ada.code(), '203.0.113.1')).status).toBe(200)
+    const late = await challengeOf(h, 'ada@example.com', '198.51.100.2')
+    h.clock.advance(301_000)
+    // Each from its own address: only the account's count can add up. Nine spent on the dead
+    // challenges (with the one that finished the sign-in, ten): the right code then meets 429.
+    for (let i = 0; i < 9; i++) expect((await verify(h, i % 2 ? late : used, '123456', `203.0.113.${i + 2}`)).status).toBe(401)
+    const fresh = await challengeOf(h, 'ada@example.com', '198.51.100.3')
+    expect((await verify(h, fresh, ada.code(), '203.0.113.99')).status).toBe(429)
+  })
+
   run('a recovery code works once, sends a notice, and 20 concurrent uses of one code sign in once', async () => {
     // Limits out of the way: the race is the point here (the limits have their own test).
     const h = setup({ rateLimit: { email: { max: 1000, windowSeconds: 900 }, user: { max: 1000, windowSeconds: 900 } } })

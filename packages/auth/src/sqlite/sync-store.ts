@@ -435,12 +435,8 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       db.insert(challenges).values({ hash, userId, credentialsVersion, expiresAt }).run()
     },
 
-    async findChallenge(hash, now) {
-      const row = db
-        .select({ userId: challenges.userId })
-        .from(challenges)
-        .where(and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now)))
-        .get()
+    async findChallenge(hash) {
+      const row = db.select({ userId: challenges.userId }).from(challenges).where(eq(challenges.hash, hash)).get()
       return row ?? null
     },
 

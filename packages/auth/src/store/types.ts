@@ -308,7 +308,12 @@ export interface Store<U extends UserRecord = UserRecord> {
   deleteTwoFactor(userId: string): Promise<boolean>
   /** Stores a login challenge (the password step passed for a two-factor account). */
   createChallenge(input: NewChallenge): Promise<void>
-  /** The owner of a challenge that can still be claimed at `now`, without claiming it (the rate limit's key). */
+  /**
+   * The owner of a challenge, without claiming it: the key of the per-account limit on answers.
+   * Used and expired challenges count too, while their rows last (until the sweep), so every
+   * answer to one of an account's challenges counts against that account. (`now`: for a store
+   * that keeps challenges elsewhere and needs it; the shipped stores do not.)
+   */
   findChallenge(hash: string, now: Date): Promise<{ userId: string } | null>
   /**
    * Claims a challenge for one attempt, atomically: only while it is unused, unexpired and has

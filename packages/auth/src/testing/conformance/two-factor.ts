@@ -181,16 +181,17 @@ export const twoFactorConformance = (t: Conformance) => {
       return user
     }
 
-    it('is found and claimed by its hash until it expires; a claim holds it', async () => {
+    it('is claimed by its hash until it expires; a claim holds it; its owner is found, used or expired', async () => {
       const user = await challenge('c1')
       expect(await t.store.findChallenge('c1', T0)).toEqual({ userId: user.id })
       expect(await t.store.findChallenge('nope', T0)).toBeNull()
       expect(await t.store.claimChallenge('c1', T0, 5)).toEqual({ userId: user.id, credentialsVersion: 3 })
       expect(await t.store.claimChallenge('c1', T0, 5)).toBeNull()
-      expect(await t.store.findChallenge('c1', T0)).toBeNull()
-      await challenge('c2', 1000)
+      // Every answer to it still counts against its account.
+      expect(await t.store.findChallenge('c1', T0)).toEqual({ userId: user.id })
+      const late = await challenge('c2', 1000)
       expect(await t.store.claimChallenge('c2', at(1000), 5)).toBeNull()
-      expect(await t.store.findChallenge('c2', at(1000))).toBeNull()
+      expect(await t.store.findChallenge('c2', at(1000))).toEqual({ userId: late.id })
     })
 
     it('lets exactly one of 20 concurrent claims win', async () => {
