@@ -48,7 +48,7 @@ export default {
     await migrated
     return appFor(env).fetch(request, env, ctx as never)
   },
-  // A Cron Trigger (wrangler.toml: [triggers] crons = ["*/10 * * * *"]) deletes dead sessions and spent tokens.
+  // A Cron Trigger (Wrangler configuration: [triggers] crons = ["*/10 * * * *"]) deletes dead sessions and spent tokens.
   async scheduled(_event: unknown, env: Env, ctx: { waitUntil(promise: Promise<unknown>): void }) {
     migrated ??= migrateD1(env.DB)
     await migrated

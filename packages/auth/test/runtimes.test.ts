@@ -71,7 +71,10 @@ const startServer = async (command: string, args: string[], cwd: string, env: Re
   })
   for (let i = 0; i < 200; i++) {
     const port = /listening on http:\/\/localhost:(\d+)/.exec(stdout)?.[1]
-    if (port) return { base: `http://127.0.0.1:${port}`, stdout: () => stdout, stop: () => child.kill('SIGTERM') }
+    if (port) {
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
+      return { base: `http://127.0.0.1:${port}`, stdout: () => stdout, stop: () => child.kill('SIGTERM'), exited }
+    }
     if (child.exitCode !== null) break
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
@@ -212,5 +215,30 @@ describe.concurrent('each runtime', () => {
       const url = await mf.ready
       await runtimeFlow(url.origin.replace('localhost', '127.0.0.1'), () => received)
     })
+
+    it.skipIf(unbuilt !== null)(
+      "starts as its README says (node local.mjs, on the library's dist/), and D1 keeps the accounts across a restart",
+      { timeout: 60_000 },
+      async () => {
+        const env = { AUTH_SECRET: SECRET, PORT: '0', D1_PERSIST: mkdtempSync(join(tmpdir(), 'latchkey-d1-')) }
+        const dir = join(EXAMPLES, 'workers')
+        const email = `ada-${Date.now()}@example.com`
+        const body = { name: 'Ada', email, password: 'plum tractor violet lantern' }
+        const post = (base: string, path: string) =>
+          fetch(`${base}${path}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) })
+        const first = await startServer(process.execPath, ['local.mjs'], dir, env)
+        stops.push(first.stop)
+        expect((await post(first.base, '/auth/signup')).status).toBe(201)
+        // The Worker's mails and events print as JSON lines, as the README says.
+        for (let i = 0; i < 100 && !first.stdout().includes('"kind":"verify-email"'); i++)
+          await new Promise((resolve) => setTimeout(resolve, 50))
+        expect(first.stdout()).toContain(`"to":"${email}"`)
+        first.stop()
+        await first.exited
+        const second = await startServer(process.execPath, ['local.mjs'], dir, env)
+        stops.push(second.stop)
+        expect((await post(second.base, '/auth/login')).status).toBe(200)
+      },
+    )
   })
 })
