@@ -237,6 +237,17 @@ export const sessionCore = <U extends UserRecord>({
     },
 
     /**
+     * Whether `presented` is the current refresh value of a live session, read only: nothing is
+     * spent, revoked or cleared (a cookie sent from another site is judged, CONTRACT §2 order:
+     * an invalid one is 401 before the cross-site 403).
+     */
+    async isCurrent(presented: string): Promise<boolean> {
+      const { sessionId, hash } = parseRefreshValue(presented)
+      const found = await store.findRefresh(sessionId === null ? { currentHash: hash } : { sessionId })
+      return found !== null && found.session.refreshHash === hash && sessionRemainingMs(found.session, now(), lifetimes) > 0
+    },
+
+    /**
      * Ends the session whose CURRENT refresh value is `presented` (logout with the cookie alone,
      * CONTRACT §16), clearing the cookie. Answers the ended session, or `null` for an unknown,
      * malformed or already spent value (nothing is deleted then).

@@ -284,8 +284,14 @@ export const fuzzSuite = (store: AttackStore) =>
       const route = `${req.method} ${pathname.replace(/^\/todos\/.+/, '/todos/{id}').replace(/^\/auth\/sessions\/.+/, '/auth/sessions/{id}')} ${reply.status}`
       outcomes.set(route, (outcomes.get(route) ?? 0) + 1)
       // Logout without an access credential is named by the refresh cookie alone (CONTRACT §16),
-      // checked as refresh checks it: 403 from another site, 204 only for the current value.
+      // checked as refresh checks it: 204 only for the current value; from another site 403 for
+      // the current value and 401 for any other (401 comes before 403, CONTRACT §2).
       const cookieLogout = route.startsWith('POST /auth/logout ') && c.auth.kind === 'none'
+      const crossSite = ['foreign', 'null', 'crossSite'].includes(c.site)
+      if ((cookieLogout || route.startsWith('POST /auth/refresh ')) && crossSite && ![413, 415].includes(reply.status)) {
+        const live = c.refresh.name === 'secure' && refIs(c.refresh.value, 'a.refresh')
+        expect(reply.status, `a cross-site refresh cookie (${live ? 'live' : 'not live'}): ${ctx}`).toBe(live ? 403 : 401)
+      }
       if (cookieLogout) {
         expect([204, 401, 403, 413, 415], ctx).toContain(reply.status)
         if (reply.status === 204) {

@@ -49,9 +49,13 @@ export const logout = <U extends UserRecord>(
         notify.event(c, { type: 'logout', userId: signedIn.id, sessionId })
         return c.body(null, 204)
       }
-      if (isCrossSiteUnsafe(c, options.trustedOrigins)) throw crossSiteRefused(c, options.trustedOrigins)
       const presented = cookie.read(c)
       if (!presented) throw refreshRefused('The refresh cookie is malformed.')
+      // An invalid cookie is 401 before the cross-site 403 (CONTRACT §2 order), judged read only.
+      if (isCrossSiteUnsafe(c, options.trustedOrigins)) {
+        if (!(await sessions.isCurrent(presented))) throw refreshRefused('The refresh cookie is invalid, spent or revoked.')
+        throw crossSiteRefused(c, options.trustedOrigins)
+      }
       const ended = await sessions.endByRefresh(c, presented)
       if (!ended) throw refreshRefused('The refresh cookie is invalid, spent or revoked.')
       notify.event(c, { type: 'logout', userId: ended.userId, sessionId: ended.id })

@@ -104,6 +104,26 @@ describe('POST /auth/refresh', () => {
     expect(same.status).toBe(200)
   })
 
+  it('from another site, answers 401 before the 403 for a cookie that is no live credential, changing nothing', async () => {
+    const h = harness()
+    const { refresh } = await h.signup()
+    const rotated = await h.request('POST', '/auth/refresh', { headers: cookieHeader(refresh) })
+    const current = refreshCookie(rotated) as string
+    h.clock.advance(60_000) // past the race window: same-site, the old value would be reuse
+    const evil = { Origin: 'https://evil.test' }
+    for (const value of ['garbage', 'A'.repeat(43), refresh, `${current.slice(0, -4)}AAAA`]) {
+      const res = await h.request('POST', '/auth/refresh', { headers: { ...cookieHeader(value), ...evil } })
+      expect(res.status, value).toBe(401)
+      expect(res.headers.getSetCookie()).toEqual([])
+      const out = await h.request('POST', '/auth/logout', { headers: { ...cookieHeader(value), ...evil } })
+      expect(out.status, value).toBe(401)
+    }
+    // The live cookie from another site: 403 on both, and the session goes on.
+    expect((await h.request('POST', '/auth/refresh', { headers: { ...cookieHeader(current), ...evil } })).status).toBe(403)
+    expect((await h.request('POST', '/auth/logout', { headers: { ...cookieHeader(current), ...evil } })).status).toBe(403)
+    expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })).status).toBe(200)
+  })
+
   it('says in the 403 which origin it expected and which option sets it (a dev server on another port)', async () => {
     const h = harness()
     const { refresh } = await h.signup()
