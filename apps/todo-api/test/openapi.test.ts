@@ -121,6 +121,9 @@ describe('GET /openapi.json', () => {
       ].sort(),
     )
     for (const { id, op } of guarded) expect(op.responses, id).toHaveProperty('401')
+    // A cookie-borne token on an unsafe method from another site is 403 (CONTRACT §3).
+    for (const { id, op } of guarded.filter((g) => !g.id.startsWith('GET ')))
+      expect((op.responses['403'] as { description?: string } | undefined)?.description, id).toMatch(/another site/)
   })
 
   it('marks /admin/stats with x-policy "admin" and a 403, and no other operation with a policy', () => {
@@ -232,6 +235,13 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'RateLimit-Policy',
         'RateLimit',
       ])
+  })
+
+  it('documents WWW-Authenticate on every 401, as the server sends it', () => {
+    const refusing = operations().filter(({ op }) => '401' in op.responses)
+    expect(refusing.length).toBeGreaterThanOrEqual(20)
+    for (const { id, op } of refusing)
+      expect(Object.keys((op.responses['401'] as { headers?: object }).headers ?? {}), id).toEqual(['WWW-Authenticate'])
   })
 
   it('states the strings `done` accepts, in any case', () => {

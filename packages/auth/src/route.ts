@@ -5,10 +5,12 @@
  */
 import { createRoute, type RouteConfig } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
-import { internalErrorResponse, problemResponse } from './schemas.js'
+import { internalErrorResponse, problemResponse, unauthorizedResponse } from './schemas.js'
 
 /** Name of the HTTP bearer security scheme in the OpenAPI document. */
 export const BEARER_SCHEME = 'bearerAuth'
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /** A route definition as `createRoute` takes it, plus `auth`. The guard is the route's middleware. */
 export type GuardedRouteConfig<Name extends string> = Omit<RouteConfig, 'middleware'> & { auth: true | Name }
@@ -28,8 +30,21 @@ export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRoute
     middleware: [guard, ...after],
     responses: {
       ...config.responses,
-      401: problemResponse('No valid access token'),
-      ...(auth === true ? {} : { 403: problemResponse(`The "${auth}" policy refused the caller`) }),
+      401: unauthorizedResponse('No valid access token'),
+      // An app may send the access token as the `token` cookie: on an unsafe method, from another
+      // site, that is 403 (CONTRACT §3), and so is a policy's refusal.
+      ...(auth === true && !UNSAFE.has(config.method.toUpperCase())
+        ? {}
+        : {
+            403: problemResponse(
+              [
+                ...(auth === true ? [] : [`The "${auth}" policy refused the caller`]),
+                ...(UNSAFE.has(config.method.toUpperCase()) ? ['the `token` cookie was sent from another site'] : []),
+              ]
+                .join('; or ')
+                .replace(/^t/, 'T'),
+            ),
+          }),
       500: internalErrorResponse,
     },
   }

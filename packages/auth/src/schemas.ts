@@ -105,6 +105,17 @@ export const problemResponse = (description: string) => ({
   content: { 'application/problem+json': { schema: ProblemSchema } },
 })
 
+/** A 401: the problem document and its `WWW-Authenticate` challenge (CONTRACT §2). */
+export const unauthorizedResponse = (description: string) => ({
+  ...problemResponse(description),
+  headers: z.object({
+    'WWW-Authenticate': z.string().max(200).openapi({
+      description: '`Bearer`, with `error="invalid_token"` when a credential was sent and refused',
+      example: 'Bearer error="invalid_token"',
+    }),
+  }),
+})
+
 /**
  * The 413 and 415 of {@link jsonBodyGuard}: every operation whose method may carry a body (POST,
  * PUT, PATCH, DELETE) can answer them, before anything else (CONTRACT §2).

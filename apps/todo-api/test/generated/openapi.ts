@@ -876,6 +876,8 @@ export interface operations {
       /** @description Wrong email or password */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {
@@ -958,6 +960,8 @@ export interface operations {
       /** @description Missing, invalid, expired, revoked or reused refresh cookie */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {
@@ -1036,6 +1040,8 @@ export interface operations {
       /** @description No valid access token, and no current refresh cookie */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {
@@ -1101,6 +1107,8 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {
@@ -1149,6 +1157,17 @@ export interface operations {
       }
       /** @description No valid access token */
       401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }
@@ -1464,6 +1483,17 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
+        headers: {
           [name: string]: unknown
         }
         content: {
@@ -1535,6 +1565,8 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {
@@ -1570,6 +1602,17 @@ export interface operations {
       }
       /** @description No valid access token */
       401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }
@@ -1627,6 +1670,17 @@ export interface operations {
       }
       /** @description No valid access token */
       401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }
@@ -1705,6 +1759,17 @@ export interface operations {
       }
       /** @description No valid access token */
       401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }
@@ -1890,6 +1955,17 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
+        headers: {
           [name: string]: unknown
         }
         content: {
@@ -1972,6 +2048,8 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {
@@ -2022,6 +2100,17 @@ export interface operations {
       }
       /** @description No valid access token */
       401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }
@@ -2127,6 +2216,17 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
+        headers: {
           [name: string]: unknown
         }
         content: {
@@ -2217,6 +2317,17 @@ export interface operations {
       }
       /** @description No valid access token */
       401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }
@@ -2322,6 +2433,17 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
+        headers: {
           [name: string]: unknown
         }
         content: {
@@ -2426,6 +2548,8 @@ export interface operations {
       /** @description A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {
@@ -2511,6 +2635,8 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {
@@ -2561,6 +2687,17 @@ export interface operations {
       }
       /** @description No valid access token */
       401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }
@@ -2618,6 +2755,17 @@ export interface operations {
       }
       /** @description No valid access token */
       401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
         headers: {
           [name: string]: unknown
         }
@@ -2700,6 +2848,17 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The `token` cookie was sent from another site */
+      403: {
+        headers: {
           [name: string]: unknown
         }
         content: {
@@ -2765,6 +2924,8 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {

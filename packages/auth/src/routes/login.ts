@@ -16,6 +16,7 @@ import {
   PasswordField,
   problemResponse,
   rateLimitedResponse,
+  unauthorizedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { CHALLENGE_SECONDS } from '../two-factor/factor.js'
@@ -59,7 +60,7 @@ export const login = <U extends UserRecord>(
           'The password is right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify',
         ),
         400: problemResponse('Invalid input'),
-        401: problemResponse('Wrong email or password'),
+        401: unauthorizedResponse('Wrong email or password'),
         ...bodyGuardResponses,
         429: rateLimitedResponse,
         500: internalErrorResponse,

@@ -8,7 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from '../credentials.js'
 import type { GuardEnv } from '../guard.js'
 import { BEARER_SCHEME } from '../route.js'
-import { bodyGuardResponses, internalErrorResponse, problemResponse } from '../schemas.js'
+import { bodyGuardResponses, internalErrorResponse, problemResponse, unauthorizedResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { refreshRefused } from './refresh.js'
@@ -35,7 +35,7 @@ export const logout = <U extends UserRecord>(
       middleware: [eitherCredential],
       responses: {
         204: { description: 'Session revoked; the refresh cookie is cleared' },
-        401: problemResponse('No valid access token, and no current refresh cookie'),
+        401: unauthorizedResponse('No valid access token, and no current refresh cookie'),
         403: problemResponse('The refresh cookie was sent from another site'),
         ...bodyGuardResponses,
         500: internalErrorResponse,

@@ -14,6 +14,7 @@ import {
   problemResponse,
   rateLimitedResponse,
   TokenSchema,
+  unauthorizedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
@@ -44,7 +45,7 @@ export const refresh = <U extends UserRecord>(
       security: [{ refreshCookie: [] }],
       responses: {
         200: jsonContent(TokenSchema, 'New access token; the refresh cookie is replaced'),
-        401: problemResponse('Missing, invalid, expired, revoked or reused refresh cookie'),
+        401: unauthorizedResponse('Missing, invalid, expired, revoked or reused refresh cookie'),
         403: problemResponse('Cookie sent from another site'),
         ...bodyGuardResponses,
         429: rateLimitedResponse,

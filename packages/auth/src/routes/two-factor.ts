@@ -21,6 +21,7 @@ import {
   problemResponse,
   rateLimitedResponse,
   storableString,
+  unauthorizedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { CHALLENGE_MAX_FAILURES } from '../two-factor/factor.js'
@@ -311,7 +312,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       responses: {
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
         400: problemResponse('Invalid input'),
-        401: problemResponse('A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge'),
+        401: unauthorizedResponse('A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge'),
         ...bodyGuardResponses,
         429: rateLimitedResponse,
         500: internalErrorResponse,
