@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
 import { guardedRoute } from '../route.js'
-import { bodyGuardResponses, jsonContent, problemResponse } from '../schemas.js'
+import { bodyGuardResponses, isStorableText, jsonContent, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
@@ -26,8 +26,10 @@ export const SessionSchema = z
 const SessionIdParam = z.object({
   id: z.string().openapi({
     param: { name: 'id', in: 'path' },
-    format: 'uuid',
-    maxLength: 36,
+    // Any segment is answered (404 when it is not one of the caller's sessions, CONTRACT §11):
+    // the schema refuses nothing the server accepts.
+    pattern: '^[^/]+$',
+    maxLength: 16384,
     description: 'A session id from GET /sessions. Any other value matches nothing: 404.',
   }),
 })
@@ -72,7 +74,10 @@ export const sessionRoutes = <U extends UserRecord>(
         notify.event(c, { type: 'logout', userId: user.id, sessionId })
         return c.body(null, 204)
       }
-      if (!(await store.deleteUserSession(user.id, id))) throw new AuthError('not_found', { detail: `No session with id ${id}` })
+      // Text no store can hold (U+0000, a lone surrogate) is no session id: 404 without asking
+      // the store (PostgreSQL would refuse the statement).
+      if (!isStorableText(id) || !(await store.deleteUserSession(user.id, id)))
+        throw new AuthError('not_found', { detail: `No session with id ${id}` })
       notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: id })
       return c.body(null, 204)
     },
