@@ -24,6 +24,9 @@ export interface D1DatabaseLike {
 
 /** Rows a write changed, from D1's `meta.changes`. */
 const changes = (result: unknown) => Number((result as { meta?: { changes?: number } } | undefined)?.meta?.changes ?? 0)
+/** The user's unused email-change tokens (`userId` may be a subquery): a new password kills them. */
+const pendingEmailChange = (userId: string | SQL) =>
+  and(eq(emailTokens.userId, userId), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt))
 
 /**
  * A {@link Store} on a D1 database. Call {@link migrateD1} once before use (e.g. at deploy).
@@ -74,12 +77,13 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       const results = await db.batch([
         db.delete(sessions).where(and(others, current)),
         db.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt), current)),
+        db.delete(emailTokens).where(and(pendingEmailChange(userId), current)),
         db
           .update(users)
           .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
           .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion))),
       ])
-      return changes(results[2]) === 1
+      return changes(results[3]) === 1
     },
 
     async setRole(email, role) {
@@ -158,9 +162,10 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         db
           .delete(resetTokens)
           .where(and(eq(resetTokens.userId, owner), isNull(resetTokens.usedAt), ne(resetTokens.hash, tokenHash), unspent)),
+        db.delete(emailTokens).where(and(pendingEmailChange(owner), unspent)),
         db.update(resetTokens).set({ usedAt: now }).where(live).returning({ userId: resetTokens.userId }),
       ])
-      return results[3][0]?.userId ?? null
+      return results[4][0]?.userId ?? null
     },
 
     async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, limit }) {

@@ -21,6 +21,9 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
 /** An email token that can still be spent at `now`. */
 const unspent = (now: Date) => and(isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))
+/** The user's unused email-change tokens: a new password (change or reset) kills them. */
+const pendingEmailChange = (userId: string) =>
+  and(eq(emailTokens.userId, userId), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt))
 
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
@@ -112,6 +115,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
           .returning({ id: users.id })
         if (replaced.length === 0) return false
         await tx.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
+        await tx.delete(emailTokens).where(pendingEmailChange(userId))
         const others = keepSessionId
           ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
           : eq(sessions.userId, userId)
@@ -206,6 +210,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
           .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1`, emailVerified: true })
           .where(eq(users.id, spent.userId))
         await tx.delete(resetTokens).where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
+        await tx.delete(emailTokens).where(pendingEmailChange(spent.userId))
         await tx.delete(sessions).where(eq(sessions.userId, spent.userId))
         return spent.userId
       })

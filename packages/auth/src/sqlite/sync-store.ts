@@ -27,6 +27,9 @@ export interface SqlitePragmas {
 
 /** An email token that can still be spent at `now`. */
 const unspent = (now: Date) => and(isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))
+/** The user's unused email-change tokens: a new password (change or reset) kills them. */
+const pendingEmailChange = (userId: string) =>
+  and(eq(emailTokens.userId, userId), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt))
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
   and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
@@ -131,6 +134,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
           tx.delete(resetTokens)
             .where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
             .run()
+          tx.delete(emailTokens).where(pendingEmailChange(userId)).run()
           return true
         }, immediate),
       )
@@ -213,6 +217,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
           tx.delete(resetTokens)
             .where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
             .run()
+          tx.delete(emailTokens).where(pendingEmailChange(spent.userId)).run()
           return spent.userId
         }, immediate),
       )

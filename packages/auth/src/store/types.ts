@@ -205,8 +205,9 @@ export interface Store<U extends UserRecord = UserRecord> {
   updatePasswordHash(userId: string, passwordHash: string, credentialsVersion: number): Promise<boolean>
   /**
    * Atomically, and only while the credentials version is still `credentialsVersion`: replaces
-   * the password, bumps the version, deletes every session of the user except `keepSessionId`
-   * and every unused reset token. Answers `false`, changing nothing, when the version moved on.
+   * the password, bumps the version, deletes every session of the user except `keepSessionId`,
+   * every unused reset token and every unused `change-email` token (a thief's pending change dies
+   * with the password). Answers `false`, changing nothing, when the version moved on.
    */
   replacePassword(input: ReplacePasswordInput): Promise<boolean>
   /** Sets the free-form role of the user with this canonical email; `false` when there is none. */
@@ -239,7 +240,9 @@ export interface Store<U extends UserRecord = UserRecord> {
   findResetToken(tokenHash: string, now: Date): Promise<{ userId: string; email: string } | null>
   /**
    * Atomically spends an unused, unexpired token, sets the new password hash, bumps the
-   * credentials version and deletes every session and every other unused reset token of the owner. Answers the owner's id, or `null` when the token is not redeemable.
+   * credentials version and deletes every session, every other unused reset token and every
+   * unused `change-email` token of the owner. Answers the owner's id, or `null` when the token is
+   * not redeemable.
    */
   consumeResetToken(input: ConsumeResetInput): Promise<string | null>
 

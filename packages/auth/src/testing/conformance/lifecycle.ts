@@ -75,6 +75,21 @@ export const lifecycleConformance = (t: Conformance) => {
       expect(await t.store.confirmEmailChange({ tokenHash: 'change', now: T0 })).toEqual({ status: 'invalid' })
     })
 
+    it('dies with a new password, changed or reset (a pending change made with a stolen password); verification stays', async () => {
+      const changed = await newUser()
+      await token('change-email', changed.id, 'pending-a', `a-${changed.id}@example.com`)
+      await token('verify-email', changed.id, 'verify-a')
+      expect(await t.store.replacePassword({ userId: changed.id, passwordHash: 'new', credentialsVersion: 0 })).toBe(true)
+      expect(await t.store.confirmEmailChange({ tokenHash: 'pending-a', now: T0 })).toEqual({ status: 'invalid' })
+      expect(await t.store.verifyEmail({ tokenHash: 'verify-a', now: T0 })).toBe(changed.id)
+
+      const reset = await newUser()
+      await token('change-email', reset.id, 'pending-b', `b-${reset.id}@example.com`)
+      await t.store.createResetToken({ userId: reset.id, tokenHash: 'reset-b', expiresAt: at(60_000) })
+      expect(await t.store.consumeResetToken({ tokenHash: 'reset-b', now: T0, passwordHash: 'new' })).toBe(reset.id)
+      expect(await t.store.confirmEmailChange({ tokenHash: 'pending-b', now: T0 })).toEqual({ status: 'invalid' })
+    })
+
     it('answers taken, spending the token and changing nothing, when another account holds the address', async () => {
       const user = await newUser('mine@example.com')
       await token('change-email', user.id, 'change', 'theirs@example.com')
