@@ -10,7 +10,7 @@ import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
 import { errorSummary } from './errors.js'
 import { type GuardEnv, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
-import { routeLimits } from './limits.js'
+import { accountOf, routeLimits } from './limits.js'
 import { notifier } from './notify.js'
 import { type AuthOptions, type NoFields, type Policy, resolveOptions, type SignupExtras } from './options.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
@@ -141,7 +141,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     hasher,
     decoy,
     limits: routeLimits(resolved, options.rateLimit?.store ?? memoryRateLimitStore(), (c, endpoint) => {
-      const userId = (c.var as { user?: { id: string } }).user?.id
+      const userId = accountOf(c)
       notify.event(c, { type: 'rate_limited', endpoint, ...(userId ? { userId } : {}) })
     }),
     guard,

@@ -208,7 +208,7 @@ export const jsonContent = <T extends z.ZodType>(schema: T, description: string)
 })
 
 /** The canonical `email` of a body that may be anything, for rate-limit keys. */
-export const emailFromBody = (body: unknown): string | null => {
-  const email = (body as { email?: unknown } | undefined)?.email
+export const emailFromBody = (body: unknown, field = 'email'): string | null => {
+  const email = (body as Record<string, unknown> | undefined)?.[field]
   return typeof email === 'string' ? canonicalEmail(email) : null
 }

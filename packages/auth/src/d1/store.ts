@@ -202,6 +202,23 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       ])
     },
 
+    async findEmailToken(tokenHash, kind, now) {
+      const row = await db
+        .select({ userId: users.id, email: users.email })
+        .from(emailTokens)
+        .innerJoin(users, eq(users.id, emailTokens.userId))
+        .where(
+          and(
+            eq(emailTokens.hash, tokenHash),
+            eq(emailTokens.kind, kind),
+            isNull(emailTokens.usedAt),
+            gt(emailTokens.expiresAt, now),
+          ),
+        )
+        .get()
+      return row ?? null
+    },
+
     async verifyEmail({ tokenHash, now }) {
       const live = and(
         eq(emailTokens.hash, tokenHash),

@@ -268,6 +268,15 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       })
     },
 
+    async findEmailToken(tokenHash, kind, now) {
+      const [row] = await db
+        .select({ userId: users.id, email: users.email })
+        .from(emailTokens)
+        .innerJoin(users, eq(users.id, emailTokens.userId))
+        .where(and(eq(emailTokens.hash, tokenHash), eq(emailTokens.kind, kind), unspent(now)))
+      return row ?? null
+    },
+
     async verifyEmail({ tokenHash, now }) {
       return db.transaction(async (tx) => {
         const owner = await lockTokenOwner(tx, tokenHash)

@@ -4,11 +4,13 @@
  * the address becomes the account's (verified), every session ends, and the old address is told.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import { peekJson } from '../body.js'
 import { tokenHash } from '../opaque-token.js'
 import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
   EmailField,
+  emailFromBody,
   internalErrorResponse,
   jsonBody,
   jsonContent,
@@ -22,7 +24,7 @@ import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
 import { checkCurrentPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
-import { invalidEmailToken, mailEmailToken } from './email-tokens.js'
+import { invalidEmailToken, mailEmailToken, tokenOwnerEmail } from './email-tokens.js'
 import { emailTaken } from './signup.js'
 import { TokenBody } from './verify-email.js'
 
@@ -54,7 +56,8 @@ export const changeEmail = <U extends UserRecord>(
           503: overloadedResponse,
         },
       },
-      [limits.perUser('change-email')],
+      // Per the new address too (CONTRACT §12), so no set of accounts can flood one mailbox.
+      [limits.perUser('change-email', async (c) => emailFromBody(await peekJson(c), 'newEmail'))],
     ),
     async (c) => {
       const { currentPassword, newEmail } = c.req.valid('json')
@@ -76,8 +79,8 @@ export const changeEmail = <U extends UserRecord>(
       security: [],
       tags: ['auth'],
       summary: 'Make the new address the account’s with the token from the confirmation mail',
-      // Per address: the token's owner is known only once it is spent.
-      middleware: [limits.perIp('confirm-email')],
+      // Per address and per the email of the token's owner, as verify-email.
+      middleware: [limits.onEmail('confirm-email', tokenOwnerEmail(deps, 'change-email'))],
       request: { body: jsonBody(TokenBody.openapi('ConfirmEmailRequest')) },
       responses: {
         204: { description: 'The email changed (verified); every session of the account is signed out' },

@@ -3,7 +3,10 @@
  * to the account's address, `change-email` lives 1 hour and goes to the new address. The raw token
  * is only ever in the mail; the store keeps its SHA-256.
  */
+import type { Context } from 'hono'
+import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
+import { noteAccount } from '../limits.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
 import type { EmailTokenKind, UserRecord } from '../store/types.js'
 import type { RouteDeps } from './deps.js'
@@ -33,3 +36,17 @@ export const mailEmailToken = async <U extends UserRecord>(
 
 /** One answer for an unknown, used, expired or wrong-kind token. */
 export const invalidEmailToken = () => new AuthError('invalid_email_token', { detail: 'The token is invalid, used or expired.' })
+
+/**
+ * The rate-limit key of a redemption (CONTRACT §10, "as reset-password"): the email of the
+ * owner of the `token` in the body, while it is live; `null` (the address alone counts) otherwise.
+ */
+export const tokenOwnerEmail =
+  <U extends UserRecord>({ store, options }: Pick<RouteDeps<U>, 'store' | 'options'>, kind: EmailTokenKind) =>
+  async (c: Context): Promise<string | null> => {
+    const token = ((await peekJson(c)) as { token?: unknown } | null | undefined)?.token
+    if (typeof token !== 'string' || token.length > 1024) return null
+    const owner = await store.findEmailToken(tokenHash(token), kind, options.now())
+    noteAccount(c, owner?.userId)
+    return owner?.email ?? null
+  }

@@ -68,7 +68,8 @@ describe.each(STORES)('the account lifecycle on $name', ({ skip, open }) => {
     })
 
     it.skipIf(skip !== null)('of 20 concurrent redemptions of one token, exactly one answers 204', async () => {
-      const h = setup()
+      // The owner's limit out of the way (it counts these too): the race is the point here.
+      const h = harness({ store: opened.store, rateLimit: { email: { max: 1000, windowSeconds: 900 } } })
       await h.signup()
       const token = await tokenOf(h, 'verify-email', 'ada@example.com')
       const answers = await Promise.all(
@@ -219,6 +220,17 @@ describe.each(STORES)('the account lifecycle on $name', ({ skip, open }) => {
     const change = (h: H, bearer: Record<string, string>, newEmail: string, currentPassword = PASSWORD) =>
       h.request('POST', '/auth/change-email', { headers: bearer, json: { currentPassword, newEmail } })
 
+    it.skipIf(skip !== null)('limits requests per new address too: accounts together cannot flood one mailbox', async () => {
+      const h = setup()
+      const accounts = [await h.signup('a@example.com'), await h.signup('b@example.com'), await h.signup('c@example.com')]
+      const statuses: number[] = []
+      for (let i = 0; i < 11; i++)
+        statuses.push((await change(h, accounts[i % 3]!.bearer, i % 2 ? 'Victim@Example.com' : ' victim@example.com')).status)
+      expect(statuses).toEqual([...Array(10).fill(202), 429])
+      // Another address is another key.
+      expect((await change(h, accounts[0]!.bearer, 'elsewhere@example.com')).status).toBe(202)
+    })
+
     it.skipIf(skip !== null)(
       'mails the new address; confirming swaps it, ends every session and tells the old address',
       async () => {
@@ -266,6 +278,27 @@ describe.each(STORES)('the account lifecycle on $name', ({ skip, open }) => {
       expect((await h.request('POST', '/auth/confirm-email', { json: { token } })).status).toBe(400)
     })
 
+    it.skipIf(skip !== null)("counts a redemption against the token owner's email, as reset-password", async () => {
+      // One redemption per owner in the window, to see the key at work.
+      const h = harness({ store: opened.store, rateLimit: { email: { max: 1, windowSeconds: 900 } } })
+      const ada = await h.signup()
+      expect((await change(h, ada.bearer, 'wanted@example.com')).status).toBe(202)
+      const first = await tokenOf(h, 'change-email', 'wanted@example.com')
+      await h.signup('wanted@example.com')
+      expect((await h.request('POST', '/auth/confirm-email', { json: { token: first }, ip: '198.51.100.1' })).status).toBe(409)
+      expect((await change(h, ada.bearer, 'second@example.com')).status).toBe(202)
+      const second = await tokenOf(h, 'change-email', 'second@example.com')
+      // From another address, with a live token: the owner's count refuses it, and nothing is spent.
+      expect((await h.request('POST', '/auth/confirm-email', { json: { token: second }, ip: '198.51.100.2' })).status).toBe(429)
+      // The event names the account the token belongs to (CONTRACT §9: whenever it is known).
+      await h.auth.settled()
+      expect(h.events.filter((e) => e.type === 'rate_limited')).toEqual([
+        expect.objectContaining({ endpoint: 'confirm-email', userId: ada.user.id }),
+      ])
+      h.clock.advance(901_000)
+      expect((await h.request('POST', '/auth/confirm-email', { json: { token: second }, ip: '198.51.100.2' })).status).toBe(204)
+    })
+
     it.skipIf(skip !== null)('refuses a verification token at confirm-email and a change token at verify-email', async () => {
       const h = setup()
       const ada = await h.signup()
@@ -278,7 +311,8 @@ describe.each(STORES)('the account lifecycle on $name', ({ skip, open }) => {
     })
 
     it.skipIf(skip !== null)('of 20 concurrent confirmations of one token, exactly one answers 204', async () => {
-      const h = setup()
+      // The owner's limit out of the way (it counts these too): the race is the point here.
+      const h = harness({ store: opened.store, rateLimit: { email: { max: 1000, windowSeconds: 900 } } })
       const ada = await h.signup()
       await change(h, ada.bearer, 'race@example.com')
       const token = await tokenOf(h, 'change-email', 'race@example.com')

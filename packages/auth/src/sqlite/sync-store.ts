@@ -264,6 +264,16 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       }, immediate)
     },
 
+    async findEmailToken(tokenHash, kind, now) {
+      const row = db
+        .select({ userId: users.id, email: users.email })
+        .from(emailTokens)
+        .innerJoin(users, eq(users.id, emailTokens.userId))
+        .where(and(eq(emailTokens.hash, tokenHash), eq(emailTokens.kind, kind), unspent(now)))
+        .get()
+      return row ?? null
+    },
+
     async verifyEmail({ tokenHash, now }) {
       return durable(() =>
         db.transaction((tx) => {

@@ -255,6 +255,8 @@ export interface Store<U extends UserRecord = UserRecord> {
 
   /** Stores a verification or email-change token; every earlier unused token of that kind and user dies. */
   createEmailToken(input: NewEmailToken): Promise<void>
+  /** The owner of an unused, unexpired token of `kind`, without spending it (the rate limit's key). */
+  findEmailToken(tokenHash: string, kind: EmailTokenKind, now: Date): Promise<{ userId: string; email: string } | null>
   /**
    * Atomically spends an unused, unexpired `verify-email` token and marks its user verified.
    * Answers the user's id, or `null` (unknown, used, expired, or another kind). Of concurrent

@@ -45,6 +45,19 @@ export const lifecycleConformance = (t: Conformance) => {
       expect(results.filter((r) => r === user.id)).toHaveLength(1)
     })
 
+    it("finds a live token's owner by kind without spending it (the rate limit's key)", async () => {
+      const user = await newUser()
+      await token('verify-email', user.id, 'find-v')
+      const owner = { userId: user.id, email: user.email }
+      expect(await t.store.findEmailToken('find-v', 'verify-email', T0)).toEqual(owner)
+      expect(await t.store.findEmailToken('find-v', 'verify-email', T0)).toEqual(owner)
+      expect(await t.store.findEmailToken('find-v', 'change-email', T0)).toBeNull()
+      expect(await t.store.findEmailToken('find-v', 'verify-email', at(3_600_000))).toBeNull()
+      expect(await t.store.findEmailToken('nope', 'verify-email', T0)).toBeNull()
+      expect(await t.store.verifyEmail({ tokenHash: 'find-v', now: T0 })).toBe(user.id)
+      expect(await t.store.findEmailToken('find-v', 'verify-email', T0)).toBeNull()
+    })
+
     it('is also set by redeeming a reset token', async () => {
       const user = await newUser()
       await t.store.createResetToken({ userId: user.id, tokenHash: 'r', expiresAt: at(60_000) })
@@ -79,7 +92,9 @@ export const lifecycleConformance = (t: Conformance) => {
       const changed = await newUser()
       await token('change-email', changed.id, 'pending-a', `a-${changed.id}@example.com`)
       await token('verify-email', changed.id, 'verify-a')
-      expect(await t.store.replacePassword({ userId: changed.id, passwordHash: 'new', credentialsVersion: 0 })).toBe(true)
+      expect(
+        await t.store.replacePassword({ userId: changed.id, passwordHash: 'new', credentialsVersion: 0, keepSessionId: null }),
+      ).toBe(true)
       expect(await t.store.confirmEmailChange({ tokenHash: 'pending-a', now: T0 })).toEqual({ status: 'invalid' })
       expect(await t.store.verifyEmail({ tokenHash: 'verify-a', now: T0 })).toBe(changed.id)
 
