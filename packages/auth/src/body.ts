@@ -24,18 +24,20 @@ export const jsonBodyGuard = (maxBytes = 64 * 1024): MiddlewareHandler => {
     throw new AuthError('payload_too_large', { detail: `Request bodies are limited to ${maxBytes} bytes.` })
   }
   const limit = bodyLimit({ maxSize: maxBytes, onError: tooLarge })
-  const jsonOnly = async (c: Context) => {
-    if (!WITH_BODY.has(c.req.method)) return
+  /**
+   * Whether the request carries a body, by its headers; `undefined` when only its bytes can tell.
+   * On the wire (RFC 9112 §6.3) neither Content-Length nor Transfer-Encoding means no body, though
+   * the Node adapter and Deno.serve still hand every POST a body stream. In-process Requests
+   * (app.request) carry no Content-Length either.
+   */
+  const bodyByHeaders = (c: Context): boolean | undefined => {
+    if (!WITH_BODY.has(c.req.method)) return false
     const length = c.req.header('content-length')
-    // On the wire (RFC 9112 §6.3) neither Content-Length nor Transfer-Encoding means no body,
-    // though the Node adapter and Deno.serve still hand every POST a body stream. In-process
-    // Requests (app.request) carry no Content-Length either: there the bytes tell (bodyLimit has
-    // read them already, so a clone costs a copy of at most `maxBytes`).
-    const hasBody =
-      length !== undefined
-        ? Number(length) > 0
-        : c.req.header('transfer-encoding') !== undefined ||
-          (!fromSocket(c) && c.req.raw.body !== null && (await c.req.raw.clone().arrayBuffer()).byteLength > 0)
+    if (length !== undefined) return Number(length) > 0
+    if (c.req.header('transfer-encoding') !== undefined) return true
+    return fromSocket(c) || c.req.raw.body === null ? false : undefined
+  }
+  const jsonOnly = (c: Context, hasBody: boolean) => {
     if (hasBody && !JSON_TYPE.test(c.req.header('content-type') ?? ''))
       throw new AuthError('unsupported_media_type', { detail: 'Request bodies must be application/json.' })
   }
@@ -49,11 +51,13 @@ export const jsonBodyGuard = (maxBytes = 64 * 1024): MiddlewareHandler => {
       const length = c.req.header('content-length')
       const bodiless = c.req.method === 'GET' || c.req.method === 'HEAD'
       if (!bodiless && length !== undefined && Number.parseInt(length, 10) > maxBytes) tooLarge()
-      await jsonOnly(c)
+      jsonOnly(c, bodyByHeaders(c) === true)
       return next()
     }
     return limit(c, async () => {
-      await jsonOnly(c)
+      // When the headers cannot tell, the bytes do: bodyLimit has read them already, so a clone
+      // costs a copy of at most `maxBytes`.
+      jsonOnly(c, bodyByHeaders(c) ?? (await c.req.raw.clone().arrayBuffer()).byteLength > 0)
       await next()
     })
   }
