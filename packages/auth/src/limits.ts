@@ -11,20 +11,24 @@ import { type KeyRule, type RateLimitStore, rateLimiter } from './rate-limit.js'
 import { emailFromBody } from './schemas.js'
 
 /**
- * The account a request was found to concern before its limit ran (a token's or a challenge's
- * owner), so the `rate_limited` event names it (CONTRACT §9: `userId` whenever it is known).
+ * The account a limited request was found to concern before its limit ran (a token's or a
+ * challenge's owner), so the `rate_limited` event names it (CONTRACT §9: `userId` whenever it is
+ * known). Kept by the keys below that look an account up.
  */
 const accounts = new WeakMap<Context, string>()
-export const noteAccount = (c: Context, userId: string | null | undefined) => {
-  if (userId) accounts.set(c, userId)
-}
 export const accountOf = (c: Context): string | undefined => (c.var as { user?: { id: string } }).user?.id ?? accounts.get(c)
+
+/** The owner of a mailed token or a challenge, as a limit's key finds it. */
+export type Owner = { userId: string; email: string } | null
 
 export interface RouteLimits {
   /** Signup, login, forgot-password: per address and per the `email` of the body. */
   onBodyEmail(endpoint: string): MiddlewareHandler
-  /** Per address and per the email `emailOf` finds (reset-password: the token owner's). */
-  onEmail(endpoint: string, emailOf: KeyRule['valueOf']): MiddlewareHandler
+  /**
+   * Per address and per the email of the account `ownerOf` finds: a mailed token's owner
+   * (reset-password, verify-email, confirm-email).
+   */
+  onOwner(endpoint: string, ownerOf: (c: Context) => Promise<Owner>): MiddlewareHandler
   /**
    * An endpoint that verifies a signed-in user's password: per user and per address, and per
    * the email `emailOf` finds when given (change-email: the new address). It runs after the
@@ -32,7 +36,7 @@ export interface RouteLimits {
    */
   perUser(endpoint: string, emailOf?: KeyRule['valueOf']): MiddlewareHandler
   /** Per address and per the account `userOf` finds (two-factor verify: the challenge's owner). */
-  perAccount(endpoint: string, userOf: KeyRule['valueOf']): MiddlewareHandler
+  perAccount(endpoint: string, userOf: (c: Context) => Promise<string | null>): MiddlewareHandler
   /** `POST /refresh`: per session (`sessionOf`: the id the cookie names, or the value's hash) and per address. */
   refresh(sessionOf: KeyRule['valueOf']): MiddlewareHandler
 }
@@ -47,22 +51,31 @@ export const routeLimits = (
   // IPv6 clients count per /64 by default: one host holds a whole prefix.
   const ipOf = (c: Context) => rateLimitAddress(options.clientAddress(c), options.ipv6Prefix)
   const ip = (max = options.ipLimit): KeyRule => ({ kind: 'ip', limit: max, valueOf: ipOf })
-  const onEmail = (endpoint: string, emailOf: KeyRule['valueOf']) =>
-    limit(endpoint, [ip(), { kind: 'email', limit: options.emailLimit, valueOf: emailOf }])
-  const perAccount = (endpoint: string, userOf: KeyRule['valueOf']) =>
-    limit(endpoint, [ip(), { kind: 'user', limit: options.userLimit, valueOf: userOf }])
+  const email = (of: KeyRule['valueOf']): KeyRule => ({ kind: 'email', limit: options.emailLimit, valueOf: of })
+  const user = (of: KeyRule['valueOf']): KeyRule => ({ kind: 'user', limit: options.userLimit, valueOf: of })
+  /** `userId`, kept as the account of the request. */
+  const noted = (c: Context, userId: string | null | undefined) => {
+    if (userId) accounts.set(c, userId)
+    return userId
+  }
   return {
-    onEmail,
-    perAccount,
-    onBodyEmail: (endpoint) => onEmail(endpoint, async (c) => emailFromBody(await peekJson(c))),
-    perUser: (endpoint, emailOf) => {
-      const user: KeyRule = {
-        kind: 'user',
-        limit: options.userLimit,
-        valueOf: (c) => (c.var as { user?: { id: string } }).user?.id ?? null,
-      }
-      return limit(endpoint, [ip(), user, ...(emailOf ? [{ kind: 'email', limit: options.emailLimit, valueOf: emailOf }] : [])])
-    },
+    onBodyEmail: (endpoint) => limit(endpoint, [ip(), email(async (c) => emailFromBody(await peekJson(c)))]),
+    onOwner: (endpoint, ownerOf) =>
+      limit(endpoint, [
+        ip(),
+        email(async (c) => {
+          const owner = await ownerOf(c)
+          noted(c, owner?.userId)
+          return owner?.email ?? null
+        }),
+      ]),
+    perAccount: (endpoint, userOf) => limit(endpoint, [ip(), user(async (c) => noted(c, await userOf(c)) ?? null)]),
+    perUser: (endpoint, emailOf) =>
+      limit(endpoint, [
+        ip(),
+        user((c) => (c.var as { user?: { id: string } }).user?.id ?? null),
+        ...(emailOf ? [email(emailOf)] : []),
+      ]),
     refresh: (sessionOf) =>
       limit('refresh', [ip(options.refreshIpLimit), { kind: 'session', limit: options.refreshSessionLimit, valueOf: sessionOf }]),
   }

@@ -24,7 +24,7 @@ import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
 import { checkCurrentPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
-import { invalidEmailToken, mailEmailToken, tokenOwnerEmail } from './email-tokens.js'
+import { invalidEmailToken, mailEmailToken, tokenOwner } from './email-tokens.js'
 import { emailTaken } from './signup.js'
 import { TokenBody } from './verify-email.js'
 
@@ -80,7 +80,7 @@ export const changeEmail = <U extends UserRecord>(
       tags: ['auth'],
       summary: 'Make the new address the account’s with the token from the confirmation mail',
       // Per address and per the email of the token's owner, as verify-email.
-      middleware: [limits.onEmail('confirm-email', tokenOwnerEmail(deps, 'change-email'))],
+      middleware: [limits.onOwner('confirm-email', tokenOwner(deps, 'change-email'))],
       request: { body: jsonBody(TokenBody.openapi('ConfirmEmailRequest')) },
       responses: {
         204: { description: 'The email changed (verified); every session of the account is signed out' },

@@ -6,7 +6,7 @@
 import type { Context } from 'hono'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
-import { noteAccount } from '../limits.js'
+import type { Owner } from '../limits.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
 import type { EmailTokenKind, UserRecord } from '../store/types.js'
 import type { RouteDeps } from './deps.js'
@@ -38,15 +38,13 @@ export const mailEmailToken = async <U extends UserRecord>(
 export const invalidEmailToken = () => new AuthError('invalid_email_token', { detail: 'The token is invalid, used or expired.' })
 
 /**
- * The rate-limit key of a redemption (CONTRACT §10, "as reset-password"): the email of the
- * owner of the `token` in the body, while it is live; `null` (the address alone counts) otherwise.
+ * The owner of the `token` in the body while it is live, for the rate limit of a redemption
+ * (CONTRACT §10, "as reset-password"); `null` (the address alone counts) otherwise.
  */
-export const tokenOwnerEmail =
+export const tokenOwner =
   <U extends UserRecord>({ store, options }: Pick<RouteDeps<U>, 'store' | 'options'>, kind: EmailTokenKind) =>
-  async (c: Context): Promise<string | null> => {
+  async (c: Context): Promise<Owner> => {
     const token = ((await peekJson(c)) as { token?: unknown } | null | undefined)?.token
     if (typeof token !== 'string' || token.length > 1024) return null
-    const owner = await store.findEmailToken(tokenHash(token), kind, options.now())
-    noteAccount(c, owner?.userId)
-    return owner?.email ?? null
+    return store.findEmailToken(tokenHash(token), kind, options.now())
   }

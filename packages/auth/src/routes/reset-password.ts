@@ -7,7 +7,6 @@ import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
-import { noteAccount } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import {
@@ -57,13 +56,7 @@ export const resetPassword = <U extends UserRecord>(
       security: [],
       tags: ['auth'],
       summary: 'Set a new password with a reset token; every session is signed out',
-      middleware: [
-        limits.onEmail('reset-password', async (c) => {
-          const found = await owner(c)
-          noteAccount(c, found?.userId)
-          return found?.email ?? null
-        }),
-      ],
+      middleware: [limits.onOwner('reset-password', owner)],
       request: { body: jsonBody(ResetBody) },
       responses: {
         204: { description: 'Password replaced; every session of the account is revoked' },

@@ -196,7 +196,8 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect(limited?.status).toBe(429)
     expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0)
     await h.auth.settled()
-    expect(h.events.map((e) => e.type)).toContain('rate_limited')
+    // The event names the challenge's account (CONTRACT §9: whenever the account is known).
+    expect(h.events.find((e) => e.type === 'rate_limited')).toMatchObject({ endpoint: 'two-factor-verify', userId: ada.user.id })
 
     // Unknown challenges from one address: the per-address limit.
     let fromOneAddress = 0

@@ -8,7 +8,6 @@ import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
-import { noteAccount } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
 import { type GuardedRouteConfig, guardedRoute } from '../route.js'
 import {
@@ -306,9 +305,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
           const body = await peekJson(c)
           const challenge = typeof body === 'object' && body !== null ? (body as { challenge?: unknown }).challenge : undefined
           if (typeof challenge !== 'string' || challenge.length > 1024) return null
-          const owner = (await store.findChallenge(tokenHash(challenge), options.now()))?.userId ?? null
-          noteAccount(c, owner)
-          return owner
+          return (await store.findChallenge(tokenHash(challenge), options.now()))?.userId ?? null
         }),
       ],
       request: { body: jsonBody(VerifyBody) },

@@ -18,7 +18,7 @@ import {
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
-import { invalidEmailToken, mailEmailToken, tokenOwnerEmail } from './email-tokens.js'
+import { invalidEmailToken, mailEmailToken, tokenOwner } from './email-tokens.js'
 
 export const TokenBody = z.object({ token: storableString().min(1).max(1024) })
 const RESENT = 'If the address is not verified yet, a new verification link is on its way.'
@@ -37,7 +37,7 @@ export const verifyEmail = <U extends UserRecord>(
       tags: ['auth'],
       summary: 'Mark the account verified with the token from the verification mail',
       // As reset-password (CONTRACT §10): per address and per the email of the token's owner.
-      middleware: [limits.onEmail('verify-email', tokenOwnerEmail(deps, 'verify-email'))],
+      middleware: [limits.onOwner('verify-email', tokenOwner(deps, 'verify-email'))],
       request: { body: jsonBody(TokenBody.openapi('VerifyEmailRequest')) },
       responses: {
         204: { description: 'The account is verified' },
