@@ -23,6 +23,12 @@ export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRoute
   /** Middleware that runs after the guard and before validation (the library's per-user limits). */
   after: MiddlewareHandler[] = [],
 ): GuardedRoute<C, G> => {
+  // An app may send the access token as the `token` cookie: on an unsafe method, from another
+  // site, that is 403 (CONTRACT §3), as is a policy's refusal.
+  const refusals = [
+    ...(auth === true ? [] : [`the "${auth}" policy refused the caller`]),
+    ...(UNSAFE.has(config.method.toUpperCase()) ? ['the `token` cookie was sent from another site'] : []),
+  ]
   const definition: Record<string, unknown> = {
     ...config,
     ...(auth === true ? {} : { 'x-policy': auth }),
@@ -31,20 +37,7 @@ export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRoute
     responses: {
       ...config.responses,
       401: unauthorizedResponse('No valid access token'),
-      // An app may send the access token as the `token` cookie: on an unsafe method, from another
-      // site, that is 403 (CONTRACT §3), and so is a policy's refusal.
-      ...(auth === true && !UNSAFE.has(config.method.toUpperCase())
-        ? {}
-        : {
-            403: problemResponse(
-              [
-                ...(auth === true ? [] : [`The "${auth}" policy refused the caller`]),
-                ...(UNSAFE.has(config.method.toUpperCase()) ? ['the `token` cookie was sent from another site'] : []),
-              ]
-                .join('; or ')
-                .replace(/^t/, 'T'),
-            ),
-          }),
+      ...(refusals.length > 0 ? { 403: problemResponse(`Refused: ${refusals.join('; or ')}`) } : {}),
       500: internalErrorResponse,
     },
   }

@@ -156,6 +156,12 @@ export const sessionCore = <U extends UserRecord>({
     tokenType: 'Bearer' as const,
     expiresIn: accessTokenTtl,
   })
+  /** The session whose CURRENT refresh value is `presented` (read only), or `null`. */
+  const currentOf = async (presented: string): Promise<SessionRefreshState | null> => {
+    const { sessionId, hash } = parseRefreshValue(presented)
+    const found = await store.findRefresh(sessionId === null ? { currentHash: hash } : { sessionId })
+    return found?.session.refreshHash === hash ? found.session : null
+  }
   const setCookie = (c: Context, session: Pick<SessionRecord, 'id' | 'createdAt' | 'refreshedAt'>, random: string, at: Date) =>
     cookie.set(c, refreshValue(session.id, random), sessionRemainingMs(session, at, lifetimes) / 1000)
 
@@ -242,9 +248,8 @@ export const sessionCore = <U extends UserRecord>({
      * an invalid one is 401 before the cross-site 403).
      */
     async isCurrent(presented: string): Promise<boolean> {
-      const { sessionId, hash } = parseRefreshValue(presented)
-      const found = await store.findRefresh(sessionId === null ? { currentHash: hash } : { sessionId })
-      return found !== null && found.session.refreshHash === hash && sessionRemainingMs(found.session, now(), lifetimes) > 0
+      const found = await currentOf(presented)
+      return found !== null && sessionRemainingMs(found, now(), lifetimes) > 0
     },
 
     /**
@@ -253,12 +258,11 @@ export const sessionCore = <U extends UserRecord>({
      * malformed or already spent value (nothing is deleted then).
      */
     async endByRefresh(c: Context, presented: string): Promise<SessionRecord | null> {
-      const { sessionId, hash } = parseRefreshValue(presented)
-      const found = await store.findRefresh(sessionId === null ? { currentHash: hash } : { sessionId })
-      if (!found || found.session.refreshHash !== hash) return null
-      await store.deleteSession(found.session.id)
+      const found = await currentOf(presented)
+      if (!found) return null
+      await store.deleteSession(found.id)
       cookie.clear(c)
-      const { id, userId, createdAt, refreshedAt } = found.session
+      const { id, userId, createdAt, refreshedAt } = found
       return { id, userId, createdAt, refreshedAt }
     },
 
