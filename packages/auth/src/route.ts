@@ -37,7 +37,7 @@ export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRoute
     responses: {
       ...config.responses,
       401: unauthorizedResponse('No valid access token'),
-      ...(refusals.length > 0 ? { 403: problemResponse(`Refused: ${refusals.join('; or ')}`) } : {}),
+      ...(refusals.length > 0 ? { 403: problemResponse(`Forbidden: ${refusals.join('; or ')}`) } : {}),
       500: internalErrorResponse,
     },
   }

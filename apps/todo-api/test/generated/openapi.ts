@@ -1166,7 +1166,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -1491,7 +1491,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -1611,7 +1611,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -1679,7 +1679,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -1768,7 +1768,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -1963,7 +1963,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2109,7 +2109,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2224,7 +2224,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2326,7 +2326,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2441,7 +2441,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2696,7 +2696,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2764,7 +2764,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2856,7 +2856,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2932,7 +2932,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Refused: the "admin" policy refused the caller */
+      /** @description Forbidden: the "admin" policy refused the caller */
       403: {
         headers: {
           [name: string]: unknown
