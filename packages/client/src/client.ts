@@ -88,6 +88,20 @@ const REFRESH_COOKIE = /^(?:__Secure-)?refresh_token=([^;]*)/
  */
 export const createAuthClient = (options: AuthClientOptions) => {
   const base = options.baseUrl.replace(/\/+$/, '')
+  const origin = new URL(base).origin
+  /**
+   * The URL of `path` under the base URL. A path must start with `/`: glued to the base, any
+   * other (`@evil.example/x`, `.evil.example/x`, a full URL) could name another host, and the
+   * access token goes to `baseUrl`'s origin only.
+   */
+  const urlOf = (path: string): string => {
+    const url = `${base}${path}`
+    if (typeof path !== 'string' || !path.startsWith('/') || new URL(url).origin !== origin)
+      throw new TypeError(
+        `auth.fetch: the path must start with "/" and stay on ${origin} (got ${JSON.stringify(String(path)).slice(0, 80)})`,
+      )
+    return url
+  }
   const authPath = options.authPath ?? '/auth'
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init))
   const skewSetting = (options.refreshSkewSeconds ?? 30) * 1000
@@ -192,11 +206,12 @@ export const createAuthClient = (options: AuthClientOptions) => {
    * routes the refresh cookie (browser: `include`; Node: the jar).
    */
   const send = async (path: string, method: string, body: unknown, token: string | null, init: RequestInit = {}) => {
+    const url = urlOf(path)
     const headers = new Headers(init.headers)
     if (body !== undefined) headers.set('Content-Type', 'application/json')
     if (token) headers.set('Authorization', `Bearer ${token}`)
     if (jar && cookie && path.startsWith(authPath)) headers.set('Cookie', cookie)
-    const response = await doFetch(`${base}${path}`, {
+    const response = await doFetch(url, {
       ...init,
       method,
       headers,
@@ -336,6 +351,8 @@ export const createAuthClient = (options: AuthClientOptions) => {
   }
 
   return {
+    /** `baseUrl`'s origin: the only one the access token is ever sent to. */
+    origin,
     /** The current state, for a UI (stable between changes: `useSyncExternalStore` friendly). */
     getState: (): AuthState => state,
     /** Stops the refresh timer and leaves the tabs' channel (a client that is no longer used). */
@@ -351,12 +368,16 @@ export const createAuthClient = (options: AuthClientOptions) => {
     getAccessToken,
     refresh,
     /**
-     * `fetch` for the app's own routes, with the access token. `input` is a path under `baseUrl`.
+     * `fetch` for the app's own routes, with the access token. `path` starts with `/` and is taken
+     * under `baseUrl`; anything else is a `TypeError` (the token never goes to another origin).
      *
      * @example
      * const res = await auth.fetch('/todos', { method: 'POST', body: JSON.stringify({ title }), headers: { 'Content-Type': 'application/json' } })
      */
-    fetch: (path: string, init: RequestInit = {}) => {
+    fetch: async (path: string, init: RequestInit = {}) => {
+      // A path that could leave `baseUrl`'s origin is refused before the token is looked up
+      // (which may itself send a refresh): a `TypeError`, and no request at all.
+      urlOf(path)
       const { body, method, ...rest } = init
       return authorized(path, method ?? 'GET', undefined, body === undefined || body === null ? rest : { ...rest, body })
     },
