@@ -3,11 +3,12 @@
  * `/auth` routes, the guard, and the guarded-route helper.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
+import { rateLimitAddress } from './credentials.js'
 import { errorSummary } from './errors.js'
 import { type GuardEnv, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { accountOf, routeLimits } from './limits.js'
@@ -95,8 +96,11 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   const resolved = resolveOptions(options)
   if (options.hasher)
     resolved.log('createAuth: a custom hasher is in use; the argon2id floor (m=19456 KiB, t=2, p=1) is not checked on it')
-  const hasher = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
-  const decoy = decoyHash(hasher)
+  const shared = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
+  // A client's share of the hashing queue: its IPv4 address, or its IPv6 /48 (a site's usual
+  // allocation; a /64 per request would otherwise be a new client each time).
+  const hasher = (c: Context) => shared.of(rateLimitAddress(resolved.clientAddress(c), Math.min(48, resolved.ipv6Prefix)))
+  const decoy = decoyHash(shared.of('start-up'))
   decoy.catch((err: unknown) => resolved.log(`decoy hash failed: ${errorSummary(err)}`))
   const tokens = accessTokens({
     secrets: resolved.secrets,

@@ -47,7 +47,7 @@ export const deleteAccount = <U extends UserRecord>(
     async (c) => {
       const { currentPassword } = c.req.valid('json')
       const { user } = c.var
-      const found = await checkCurrentPassword(deps, user.id, currentPassword)
+      const found = await checkCurrentPassword(deps, c, user.id, currentPassword)
       // Only while the password that was checked is still current: a concurrent reset wins.
       if (!(await store.deleteUser(user.id, found.credentialsVersion))) throw wrongPassword()
       cookie.clear(c)

@@ -71,7 +71,7 @@ export const login = <U extends UserRecord>(
       const { email, password } = c.req.valid('json')
       const found = await store.findUserByEmail(email)
       const candidate = normalizePassword(password)
-      const ok = await hasher.verify(found?.passwordHash ?? (await decoy), candidate)
+      const ok = await hasher(c).verify(found?.passwordHash ?? (await decoy), candidate)
       if (!found || !ok) {
         notify.event(c, { type: 'login.failed', ...(found ? { userId: found.user.id } : {}) })
         throw invalidCredentials()
@@ -79,8 +79,8 @@ export const login = <U extends UserRecord>(
 
       // Both writes are conditional on the credentials version read with the verified hash: a
       // reset or password change that lands during the verification wins over this login.
-      if (hasher.needsRehash(found.passwordHash))
-        await store.updatePasswordHash(found.user.id, await hasher.hash(candidate), found.credentialsVersion)
+      if (hasher(c).needsRehash(found.passwordHash))
+        await store.updatePasswordHash(found.user.id, await hasher(c).hash(candidate), found.credentialsVersion)
       // Only after the right password, so a wrong one costs the same for every account.
       if ((await store.findTwoFactor(found.user.id))?.enabledAt) {
         const challenge = await twoFactor.challenge(found.user.id, found.credentialsVersion)
