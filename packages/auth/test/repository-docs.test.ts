@@ -13,6 +13,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
+import { harness } from './harness.js'
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 
@@ -136,5 +137,19 @@ describe('links', () => {
     expect(brokenLink('docs/README.md', 'reference/credentials.md#no-such-section', none)).toMatch(/no heading/)
     expect(brokenLink('docs/README.md', 'reference/missing.md', none)).toMatch(/no such file/)
     expect(brokenLink('docs/README.md', '../../outside.md', none)).toMatch(/outside the repository/)
+  })
+})
+
+describe('docs/reference/endpoints.md', () => {
+  it('names every operation the /auth routes serve', () => {
+    const { paths = {} } = harness().auth.routes.getOpenAPI31Document({ openapi: '3.1.0', info: { title: 'auth', version: '0' } })
+    const operations = Object.entries(paths).flatMap(([path, item]) =>
+      Object.keys(item ?? {})
+        .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        .map((method) => `${method.toUpperCase()} /auth${path}`),
+    )
+    expect(operations.length).toBeGreaterThan(20)
+    const reference = readFileSync(join(ROOT, 'docs/reference/endpoints.md'), 'utf8')
+    expect(operations.filter((operation) => !reference.includes(`\`${operation}\``))).toEqual([])
   })
 })
