@@ -1,5 +1,5 @@
 /**
- * forgot-password leaks nothing through the next request (SECURITY.md, "Account enumeration"):
+ * forgot-password leaks nothing through the next request (SECURITY.md, "Fixed after the third review"; docs/reference/endpoints.md#forgot-password):
  * the work it does after answering (account lookup, token write, mail) must not make a request
  * sent right behind it slower for an email with an account than for one without. The third review
  * measured it with `GET /health` right behind each forgot-password: 1.74 vs 0.97 ms median on

@@ -11,7 +11,7 @@ import { type RunningServer, request, startServer } from '../support.js'
 import { ATTACK_STORES } from './db-view.js'
 import { newMember } from './helpers.js'
 
-/** The per-address limit of forgot-password (CONTRACT §4 default). */
+/** The per-address limit of forgot-password (docs/reference/limits.md#rate-limits, the default). */
 const IP_LIMIT = 100
 
 describe.each(ATTACK_STORES)('forwarded addresses on $name', (store) => {
