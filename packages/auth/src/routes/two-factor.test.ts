@@ -236,7 +236,9 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect((await verify(h, await challengeOf(h), first)).status).toBe(401)
 
     // From 20 addresses: one client may hold only a quarter of the hashing queue at once.
-    const challenges = await Promise.all(Array.from({ length: 20 }, (_, i) => challengeOf(h, 'ada@example.com', `192.0.2.${i + 1}`)))
+    const challenges = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => challengeOf(h, 'ada@example.com', `192.0.2.${i + 1}`)),
+    )
     const answers = await Promise.all(challenges.map((challenge) => verify(h, challenge, second)))
     expect(answers.filter((r) => r.status === 200)).toHaveLength(1)
     const status = await h.request('GET', '/auth/two-factor', { headers: ada.bearer })
