@@ -9,17 +9,19 @@ export interface AfterAnswer {
   /** Runs `task` a timer turn later. A failure is logged by name only. */
   run(what: string, task: () => Promise<void>): void
   /**
-   * Runs `task` at the next tick of a clock that beats every {@link PACE_MS} whatever arrives,
-   * in turn with the other paced tasks: the work starts at a moment that depends neither on when
-   * it was asked for nor on what it will find, so a request sent right behind the one that asked
-   * never meets it. Past {@link PACED_MAX} waiting tasks a new one is dropped and logged.
+   * Runs `task` on a clock that beats every {@link PACE_MS} whatever arrives, at the first beat
+   * at least one period after it was asked for, in turn with the other paced tasks: the work
+   * starts at a moment that depends neither on what it will find nor closely on when it was asked
+   * for, so a request sent right behind the one that asked never meets it, and a beat that meets
+   * any request carries work asked for by earlier requests only. Past {@link PACED_MAX} waiting
+   * tasks a new one is dropped and logged.
    */
   paced(what: string, task: () => Promise<void>): void
   /** Resolves once every task started or queued so far, and every task they started, has finished. */
   settled(): Promise<void>
 }
 
-/** The beat of paced work (ms): a reset mail leaves at most this much later than it would at once. */
+/** The beat of paced work (ms): a reset mail leaves one to two beats later than it would at once. */
 export const PACE_MS = 100
 /** Paced tasks run per beat at most; the rest wait for the next. */
 const PER_BEAT = 200
@@ -36,7 +38,7 @@ export const afterAnswer = (log: (message: string) => void): AfterAnswer => {
     pending.add(running)
   }
 
-  const waiting: (() => void)[] = []
+  const waiting: { due: number; start: () => void }[] = []
   let beat: ReturnType<typeof setTimeout> | undefined
   let dropped = 0
   const schedule = () => {
@@ -45,7 +47,10 @@ export const afterAnswer = (log: (message: string) => void): AfterAnswer => {
     beat = setTimeout(
       () => {
         beat = undefined
-        for (const start of waiting.splice(0, PER_BEAT)) start()
+        const now = Date.now()
+        let ready = 0
+        while (ready < PER_BEAT && ready < waiting.length && (waiting[ready]?.due ?? now) <= now) ready++
+        for (const { start } of waiting.splice(0, ready)) start()
         if (dropped > 0) log(`paced work: ${dropped} task(s) dropped, more than ${PACED_MAX} were waiting`)
         dropped = 0
         schedule()
@@ -63,7 +68,8 @@ export const afterAnswer = (log: (message: string) => void): AfterAnswer => {
         dropped++
         return
       }
-      track(what, new Promise<void>((resolve) => waiting.push(resolve)), task)
+      const due = Date.now() + PACE_MS
+      track(what, new Promise<void>((resolve) => waiting.push({ due, start: resolve })), task)
       schedule()
     },
     async settled() {

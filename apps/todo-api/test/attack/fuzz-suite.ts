@@ -223,7 +223,7 @@ export const fuzzSuite = (store: AttackStore) =>
      * forgot-password writes its token and mails after it has answered
      * (docs/reference/endpoints.md#forgot-password), so a later case's snapshot could see that
      * write: after an accepted one, wait until the rows stop changing for `checks` looks 25 ms
-     * apart. forgot-password's work waits for the server's next 100 ms beat, so it needs 5 still
+     * apart. forgot-password's work waits 100–200 ms for the server's beat, so it needs 10 still
      * looks; the other mails follow at once.
      */
     const untilStill = async (checks: number) => {
@@ -246,7 +246,7 @@ export const fuzzSuite = (store: AttackStore) =>
       const req = concretize(f, server.base, c, SECURE_NAME)
       const reply = await send(req)
       // Mails and their tokens are written after a 202 (forgot-password, resend, change-email).
-      if (reply.status === 202) await untilStill(new URL(req.url).pathname.endsWith('/forgot-password') ? 5 : 1)
+      if (reply.status === 202) await untilStill(new URL(req.url).pathname.endsWith('/forgot-password') ? 10 : 1)
       const ctx = `${req.method} ${req.url.slice(0, 200)} ${JSON.stringify(req.headers).slice(0, 300)} ${String(req.body).slice(0, 200)}\n→ ${reply.status} ${reply.text.slice(0, 300)}`
 
       expect(reply.status, ctx).toBeLessThan(500)

@@ -48,8 +48,9 @@ export const forgotPassword = <U extends UserRecord>(
       const { email } = c.req.valid('json')
       // Answer first; look the account up, write the token and mail it off the request path, so
       // neither the status, the body nor the time of the answer depends on the account existing.
-      // The work waits for the next beat of a clock that does not depend on this request, so a
-      // request sent right behind this one never meets it, with or without an account.
+      // The work waits for a beat of a clock that does not depend on this request, at least one
+      // period away, so a request sent right behind this one never meets it, with or without an
+      // account.
       afterAnswer.paced('forgot-password', async () => {
         const found = await store.findUserByEmail(email)
         if (!found) return
