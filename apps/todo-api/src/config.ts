@@ -3,7 +3,7 @@
  * {@link ConfigError} whose one-line message names the variable. This file reads the
  * environment and the dev `.env` file; it opens no database and no socket.
  */
-import { createPrivateKey, randomBytes } from 'node:crypto'
+import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto'
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -110,12 +110,15 @@ export const parseSigningKeys = (value: string | undefined): SigningKey[] | null
     const { kid } = key as SigningKey
     if (kids.has(kid)) fail(`${which} repeats the kid ${JSON.stringify(kid.slice(0, 40))} of an earlier key`)
     kids.add(kid)
-    // The library checks the shape; Node can also tell whether the point lies on the curve.
+    // The library checks the shape (synchronously, with Web APIs); Node can also tell whether
+    // `x` (and `y`) are the public half of `d`, which WebCrypto would only refuse on first use.
+    const jwk = key as SigningKey
+    let derived: { x?: string; y?: string } = {}
     try {
-      createPrivateKey({ key: key as SigningKey & { kty: string }, format: 'jwk' })
-    } catch {
-      fail(`${which} is not a valid key: its members do not form a point on the curve`)
-    }
+      derived = createPublicKey(createPrivateKey({ key: { ...jwk }, format: 'jwk' })).export({ format: 'jwk' })
+    } catch {}
+    if (derived.x !== jwk.x || derived.y !== jwk.y)
+      fail(`${which} is not a valid key: its public half does not belong to its private key`)
   })
   return keys as SigningKey[]
 }
