@@ -8,7 +8,7 @@ import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
-import { type SigningKey, secretWeakness, signingKeyProblem } from '@latchkey/auth'
+import { MAX_SIGNING_KEYS, type SigningKey, secretWeakness, signingKeyProblem } from '@latchkey/auth'
 
 /** A configuration problem; `message` is one line naming the variable. */
 export class ConfigError extends Error {
@@ -101,6 +101,8 @@ export const parseSigningKeys = (value: string | undefined): SigningKey[] | null
     return fail(`${usage}; it is not valid JSON`)
   }
   if (!Array.isArray(parsed) || parsed.length === 0) return fail(usage)
+  if (parsed.length > MAX_SIGNING_KEYS)
+    fail(`AUTH_SIGNING_KEYS holds more than ${MAX_SIGNING_KEYS} keys (a rotation needs two or three)`)
   const keys = parsed as unknown[]
   const kids = new Set<string>()
   keys.forEach((key, i) => {

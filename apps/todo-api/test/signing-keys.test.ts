@@ -99,6 +99,10 @@ describe('a server with AUTH_SIGNING_KEYS', () => {
       // The server refuses it too (expired, wrong iss/aud and the rest: 401 before the session is looked up).
       expect((await request(server.base, 'GET', '/auth/me', { token })).status, what).toBe(401)
     }
+    // Nothing the server wrote holds the private key or a token.
+    const output = server.stdout() + server.stderr()
+    expect(output).not.toContain(key.d)
+    expect(output).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+/)
   })
 
   it('refuses HS256 tokens once keys are configured, even under the same AUTH_SECRET', async () => {

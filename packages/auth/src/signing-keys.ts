@@ -7,6 +7,11 @@
  * is used (docs in the README, "Rotating signing keys").
  */
 
+/** Keys at most: a rotation needs two or three at a time. */
+export const MAX_SIGNING_KEYS = 16
+/** Characters of a `kid` at most. */
+export const MAX_KID_LENGTH = 128
+
 /** The algorithms a signing key may use; a JWK's `kty`/`crv` decide which. */
 export type SigningAlgorithm = 'EdDSA' | 'ES256'
 
@@ -65,6 +70,7 @@ export const signingKeyProblem = (key: unknown): { problem: string } | { alg: Si
   if (typeof key !== 'object' || key === null || Array.isArray(key)) return { problem: 'must be a JWK object' }
   const jwk = key as Record<string, unknown>
   if (typeof jwk.kid !== 'string' || jwk.kid.trim() === '') return { problem: 'has no `kid`: every key needs a unique id' }
+  if (jwk.kid.length > MAX_KID_LENGTH) return { problem: `has a \`kid\` longer than ${MAX_KID_LENGTH} characters` }
   if (jwk.kty === 'oct')
     return { problem: 'is a symmetric key (kty "oct"): use `secret` for HS256, or an EdDSA or ES256 key here' }
   const curve = typeof jwk.crv === 'string' ? CURVES[jwk.crv as keyof typeof CURVES] : undefined
@@ -98,6 +104,8 @@ const publicHalf = (jwk: SigningKey, alg: SigningAlgorithm): PublicJwk =>
 export const resolveSigningKeys = (value: unknown, fail: (option: string, why: string) => never): ResolvedSigningKey[] => {
   if (!Array.isArray(value) || value.length === 0)
     return fail('signingKeys', 'must be a non-empty list of private JWKs (EdDSA Ed25519 or ES256), the signing key first')
+  if (value.length > MAX_SIGNING_KEYS)
+    fail('signingKeys', `holds more than ${MAX_SIGNING_KEYS} keys (a rotation needs two or three)`)
   const keys: ResolvedSigningKey[] = []
   for (const [i, key] of (value as unknown[]).entries()) {
     const checked = signingKeyProblem(key)

@@ -6,7 +6,7 @@
  */
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { problemErrorHandler } from './errors.js'
-import type { PublicJwk } from './signing-keys.js'
+import { MAX_KID_LENGTH, MAX_SIGNING_KEYS, type PublicJwk } from './signing-keys.js'
 
 /** Seconds a key set may be cached; a verifier meeting an unknown `kid` fetches again anyway. */
 export const JWKS_MAX_AGE = 300
@@ -15,15 +15,15 @@ const PublicJwkSchema = z
   .object({
     kty: z.enum(['OKP', 'EC']),
     crv: z.enum(['Ed25519', 'P-256']),
-    kid: z.string(),
+    kid: z.string().min(1).max(MAX_KID_LENGTH),
     alg: z.enum(['EdDSA', 'ES256']),
     use: z.literal('sig'),
-    x: z.string().openapi({ description: 'The public key (base64url); P-256 keys add `y`' }),
-    y: z.string().optional(),
+    x: z.string().length(43).openapi({ description: 'The public key (base64url of 32 bytes); P-256 keys add `y`' }),
+    y: z.string().length(43).optional(),
   })
   .openapi('PublicJwk')
 
-const JwksSchema = z.object({ keys: z.array(PublicJwkSchema) }).openapi('JsonWebKeySet')
+const JwksSchema = z.object({ keys: z.array(PublicJwkSchema).max(MAX_SIGNING_KEYS) }).openapi('JsonWebKeySet')
 
 export const wellKnownRoutes = (publicKeys: readonly PublicJwk[], log: (message: string) => void): OpenAPIHono => {
   const routes = new OpenAPIHono()
@@ -44,7 +44,7 @@ export const wellKnownRoutes = (publicKeys: readonly PublicJwk[], log: (message:
       responses: {
         200: {
           description: 'The key set',
-          headers: z.object({ 'Cache-Control': z.string().openapi({ example: `public, max-age=${JWKS_MAX_AGE}` }) }),
+          headers: z.object({ 'Cache-Control': z.literal(`public, max-age=${JWKS_MAX_AGE}`) }),
           content: { 'application/json': { schema: JwksSchema } },
         },
       },
