@@ -108,7 +108,7 @@ describe.skipIf(unbuilt !== null)('the packed @latchkey/verify in a fresh npm pr
     const readme = readFileSync(join(app, 'node_modules/@latchkey/verify/README.md'), 'utf8')
     const examples = codeBlocks(readme, 'ts')
     expect(examples.length).toBeGreaterThan(0)
-    examples.forEach((code, i) => writeFileSync(join(app, `readme-${i}.ts`), `${code}\nexport {}\n`))
+    for (const [i, code] of examples.entries()) writeFileSync(join(app, `readme-${i}.ts`), `${code}\nexport {}\n`)
     writeFileSync(
       join(app, 'types.ts'),
       [
