@@ -1,5 +1,5 @@
 /**
- * `createAuth`: validates the options once, wires the dependencies, and returns the eight
+ * `createAuth`: validates the options once, wires the dependencies, and returns the
  * `/auth` routes, the guard, and the guarded-route helper.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
@@ -25,7 +25,7 @@ import { secretBox } from './two-factor/secret-box.js'
 import { wellKnownRoutes } from './well-known.js'
 
 export interface Auth<U extends UserRecord, Name extends string> {
-  /** The eight auth routes. Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
+  /** The auth routes (docs/reference/endpoints.md). Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
   routes: OpenAPIHono
   /**
    * `GET /.well-known/jwks.json`: the public keys of `signingKeys`, for other services to verify
