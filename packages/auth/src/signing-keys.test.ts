@@ -1,5 +1,5 @@
 import { createHmac, createPublicKey } from 'node:crypto'
-import { decodeProtectedHeader, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
+import { decodeProtectedHeader, exportJWK, generateKeyPair, importJWK, type JWK, SignJWT } from 'jose'
 import { describe, expect, it } from 'vitest'
 import { accessTokens } from './access-token.js'
 import { createAuth } from './index.js'
@@ -137,13 +137,13 @@ describe('access tokens under signingKeys', async () => {
     const { d: _d, ...strangerPub } = stranger
     const forged = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'EdDSA', kid: 'ed-1' })
-      .sign(await (await import('jose')).importJWK(stranger, 'EdDSA'))
+      .sign(await importJWK(stranger as unknown as JWK, 'EdDSA'))
     const unknown = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'EdDSA', kid: 'ed-9' })
-      .sign(await (await import('jose')).importJWK(ed, 'EdDSA'))
+      .sign(await importJWK(ed as unknown as JWK, 'EdDSA'))
     const noKid = await new SignJWT(claims)
       .setProtectedHeader({ alg: 'EdDSA' })
-      .sign(await (await import('jose')).importJWK(ed, 'EdDSA'))
+      .sign(await importJWK(ed as unknown as JWK, 'EdDSA'))
     const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, sub: 'u2' })).toString('base64url')}.${s}`
     expect(strangerPub.x).not.toBe(ed.x)
     expect(await t.verify(`${h}.${p}.${s}`)).not.toBeNull()

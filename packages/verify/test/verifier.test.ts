@@ -133,7 +133,9 @@ describe('the key set', () => {
     const before = server.state.fetches
     const stranger = await newKey('k-stranger')
     const forged = await Promise.all(Array.from({ length: 1000 }, (_, i) => sign({ ...stranger, kid: `forged-${i}` })))
-    const outcomes = await Promise.allSettled(forged.slice(0, 500).map((token) => verifier.verify(token)))
+    const outcomes: PromiseSettledResult<unknown>[] = await Promise.allSettled(
+      forged.slice(0, 500).map((token) => verifier.verify(token)),
+    )
     for (const token of forged.slice(500))
       outcomes.push(
         await verifier.verify(token).then(
