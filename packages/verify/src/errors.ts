@@ -17,7 +17,7 @@ export type VerifyErrorCode =
   | 'invalid_signature'
   /** `exp` has passed. */
   | 'expired'
-  /** Wrong `iss` or `aud`, `nbf` or `iat` in the future, or a claim missing or of the wrong type. */
+  /** Wrong `iss` or `aud`, `nbf` in the future, or a claim missing or of the wrong type. */
   | 'invalid_claims'
   /** The key set could not be fetched or read; the token may be fine. Try again shortly. */
   | 'jwks_unavailable'
