@@ -72,6 +72,11 @@ describe('a server with AUTH_SIGNING_KEYS', () => {
     expect(decodeProtectedHeader(account.token)).toMatchObject({ alg: 'EdDSA', kid: 'ed-1' })
     const verifier = verifierOf(server)
     expect(await verifier.verify(account.token)).toMatchObject({ sub: account.userId, iss: 'latchkey', aud: 'latchkey' })
+    const login = await request(server.base, 'POST', '/auth/login', {
+      body: { email: account.email, password: account.password },
+    })
+    const fromLogin = (login.body as { accessToken: string }).accessToken
+    expect(await verifier.verify(fromLogin)).toMatchObject({ sub: account.userId, sid: expect.any(String) })
 
     const claims = JSON.parse(Buffer.from(account.token.split('.')[1] ?? '', 'base64url').toString('utf8')) as Record<
       string,
