@@ -10,7 +10,16 @@
 import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/d1'
 import * as schema from '../sqlite/schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from '../sqlite/schema.js'
+import {
+  addCredentialCodes,
+  challenges,
+  emailTokens,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  twoFactors,
+  users,
+} from '../sqlite/schema.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
@@ -395,6 +404,33 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         db.delete(twoFactors).where(eq(twoFactors.userId, userId)),
       ])
       return changes(results[2]) === 1
+    },
+
+    async createAddCredentialCode({ userId, codeHash, expiresAt }) {
+      const row = { hash: codeHash, failures: 0, expiresAt }
+      await db
+        .insert(addCredentialCodes)
+        .values({ userId, ...row })
+        .onConflictDoUpdate({ target: addCredentialCodes.userId, set: row })
+        .run()
+    },
+
+    async spendAddCredentialCode({ userId, codeHash, now, maxFailures }) {
+      // Two statements, each atomic (D1 runs one at a time): the right hash deletes the live row;
+      // otherwise a live row counts a wrong try.
+      const live = and(
+        eq(addCredentialCodes.userId, userId),
+        gt(addCredentialCodes.expiresAt, now),
+        lt(addCredentialCodes.failures, maxFailures),
+      )
+      const right = and(live, eq(addCredentialCodes.hash, codeHash))
+      if (changes(await db.delete(addCredentialCodes).where(right).run()) === 1) return true
+      await db
+        .update(addCredentialCodes)
+        .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+        .where(live)
+        .run()
+      return false
     },
 
     async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {

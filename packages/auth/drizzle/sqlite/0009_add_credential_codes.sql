@@ -1,0 +1,7 @@
+CREATE TABLE `auth_add_credential_codes` (
+	`user_id` text PRIMARY KEY NOT NULL,
+	`hash` text NOT NULL,
+	`failures` integer DEFAULT 0 NOT NULL,
+	`expires_at` integer NOT NULL,
+	FOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade
+);
