@@ -7,10 +7,11 @@
  * password wins. One todo patched and deleted at once by its owner (and by someone else): no 5xx
  * and a final state that some single order of the requests explains.
  *
- * The per-email limit (10 per 15 minutes for each of signup, login and reset-password, CONTRACT
- * §4) caps each race on one email at 10 requests: more would be 429s, not a race. So does the
- * per-account limit of two-factor enable (10 per 15 minutes). One mailed add-credential code
- * spent by racing enables: exactly one 200; racing wrong codes all count toward its five tries.
+ * The per-email limit (10 per 15 minutes for each of signup, login and reset-password,
+ * docs/reference/limits.md#rate-limits) caps each race on one email at 10 requests: more would be
+ * 429s, not a race. So does the per-account limit of two-factor enable (10 per 15 minutes). One
+ * mailed add-credential code spent by racing enables: exactly one 200; racing wrong codes all
+ * count toward its five tries.
  */
 import { randomUUID } from 'node:crypto'
 import * as OTPAuth from 'otpauth'

@@ -1,8 +1,8 @@
 /**
- * POST /delete-account (CONTRACT §12, §17): with the current password (and, when the account has a
- * second factor, a current code or an unused recovery code), the user and every session and token
- * of theirs are deleted in one atomic step; its access tokens and refresh cookie stop working, and
- * the address the account had gets an `account-deleted` notice.
+ * POST /delete-account (docs/reference/lifecycle.md#deleting-the-account): with the current
+ * password (and, when the account has a second factor, a current code or an unused recovery code),
+ * the user and every session and token of theirs are deleted in one atomic step; its access tokens
+ * and refresh cookie stop working, and the address the account had gets an `account-deleted` notice.
  */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
