@@ -1,5 +1,5 @@
 /**
- * The mailbox proof before a credential that outlives a password reset is added (CONTRACT §17):
+ * The mailbox proof before a credential that outlives a password reset is added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox):
  * the second factor now, a passkey later. Setting one up mails a 6-digit code to the account's
  * verified address; adding it takes the code back. A password thief who lacks the mailbox cannot
  * add a credential that would lock the owner out, and the owner's reset then removes the thief.

@@ -272,7 +272,7 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
       expect(linkLines).toHaveLength(1)
       // Every mail with a token prints its link (docs/reference/lifecycle.md#mail): those lines are where tokens belong.
       const mailLink = /^\[dev mail\] [a-z ]+ link for \S+: http:\/\/localhost:\d+\/[a-z-]+\?token=[A-Za-z0-9_-]{43}$/
-      // The mailed code is printed as its own line, like a link (CONTRACT §9); only there.
+      // The mailed code is printed as its own line, like a link (docs/reference/lifecycle.md#mail); only there.
       const codeLine = /^\[dev mail\] add-credential code for \S+: [0-9]{6}$/
       expect(lines.filter((l) => codeLine.test(l) && l.endsWith(`: ${emailCode}`))).toHaveLength(1)
       const elsewhere = lines.filter((l) => !mailLink.test(l) && !codeLine.test(l)).join('\n')

@@ -1,5 +1,5 @@
 /**
- * The mailbox proof before a credential that outlives a reset is added (CONTRACT §17), and the
+ * The mailbox proof before a credential that outlives a reset is added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox), and the
  * end of an account with a second factor, on both stores: an unverified account cannot set up
  * two-factor (403, nothing written); a verified one gets a 6-digit code by mail that enable needs
  * as `emailCode` (wrong, used, expired → 400; the fifth wrong one kills it; a wrong TOTP code

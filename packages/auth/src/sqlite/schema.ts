@@ -110,7 +110,7 @@ export const recoveryCodes = sqliteTable(
 )
 
 /**
- * The code mailed before a credential that outlives a reset is added (CONTRACT §17): one per
+ * The code mailed before a credential that outlives a reset is added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox): one per
  * account (a new one replaces it), a hash of the user id and the code, ten minutes, and dead at
  * the fifth wrong try. Spending deletes the row.
  */

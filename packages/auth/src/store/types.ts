@@ -167,7 +167,7 @@ export interface EnableTwoFactorInput {
 
 /**
  * A code mailed to the account to prove the mailbox before a credential that outlives a reset is
- * added (CONTRACT §17): one per account at a time, stored as a hash, with a count of wrong tries.
+ * added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox): one per account at a time, stored as a hash, with a count of wrong tries.
  */
 export interface NewAddCredentialCode {
   userId: string

@@ -1,5 +1,5 @@
 /**
- * The add-credential code (CONTRACT §17): one per account, a new one replaces the old; spent once,
+ * The add-credential code (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox): one per account, a new one replaces the old; spent once,
  * atomically, by exactly one of 20 concurrent callers; each wrong try counts and the fifth kills
  * it; an expired one never spends; one account's code never spends another's.
  */
