@@ -5,3 +5,5 @@ CREATE TABLE `auth_add_credential_codes` (
 	`expires_at` integer NOT NULL,
 	FOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade
 );
+--> statement-breakpoint
+CREATE INDEX `auth_add_credential_codes_expires_idx` ON `auth_add_credential_codes` (`expires_at`);

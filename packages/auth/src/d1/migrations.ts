@@ -72,6 +72,7 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     tag: '0009_add_credential_codes',
     statements: [
       'CREATE TABLE `auth_add_credential_codes` (\n\t`user_id` text PRIMARY KEY NOT NULL,\n\t`hash` text NOT NULL,\n\t`failures` integer DEFAULT 0 NOT NULL,\n\t`expires_at` integer NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_add_credential_codes_expires_idx` ON `auth_add_credential_codes` (`expires_at`);',
     ],
   },
 ]

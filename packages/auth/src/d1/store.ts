@@ -194,14 +194,20 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
           .from(table)
           .where(or(isNotNull(table.usedAt), sql`${table.expiresAt} <= ${now.getTime()}`))
           .limit(limit)
+      const expiredCodes = db
+        .select({ userId: addCredentialCodes.userId })
+        .from(addCredentialCodes)
+        .where(sql`${addCredentialCodes.expiresAt} <= ${now.getTime()}`)
+        .limit(limit)
       const results = await db.batch([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spent(resetTokens))),
         db.delete(emailTokens).where(inArray(emailTokens.hash, spent(emailTokens))),
         db.delete(challenges).where(inArray(challenges.hash, spent(challenges))),
+        db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       ])
-      const [s, r, e, c] = results.map(changes) as [number, number, number, number]
-      return { sessions: s, resetTokens: r, emailTokens: e, challenges: c }
+      const [s, r, e, c, a] = results.map(changes) as [number, number, number, number, number]
+      return { sessions: s, resetTokens: r, emailTokens: e, challenges: c, addCredentialCodes: a }
     },
 
     async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {

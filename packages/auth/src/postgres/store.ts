@@ -246,17 +246,25 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(or(isNotNull(challenges.usedAt), lte(challenges.expiresAt, now)))
         .limit(limit)
         .for('update', { skipLocked: true })
-      const [dead, spent, spentEmail, spentChallenges] = await Promise.all([
+      const expiredCodes = db
+        .select({ userId: addCredentialCodes.userId })
+        .from(addCredentialCodes)
+        .where(lte(addCredentialCodes.expiresAt, now))
+        .limit(limit)
+        .for('update', { skipLocked: true })
+      const [dead, spent, spentEmail, spentChallenges, expired] = await Promise.all([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
         db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
         db.delete(challenges).where(inArray(challenges.hash, deadChallenges)),
+        db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       ])
       return {
         sessions: dead.rowCount ?? 0,
         resetTokens: spent.rowCount ?? 0,
         emailTokens: spentEmail.rowCount ?? 0,
         challenges: spentChallenges.rowCount ?? 0,
+        addCredentialCodes: expired.rowCount ?? 0,
       }
     },
 

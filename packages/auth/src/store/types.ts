@@ -267,10 +267,17 @@ export interface Store<U extends UserRecord = UserRecord> {
 
   /**
    * Deletes dead rows, at most `limit` of each kind: sessions past the cutoffs the session core
-   * computed, and used or expired reset tokens. Answers how many of each it deleted; fewer than
+   * computed, used or expired reset and email tokens and challenges, and expired add-credential
+   * codes. Answers how many of each it deleted; fewer than
    * `limit` of a kind means none of that kind is left.
    */
-  prune(input: PruneInput): Promise<{ sessions: number; resetTokens: number; emailTokens: number; challenges: number }>
+  prune(input: PruneInput): Promise<{
+    sessions: number
+    resetTokens: number
+    emailTokens: number
+    challenges: number
+    addCredentialCodes: number
+  }>
 
   /** Stores a verification or email-change token; every earlier unused token of that kind and user dies. */
   createEmailToken(input: NewEmailToken): Promise<void>
