@@ -22,3 +22,20 @@ describe.each([
     expect(shown).toBe(readFileSync(join(EXAMPLES, runtime, file), 'utf8'))
   })
 })
+
+describe('the root README', () => {
+  const readme = readFileSync(join(EXAMPLES, '..', 'README.md'), 'utf8')
+  const startScript = (runtime: string) =>
+    (JSON.parse(readFileSync(join(EXAMPLES, runtime, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+
+  it.each([
+    { runtime: 'bun', command: /`AUTH_SECRET=… bun ([^`]+)`/ },
+    { runtime: 'deno', command: /`AUTH_SECRET=… deno run ([^`]+)`/ },
+  ])("runs $runtime's example with the arguments of its start script, on its file", ({ runtime, command }) => {
+    const shown = command.exec(readme)?.[1]
+    expect(shown, `no run command for ${runtime} in README.md`).toBeDefined()
+    const [file] = (shown as string).split(' ').slice(-1)
+    expect(readFileSync(join(EXAMPLES, runtime, file as string), 'utf8')).toContain('createAuth')
+    expect(startScript(runtime).endsWith(` ${shown}`)).toBe(true)
+  })
+})
