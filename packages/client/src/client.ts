@@ -6,7 +6,7 @@
  * 'include'`); in Node the client keeps it itself.
  */
 import { type CrossTabMessage, type CrossTabOptions, HANDOVER_MS, PEER_WAIT_MS, tabsOf } from './cross-tab.js'
-import { errorFrom } from './errors.js'
+import { errorFrom, networkError } from './errors.js'
 
 export interface User {
   id: string
@@ -196,12 +196,16 @@ export const createAuthClient = (options: AuthClientOptions) => {
     if (body !== undefined) headers.set('Content-Type', 'application/json')
     if (token) headers.set('Authorization', `Bearer ${token}`)
     if (jar && cookie && path.startsWith(authPath)) headers.set('Cookie', cookie)
-    const response = await doFetch(`${base}${path}`, {
+    const url = `${base}${path}`
+    const response = await doFetch(url, {
       ...init,
       method,
       headers,
       credentials: 'include',
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((err: unknown) => {
+      // fetch's own failure (no answer); an abort (DOMException) stays what it is.
+      throw err instanceof TypeError ? networkError(url, err) : err
     })
     remember(response)
     return response
