@@ -260,7 +260,9 @@ export const createAuthClient = (options: AuthClientOptions) => {
             signedOut(true)
             return false
           }
-          if (await peerToken(PEER_WAIT_MS)) return peerTaken()
+          // No other tab in line for the lock: no token is coming, the session is over (a session
+          // revoked elsewhere says so at once, not after the wait).
+          if (outcome !== 'refused-alone' && (await peerToken(PEER_WAIT_MS))) return peerTaken()
         }
         signedOut()
         return false
@@ -278,18 +280,26 @@ export const createAuthClient = (options: AuthClientOptions) => {
    * answer at once.
    */
   const refreshInTurn = (shared: NonNullable<typeof tabs>, seen: number) =>
-    new Promise<'ok' | 'refused' | 'peer'>((resolve, reject) => {
+    new Promise<'ok' | 'refused' | 'refused-alone' | 'peer'>((resolve, reject) => {
       shared.locks
         .request(shared.lock, async () => {
           if (generation !== seen && accessToken !== null && now() < expiresAt - skewMs) return resolve('peer')
           // Another tab signed out while this one waited: its cookie is gone, asking would only be refused.
           if (signedOutAt > seen && accessToken === null) return resolve('refused')
           const outcome = await refreshNow()
+          if (outcome === 'refused' && (await aloneInLine(shared))) return resolve('refused-alone')
           resolve(outcome)
           if (outcome === 'ok') await new Promise((done) => setTimeout(done, HANDOVER_MS))
         })
         .catch(reject)
     })
+
+  /** While holding the lock: whether no other tab waits for it (unknown, without `query()`: `false`). */
+  const aloneInLine = async (shared: NonNullable<typeof tabs>) => {
+    if (!shared.locks.query) return false
+    const { pending = [] } = await shared.locks.query().catch(() => ({ pending: [{ name: shared.lock }] }))
+    return !pending.some((request) => request.name === shared.lock)
+  }
 
   /** The refresh request itself; a refusal (401) is the caller's to settle. */
   const refreshNow = async (): Promise<'ok' | 'refused'> => {

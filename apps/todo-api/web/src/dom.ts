@@ -23,14 +23,22 @@ let ids = 0
 /** A page-unique id for label/description links. */
 export const uid = (prefix: string) => `${prefix}-${++ids}`
 
-/** Says `message` to screen readers (and keeps it on screen for sighted users in the view's status line). */
+let fade: ReturnType<typeof setTimeout> | undefined
+/**
+ * Says `message` in the page's live region, which is also on screen (a toast at the bottom) for
+ * a few seconds: what a screen reader hears, everyone sees.
+ */
 export const announce = (message: string) => {
   const region = document.getElementById('announce')
   if (!region) return
   region.textContent = ''
+  clearTimeout(fade)
   // A change the live region notices even when the same words come twice.
   requestAnimationFrame(() => {
     region.textContent = message
+    fade = setTimeout(() => {
+      region.textContent = ''
+    }, 8000)
   })
 }
 
@@ -67,6 +75,11 @@ export interface FormSpec {
   /** Extra content below the button. */
   footer?: Child[]
   className?: string
+  /**
+   * The signed-in email, for a form with a password field but no email field: a hidden
+   * `autocomplete="username"` field tells password managers (and Chromium) whose password it is.
+   */
+  username?: string
 }
 
 /**
@@ -108,9 +121,21 @@ export const form = (spec: FormSpec): HTMLFormElement => {
     )
   })
   const button = h('button', { type: 'submit' }, spec.submit)
+  const username =
+    spec.username === undefined
+      ? null
+      : h('input', {
+          type: 'email',
+          name: 'username',
+          autocomplete: 'username',
+          value: spec.username,
+          hidden: true,
+          readonly: true,
+        })
   const element = h(
     'form',
     { 'aria-label': spec.label, class: spec.className ?? null, novalidate: true },
+    username,
     ...rows,
     button,
     summary,
@@ -129,9 +154,9 @@ export const form = (spec: FormSpec): HTMLFormElement => {
     try {
       await spec.onSubmit(values, element)
     } catch (err) {
-      summary.textContent = describeError(err)
       const refused = err instanceof AuthClientError ? err.errors : []
       let first: HTMLInputElement | undefined
+      let shown = 0
       for (const fieldError of refused) {
         const name = fieldError.path.split('.').at(-1) ?? ''
         const input = inputs.get(name)
@@ -140,7 +165,16 @@ export const form = (spec: FormSpec): HTMLFormElement => {
         input.setAttribute('aria-invalid', 'true')
         line.textContent = fieldError.message
         first ??= input
+        shown++
       }
+      // Every refusal already sits under its field: the summary points there instead of repeating
+      // the server's "The request does not match the schema."
+      summary.textContent =
+        shown > 0 && shown === refused.length
+          ? shown === 1
+            ? 'Please correct the field marked above.'
+            : 'Please correct the fields marked above.'
+          : describeError(err)
       ;(first ?? inputs.values().next().value)?.focus()
     } finally {
       button.disabled = false
