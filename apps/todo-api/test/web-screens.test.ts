@@ -13,10 +13,11 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PEER_WAIT_MS } from '../../../packages/client/src/cross-tab.js'
 import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
 import { type RunningServer, signup, startServer } from './support.js'
 
+/** How long the client waits for another tab's token after a refused refresh (PEER_WAIT_MS in packages/client/src/cross-tab.ts). */
+const PEER_WAIT_MS = 3000
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 interface Violation {
@@ -28,15 +29,10 @@ interface Violation {
 /** axe-core's violations on the page as it is now (WCAG 2.x A and AA, and axe's best practices). */
 const audit = async (page: Page): Promise<Violation[]> => {
   await page.evaluate(AXE)
-  return page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: (context: Document) => Promise<{ violations: unknown[] }> } }).axe
-    const { violations } = await axe.run(document)
-    return (violations as { id: string; help: string; nodes: { target: string[] }[] }[]).map((v) => ({
-      id: v.id,
-      help: v.help,
-      nodes: v.nodes.map((n) => n.target.join(' ')),
-    }))
-  })
+  const violations = await page.evaluate<{ id: string; help: string; nodes: { target: string[] }[] }[]>(
+    'axe.run(document).then((result) => result.violations)',
+  )
+  return violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))
 }
 
 const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 10_000 })
@@ -83,7 +79,7 @@ describe.skipIf(skipReason !== null)('every screen in headless Chromium', () => 
     await page.getByRole('button', { name: 'Sign in' }).click()
     const form = page.getByRole('form', { name: 'Sign in' })
     await form.locator('.field-error:not(:empty)').first().waitFor({ timeout: 10_000 })
-    const summary = await form.getByRole('alert').innerText()
+    const summary = (await form.getByRole('alert').textContent()) ?? ''
     expect(summary).not.toMatch(/schema/i)
     expect(summary).toMatch(/^Please correct the fields? marked above\.$/)
     await check(page, 'sign-in-refused')
@@ -130,10 +126,9 @@ describe.skipIf(skipReason !== null)('every screen in headless Chromium', () => 
     // Keyboard focus is visible on a control: an outline of at least 2 px.
     await page.getByLabel('New todo').focus()
     await page.keyboard.press('Tab')
-    const ring = await page.evaluate(() => {
-      const style = getComputedStyle(document.activeElement as Element)
-      return { style: style.outlineStyle, width: Number.parseFloat(style.outlineWidth) }
-    })
+    const ring = await page.evaluate<{ style: string; width: number }>(
+      '(({ outlineStyle, outlineWidth }) => ({ style: outlineStyle, width: Number.parseFloat(outlineWidth) }))(getComputedStyle(document.activeElement))',
+    )
     expect(ring.style).not.toBe('none')
     expect(ring.width).toBeGreaterThanOrEqual(2)
 
