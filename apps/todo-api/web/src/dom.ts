@@ -90,6 +90,7 @@ export interface FormSpec {
 export const form = (spec: FormSpec): HTMLFormElement => {
   const errorLines = new Map<string, HTMLElement>()
   const inputs = new Map<string, HTMLInputElement>()
+  const labels = new Map(spec.fields.map((field) => [field.name, field.label]))
   const summary = h('p', { class: 'error', role: 'alert' })
   const rows = spec.fields.map((field) => {
     const id = uid(field.name)
@@ -156,7 +157,7 @@ export const form = (spec: FormSpec): HTMLFormElement => {
     } catch (err) {
       const refused = err instanceof AuthClientError ? err.errors : []
       let first: HTMLInputElement | undefined
-      let shown = 0
+      const marked = new Set<string>()
       for (const fieldError of refused) {
         const name = fieldError.path.split('.').at(-1) ?? ''
         const input = inputs.get(name)
@@ -165,15 +166,14 @@ export const form = (spec: FormSpec): HTMLFormElement => {
         input.setAttribute('aria-invalid', 'true')
         line.textContent = fieldError.message
         first ??= input
-        shown++
+        marked.add(labels.get(name) ?? name)
       }
-      // Every refusal already sits under its field: the summary points there instead of repeating
-      // the server's "The request does not match the schema."
+      // Every refusal already sits under its field: the summary names the fields instead of
+      // repeating the server's "The request does not match the schema."
+      const named = [...marked].map((label) => label.toLowerCase())
       summary.textContent =
-        shown > 0 && shown === refused.length
-          ? shown === 1
-            ? 'Please correct the field marked above.'
-            : 'Please correct the fields marked above.'
+        named.length > 0 && refused.every((e) => inputs.has(e.path.split('.').at(-1) ?? ''))
+          ? `Check the ${named.length === 1 ? named[0] : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`} above.`
           : describeError(err)
       ;(first ?? inputs.values().next().value)?.focus()
     } finally {
