@@ -10,11 +10,11 @@
 import { randomUUID } from 'node:crypto'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
-import { type RunningServer, signup, startServer } from './support.js'
+import { REPO_ROOT, type RunningServer, signup, startServer } from './support.js'
 
 /** How long the client waits for another tab's token after a refused refresh (PEER_WAIT_MS in packages/client/src/cross-tab.ts). */
 const PEER_WAIT_MS = 3000
@@ -204,6 +204,37 @@ describe.skipIf(skipReason !== null)('every screen in headless Chromium', () => 
     expect(refused - refusedBefore).toBe(1)
     await check(other.page, 'signed-out-elsewhere')
     await other.context.close()
+  })
+
+  it("tells a page on an origin the API does not trust what most likely happened (the client's network-error)", {
+    timeout: 60_000,
+  }, async () => {
+    // The built @latchkey/client, served to the page from its own origin; the page's CSP is
+    // bypassed so that the request really goes out and the browser's CORS check refuses it.
+    const context = await browser.newContext({ bypassCSP: true })
+    const dist = join(REPO_ROOT, 'packages', 'client', 'dist')
+    await context.route('**/__client/*.js', (route) =>
+      route.fulfill({ path: join(dist, basename(new URL(route.request().url()).pathname)), contentType: 'text/javascript' }),
+    )
+    const { page } = await open('/', context)
+    await screen(page, 'Sign in')
+    // 127.0.0.1 is another origin than localhost, and the server trusts only its PUBLIC_URL's.
+    const failure = await page.evaluate<{ name: string; code: string; status: number; message: string; cause: string }>(
+      `import('/__client/index.js').then(async ({ createAuthClient }) => {
+        const auth = createAuthClient({ baseUrl: ${JSON.stringify(server.base)} })
+        try {
+          await auth.signIn({ email: 'ada@example.com', password: 'plum tractor lantern' })
+          return null
+        } catch (e) {
+          return { name: e.name, code: e.code, status: e.status, message: e.message, cause: String(e.cause) }
+        }
+      })`,
+    )
+    expect(failure).toMatchObject({ name: 'AuthClientError', code: 'network-error', status: 0 })
+    expect(failure.cause).toMatch(/TypeError/)
+    expect(failure.message).toContain(`This page (${origin()}) is on another origin`)
+    expect(failure.message).toMatch(/CORS.*trustedOrigins.*TRUSTED_ORIGINS.*A front end on another origin/)
+    await context.close()
   })
 
   it.each([
