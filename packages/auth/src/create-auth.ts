@@ -10,7 +10,6 @@ import { accessTokens } from './access-token.js'
 import { addCredentialCodes } from './add-credential-code.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
-import { errorSummary } from './errors.js'
 import { type GuardEnv, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { accountOf, routeLimits } from './limits.js'
 import { notifier } from './notify.js'
@@ -109,8 +108,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   if (options.hasher)
     resolved.log('createAuth: a custom hasher is in use; the argon2id floor (m=19456 KiB, t=2, p=1) is not checked on it')
   const hasher = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
-  const decoy = decoyHash(hasher)
-  decoy.catch((err: unknown) => resolved.log(`decoy hash failed: ${errorSummary(err)}`))
+  const decoy = decoyHash(hasher, options.hasher ? undefined : resolved.argon2)
   const tokens = accessTokens({
     secrets: resolved.secrets,
     signingKeys: resolved.signingKeys,
