@@ -90,12 +90,21 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return changes(await db.update(users).set({ role }).where(eq(users.email, email)).run()) === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      userAgent = null,
+      ip = null,
+    }) {
       // One statement: the row is written only while the version the login verified is current.
       const at = now.getTime()
       const written = await db.run(
-        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, refresh_hash, user_agent, ip)
-            select ${id}, ${userId}, ${at}, ${at}, ${refreshHash}, ${userAgent}, ${ip}
+        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, refresh_hash, refresh_key_hash, user_agent, ip)
+            select ${id}, ${userId}, ${at}, ${at}, ${refreshHash}, ${refreshKeyHash}, ${userAgent}, ${ip}
             where ${versionIs(userId, credentialsVersion)}`,
       )
       return changes(written) === 1
@@ -121,9 +130,9 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       const current = and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from))
-      const set = { refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now }
+      const set = { refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now }
       return changes(await db.update(sessions).set(set).where(current).run()) === 1
     },
 

@@ -129,13 +129,24 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.length === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      userAgent = null,
+      ip = null,
+    }) {
       return db.transaction(async (tx) => {
         // FOR SHARE conflicts with the row lock of a password change or reset: either it waits
         // for them and reads their new version, or they wait for this session and then delete it.
         const [user] = await tx.select({ version: users.credentialsVersion }).from(users).where(eq(users.id, userId)).for('share')
         if (user?.version !== credentialsVersion) return false
-        await tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now, refreshHash, userAgent, ip })
+        await tx
+          .insert(sessions)
+          .values({ id, userId, createdAt: now, refreshedAt: now, refreshHash, refreshKeyHash, userAgent, ip })
         return true
       })
     },
@@ -154,12 +165,12 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       // One conditional UPDATE: concurrent callers queue on the row lock, and each one after the
       // first re-reads the row (READ COMMITTED), finds `from` no longer current and changes nothing.
       const rows = await db
         .update(sessions)
-        .set({ refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now })
+        .set({ refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now })
         .where(and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from)))
         .returning({ id: sessions.id })
       return rows.length === 1

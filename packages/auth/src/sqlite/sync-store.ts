@@ -72,6 +72,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         createdAt: p('now'),
         refreshedAt: p('now'),
         refreshHash: p('hash'),
+        refreshKeyHash: p('keyHash'),
         userAgent: p('userAgent'),
         ip: p('ip'),
       })
@@ -144,12 +145,21 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return db.update(users).set({ role }).where(eq(users.email, email)).run().changes === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      userAgent = null,
+      ip = null,
+    }) {
       const { versionOf, insertSession } = hot()
       // IMMEDIATE: the version read and the insert happen under the write lock a reset needs too.
       return db.transaction(() => {
         if (versionOf.get({ id: userId })?.version !== credentialsVersion) return false
-        insertSession.run({ id, userId, now, hash: refreshHash, userAgent, ip })
+        insertSession.run({ id, userId, now, hash: refreshHash, keyHash: refreshKeyHash, userAgent, ip })
         return true
       }, immediate)
     },
@@ -169,9 +179,9 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       const current = and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from))
-      const set = { refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now }
+      const set = { refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now }
       return durable(() => db.update(sessions).set(set).where(current).run().changes === 1)
     },
 

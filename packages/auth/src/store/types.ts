@@ -63,6 +63,8 @@ export interface SessionInfo extends SessionRecord {
 export interface NewSession {
   id: string
   userId: string
+  /** SHA-256 of the session key every refresh value of this session carries. */
+  refreshKeyHash?: string | null
   refreshHash: string
   now: Date
   /** The credentials version of the password just verified (or just set, at signup). */
@@ -74,6 +76,12 @@ export interface NewSession {
 
 /** A session's refresh facts as its row holds them: the core judges a presented value on them. */
 export interface SessionRefreshState extends SessionRecord {
+  /**
+   * SHA-256 of the session key: every refresh value the session issues carries it, so a value it
+   * issued is told apart from one made up by someone who knows only the session id. `null` for a
+   * session from before session keys (until its next rotation).
+   */
+  refreshKeyHash: string | null
   /** SHA-256 of the current refresh value. */
   refreshHash: string | null
   /** The value the current one replaced, kept to tell a parallel tab from reuse. */
@@ -88,6 +96,8 @@ export interface SwapRefreshInput {
   from: string
   /** Hash of the value that replaces it. */
   to: string
+  /** Becomes the session key's hash (the same for a session that has one). */
+  keyHash: string
   /** Becomes the session's `refreshedAt` and `rotatedAt`. */
   now: Date
 }
@@ -228,8 +238,8 @@ export interface Store<U extends UserRecord = UserRecord> {
   findRefresh(ref: { sessionId: string } | { currentHash: string }): Promise<{ session: SessionRefreshState; user: U } | null>
   /**
    * The atomic step of a rotation, a compare-and-swap: only while `from` is still the session's
-   * current value, makes `to` current, keeps `from` as the previous value and sets `refreshedAt`
-   * and `rotatedAt` to `now`. Of concurrent callers with one `from`, exactly one gets `true`.
+   * current value, makes `to` current, keeps `from` as the previous value, sets the key hash to
+   * `keyHash` and `refreshedAt` and `rotatedAt` to `now`. Of concurrent callers with one `from`, exactly one gets `true`.
    */
   swapRefresh(input: SwapRefreshInput): Promise<boolean>
   deleteSession(sessionId: string): Promise<void>
