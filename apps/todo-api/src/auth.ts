@@ -27,6 +27,8 @@ export interface AppAuthOptions {
   getConnInfo?: GetConnInfo
   /** Seconds an access token lives (`ACCESS_TOKEN_TTL`, tests only). Default: the library's 900. */
   accessTokenTtl?: number | null
+  /** Most sessions per account (`AUTH_MAX_SESSIONS`). Default: the library's 100. */
+  maxSessions?: number | null
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -43,6 +45,7 @@ export const createAppAuth = ({
   trustProxy,
   trustedOrigins = [],
   accessTokenTtl = null,
+  maxSessions = null,
   getConnInfo,
   log,
   audit = (line) => console.log(line),
@@ -62,6 +65,7 @@ export const createAppAuth = ({
     trustProxy,
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
+    ...(maxSessions === null ? {} : { maxSessions }),
     ...(getConnInfo ? { getConnInfo } : {}),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,

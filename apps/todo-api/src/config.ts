@@ -38,6 +38,8 @@ export interface Config {
    * refresh dance with short tokens; refused when NODE_ENV=production.
    */
   accessTokenTtl: number | null
+  /** `AUTH_MAX_SESSIONS`: most sessions per account (default: the library's 100); a sign-in past it ends the least recently used. */
+  maxSessions: number | null
   /** Lines to show on the terminal at start (for example: a secret was generated). */
   notices: string[]
 }
@@ -173,6 +175,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   if (ttl !== '' && !/^[1-9]\d{0,4}$/.test(ttl))
     fail(`ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to 99999, got "${ttl.slice(0, 20)}"`)
   if (ttl !== '' && production) fail('ACCESS_TOKEN_TTL is for development and tests; unset it when NODE_ENV=production')
+  const maxSessions = env.AUTH_MAX_SESSIONS?.trim() ?? ''
+  if (maxSessions !== '' && !/^[1-9]\d{0,5}$/.test(maxSessions))
+    fail(`AUTH_MAX_SESSIONS must be a whole number from 1 to 999999, got "${maxSessions.slice(0, 20)}"`)
   const smtp = parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'], 'smtp://user:pass@mail.example.com:587')
   if (production && !smtp)
     fail('SMTP_URL is required when NODE_ENV=production: reset links are only printed to the terminal in development')
@@ -189,6 +194,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),
     trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
     accessTokenTtl: ttl === '' ? null : Number(ttl),
+    maxSessions: maxSessions === '' ? null : Number(maxSessions),
     notices,
   }
 }

@@ -58,6 +58,8 @@ describe.concurrent('start-up configuration', () => {
     ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
     ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'http://localhost:5173,localhost:5174' }],
     ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'https://app.example.com/path' }],
+    ['AUTH_MAX_SESSIONS', { AUTH_MAX_SESSIONS: '0' }],
+    ['AUTH_MAX_SESSIONS', { AUTH_MAX_SESSIONS: 'many' }],
   ])('names %s when it is invalid (%o)', async (name, env) => {
     const line = await refusal({ NODE_ENV: 'production', AUTH_SECRET: randomSecret(), SMTP_URL, ...env })
     expect(line).toContain(name)

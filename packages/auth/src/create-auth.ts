@@ -108,16 +108,6 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   // Inside, the user is the store's `U`; its extra fields are the guard's to fill (defaults).
   const policies = (options.policies ?? {}) as Record<string, Policy<U>>
   const cookie = refreshCookie(resolved.secureCookies, resolved.cookiePath, resolved.cookieSameSite)
-  const sessions = sessionCore({
-    store: options.store,
-    tokens,
-    cookie,
-    lifetimes: resolved.lifetimes,
-    accessTokenTtl: resolved.accessTokenTtl,
-    now: resolved.now,
-    clientAddress: resolved.clientAddress,
-  })
-  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
   const after = afterAnswer(resolved.log)
   const notify = notifier({
     sendMail: options.sendMail,
@@ -127,6 +117,18 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     now: resolved.now,
     log: resolved.log,
   })
+  const sessions = sessionCore({
+    store: options.store,
+    tokens,
+    cookie,
+    lifetimes: resolved.lifetimes,
+    accessTokenTtl: resolved.accessTokenTtl,
+    now: resolved.now,
+    clientAddress: resolved.clientAddress,
+    maxSessions: resolved.maxSessions,
+    notify,
+  })
+  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
   const sweep = sweeper({
     store: options.store,
     lifetimes: resolved.lifetimes,

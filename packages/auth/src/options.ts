@@ -88,6 +88,11 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   sessionAbsoluteTtl?: number
   /** Seconds during which a just-rotated refresh value is refused without revoking (parallel tabs). Default 10; 0 disables. */
   refreshReuseGrace?: number
+  /**
+   * Most sessions one account keeps. A sign-in past it ends the least recently used session
+   * (event `session.revoked`), so a script signing in in a loop cannot pile up rows. Default 100.
+   */
+  maxSessions?: number
   /** Seconds a reset token lives. Default 1800. */
   resetTokenTtl?: number
   /**
@@ -176,6 +181,8 @@ export interface ResolvedOptions {
   audience: string
   accessTokenTtl: number
   lifetimes: SessionLifetimes
+  /** Most sessions per account; a sign-in past it ends the least recently used. */
+  maxSessions: number
   resetTokenMs: number
   /** The issuer of `otpauth://` URIs. */
   twoFactorIssuer: string
@@ -366,6 +373,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
       absoluteMs: positive('sessionAbsoluteTtl', options.sessionAbsoluteTtl, 90 * DAY) * 1000,
       graceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
     },
+    maxSessions: positiveInteger('maxSessions', options.maxSessions, 100),
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
     twoFactorIssuer,
     argon2,

@@ -8,6 +8,7 @@ import type { Context } from 'hono'
 import type { AccessClaims, AccessTokens } from './access-token.js'
 import { parseRefreshValue, type RefreshCookie, refreshValue } from './cookies.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
+import type { Notifier } from './notify.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import { userJson } from './schemas.js'
 import type { SessionRecord, SessionRefreshState, Store, UserRecord } from './store/types.js'
@@ -148,6 +149,10 @@ export interface SessionCoreDeps<U extends UserRecord> {
   now: () => Date
   /** The client address of a request (see `clientAddress`). */
   clientAddress: ClientAddress
+  /** Most sessions per account: a new one past it ends the least recently used. */
+  maxSessions: number
+  /** Reports the sessions a sign-in ended (`session.revoked`). */
+  notify: Notifier
 }
 
 /** A live session as its owner sees it (`GET /sessions`). */
@@ -172,6 +177,8 @@ export const sessionCore = <U extends UserRecord>({
   accessTokenTtl,
   now,
   clientAddress,
+  maxSessions,
+  notify,
 }: SessionCoreDeps<U>) => {
   const tokenBody = async (sub: string, sid: string) => ({
     accessToken: await tokens.sign({ sub, sid }),
@@ -207,8 +214,8 @@ export const sessionCore = <U extends UserRecord>({
     },
 
     /**
-     * Opens a session (signup, login): stores the refresh hash, sets its cookie, signs an access
-     * token. `null`, with nothing stored or set, when the user's credentials version is no
+     * Opens a session (signup, login): stores the refresh hash, ends the least recently used
+     * sessions past `maxSessions`, sets its cookie, signs an access token. `null`, with nothing stored or set, when the user's credentials version is no
      * longer `credentialsVersion`: the password that was verified has been replaced meanwhile.
      */
     async start(c: Context, user: U, credentialsVersion: number) {
@@ -226,6 +233,9 @@ export const sessionCore = <U extends UserRecord>({
         ...requestFacts(c, clientAddress),
       })
       if (!created) return null
+      // Past the limit, the least recently used sessions end (never the new one: it is the newest).
+      for (const ended of await store.trimSessions(user.id, maxSessions))
+        notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: ended })
       setCookie(c, session, key, random, at)
       return { sessionId: session.id, body: { ...(await tokenBody(user.id, session.id)), user: userJson(user) } }
     },

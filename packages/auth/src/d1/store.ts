@@ -10,7 +10,16 @@
 import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/d1'
 import * as schema from '../sqlite/schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from '../sqlite/schema.js'
+import {
+  challenges,
+  emailTokens,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  trimmedSessions,
+  twoFactors,
+  users,
+} from '../sqlite/schema.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
@@ -307,6 +316,11 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
     async deleteOtherSessions(userId, keepSessionId) {
       const others = and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
       return (await db.delete(sessions).where(others).returning({ id: sessions.id })).map((row) => row.id)
+    },
+
+    async trimSessions(userId, keep) {
+      const beyond = trimmedSessions(userId, keep)
+      return (await db.delete(sessions).where(beyond).returning({ id: sessions.id })).map((row) => row.id)
     },
 
     async deleteUser(userId, credentialsVersion) {

@@ -7,7 +7,7 @@
  * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
  * It does not create tables: {@link migratePostgres} does.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
@@ -353,6 +353,17 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .delete(sessions)
         .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
         .returning({ id: sessions.id })
+      return rows.map((row) => row.id)
+    },
+
+    async trimSessions(userId, keep) {
+      const beyond = db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(eq(sessions.userId, userId))
+        .orderBy(desc(sessions.refreshedAt), desc(sessions.id))
+        .offset(keep)
+      const rows = await db.delete(sessions).where(inArray(sessions.id, beyond)).returning({ id: sessions.id })
       return rows.map((row) => row.id)
     },
 

@@ -1,4 +1,5 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
+import { type SQL, sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 const tsMs = (name: string) => integer(name, { mode: 'timestamp_ms' })
@@ -53,6 +54,14 @@ export const sessions = sqliteTable(
     index('auth_sessions_created_idx').on(t.createdAt),
   ],
 )
+
+/**
+ * The user's sessions past the `keep` most recently used (latest `refreshed_at`, then the greater
+ * id), for `trimSessions` of both SQLite stores. SQLite has no OFFSET without LIMIT (-1: none).
+ */
+export const trimmedSessions = (userId: string, keep: number): SQL =>
+  sql`${sessions.id} in (select ${sessions.id} from ${sessions} where ${sessions.userId} = ${userId}
+    order by ${sessions.refreshedAt} desc, ${sessions.id} desc limit -1 offset ${keep})`
 
 export const resetTokens = sqliteTable(
   'auth_reset_tokens',

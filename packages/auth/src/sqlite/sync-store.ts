@@ -11,7 +11,7 @@ import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.j
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import type * as schema from './schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, trimmedSessions, twoFactors, users } from './schema.js'
 
 /** A synchronous Drizzle SQLite database whose `run()` reports the rows it changed. */
 export type SyncSqliteDb = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
@@ -344,6 +344,18 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         db
           .delete(sessions)
           .where(others)
+          .returning({ id: sessions.id })
+          .all()
+          .map((row) => row.id),
+      )
+    },
+
+    async trimSessions(userId, keep) {
+      const beyond = trimmedSessions(userId, keep)
+      return durable(() =>
+        db
+          .delete(sessions)
+          .where(beyond)
           .returning({ id: sessions.id })
           .all()
           .map((row) => row.id),

@@ -287,6 +287,11 @@ export interface Store<U extends UserRecord = UserRecord> {
   /** Deletes every session of the user except `keepSessionId`; answers the ids it deleted. */
   deleteOtherSessions(userId: string, keepSessionId: string): Promise<string[]>
   /**
+   * Keeps the user's `keep` most recently used sessions (latest `refreshedAt` first, then the
+   * greater id) and deletes the others in one statement; answers the ids it deleted.
+   */
+  trimSessions(userId: string, keep: number): Promise<string[]>
+  /**
    * Deletes the user with every session and token, in one atomic step, only while the
    * credentials version is still `credentialsVersion` (the password that was re-checked).
    * Answers whether it deleted.

@@ -218,6 +218,39 @@ export const sessionsConformance = (t: Conformance) => {
       expect((await rotate(null, 'never-issued', 'n1', 0)).status).toBe('unknown')
     })
 
+    it('trims a user to the most recently used sessions, and answers the ids it deleted', async () => {
+      const user = await newUser()
+      const other = await newUser()
+      // Created in order, then the oldest is refreshed last: it becomes the most recently used.
+      const ids = []
+      for (let i = 0; i < 5; i++) ids.push(await newSession(user.id, `t${i}`, at(i * 1000)))
+      const [first, second, third, fourth, fifth] = ids as [string, string, string, string, string]
+      expect(await t.store.swapRefresh({ sessionId: first, from: 't0', to: 't0b', keyHash: SESSION_KEY, now: at(9000) })).toBe(
+        true,
+      )
+      const theirs = await newSession(other.id, 'theirs', T0)
+
+      expect(await t.store.trimSessions(user.id, 5)).toEqual([])
+      expect((await t.store.trimSessions(user.id, 3)).sort()).toEqual([second, third].sort())
+      const left = (await t.store.listSessions(user.id)).map((s) => s.id).sort()
+      expect(left).toEqual([first, fourth, fifth].sort())
+      expect(await t.store.findSession(theirs)).not.toBeNull()
+      expect(await t.store.trimSessions(user.id, 1)).toHaveLength(2)
+      expect((await t.store.listSessions(user.id)).map((s) => s.id)).toEqual([first])
+    })
+
+    it('of 20 concurrent sign-ins past the limit, leaves the user at most the limit', async () => {
+      const user = await newUser()
+      for (let i = 0; i < 3; i++) await newSession(user.id, `old${i}`, at(i))
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, i) => {
+          await newSession(user.id, `new${i}`, at(1000 + i))
+          await t.store.trimSessions(user.id, 5)
+        }),
+      )
+      expect((await t.store.listSessions(user.id)).length).toBeLessThanOrEqual(5)
+    })
+
     it('lets exactly one of 20 concurrent rotations of one value win, and keeps the session', async () => {
       const sid = await newSession((await newUser()).id, 'c0')
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => rotate(sid, 'c0', `c1-${i}`, 1000)))
