@@ -15,6 +15,8 @@ export type AppAuth = Auth<UserRecord, 'admin' | 'verified'>
 export interface AppAuthOptions {
   /** One secret, or several: the first signs access tokens, every one verifies them. */
   secret: string | readonly string[]
+  /** Keys of sealed data (`AUTH_ENCRYPTION_KEY`): the first seals, every one opens. `null`: the library's fallback. */
+  encryptionKeys?: readonly string[] | null
   db: AppDatabase
   mailer: Mailer
   /** Base URL of links and of the same-origin check, without a trailing slash. */
@@ -38,6 +40,7 @@ export interface AppAuthOptions {
 
 export const createAppAuth = ({
   secret,
+  encryptionKeys = null,
   db,
   mailer,
   publicUrl,
@@ -53,6 +56,7 @@ export const createAppAuth = ({
 }: AppAuthOptions): AppAuth =>
   createAuth({
     secret,
+    ...(encryptionKeys ? { encryptionKeys } : {}),
     store: db.authStore,
     // On PostgreSQL the counts live in the database, so every instance counts against one limit.
     ...(db.rateLimitStore ? { rateLimit: { store: db.rateLimitStore } } : {}),

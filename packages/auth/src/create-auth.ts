@@ -66,6 +66,12 @@ export interface Auth<U extends UserRecord, Name extends string> {
    */
   prune(): Promise<PruneCounts>
   /**
+   * How many sealed values (TOTP keys) still name another key than the first of `encryptionKeys`
+   * (without `encryptionKeys`: than the first signing secret). The sweep seals them again; an old
+   * key can be dropped once this is 0.
+   */
+  sealedUnderOldKeys(): Promise<number>
+  /**
    * Stops the sweep and waits for it and for the work after answers. Call it on shutdown, after
    * the server stopped taking requests and before the store closes.
    *
@@ -93,6 +99,11 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   options: AuthOptions<U, Name, F>,
 ): Auth<U & SignupExtras<F>, Name> => {
   const resolved = resolveOptions(options)
+  if (!resolved.encryptionKeys)
+    resolved.log(
+      'createAuth: no `encryptionKeys`: TOTP keys are sealed under the signing secret, so before dropping an old one wait for auth.sealedUnderOldKeys() to be 0; set encryptionKeys to keep them apart',
+    )
+  const box = secretBox(resolved.encryptionKeys, resolved.secrets)
   if (options.hasher)
     resolved.log('createAuth: a custom hasher is in use; the argon2id floor (m=19456 KiB, t=2, p=1) is not checked on it')
   const hasher = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
@@ -136,6 +147,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     log: resolved.log,
     intervalMs: resolved.pruneIntervalMs,
     batchSize: resolved.pruneBatchSize,
+    box,
   })
   const routes = authRoutes<U>({
     store: options.store,
@@ -150,7 +162,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     cookie,
     notify,
     afterAnswer: after,
-    twoFactor: twoFactorCore({ store: options.store, box: secretBox(resolved.secrets), now: resolved.now }),
+    twoFactor: twoFactorCore({ store: options.store, box, now: resolved.now }),
     options: resolved,
   })
 
@@ -163,6 +175,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     route: (config) => guardedRoute(guard(config.auth), config),
     settled: after.settled,
     prune: sweep.run,
+    sealedUnderOldKeys: () => options.store.countStaleSeals(box.sealingPrefix),
     async close() {
       await sweep.stop()
       await after.settled()

@@ -13,6 +13,7 @@ import * as schema from '../sqlite/schema.js'
 import {
   challenges,
   emailTokens,
+  notSealedWith,
   recoveryCodes,
   resetTokens,
   sessions,
@@ -409,6 +410,19 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
     async resealTwoFactor(userId, from, to) {
       const current = and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from))
       return changes(await db.update(twoFactors).set({ secret: to }).where(current).run()) === 1
+    },
+
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
     async deleteTwoFactor(userId) {

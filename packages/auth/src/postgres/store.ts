@@ -28,6 +28,8 @@ const pendingEmailChange = (userId: string) =>
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
   and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
+/** A second factor whose secret is not sealed under the key that `sealingPrefix` names (a prefix compare, no LIKE pattern). */
+const notSealedWith = (sealingPrefix: string) => sql`substr(${twoFactors.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
 /** A step newer than the last one used (the replay guard). */
 const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 
@@ -363,7 +365,11 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(eq(sessions.userId, userId))
         .orderBy(desc(sessions.refreshedAt), desc(sessions.id))
         .offset(keep)
-      const rows = await db.delete(sessions).where(inArray(sessions.id, beyond)).returning({ id: sessions.id })
+      // The user's own rows only: without it the planner scans every session against the subquery.
+      const rows = await db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), inArray(sessions.id, beyond)))
+        .returning({ id: sessions.id })
       return rows.map((row) => row.id)
     },
 
@@ -467,6 +473,19 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from)))
         .returning({ userId: twoFactors.userId })
       return rows.length === 1
+    },
+
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
     async deleteTwoFactor(userId) {

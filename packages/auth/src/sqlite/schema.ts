@@ -60,7 +60,7 @@ export const sessions = sqliteTable(
  * id), for `trimSessions` of both SQLite stores. SQLite has no OFFSET without LIMIT (-1: none).
  */
 export const trimmedSessions = (userId: string, keep: number): SQL =>
-  sql`${sessions.id} in (select ${sessions.id} from ${sessions} where ${sessions.userId} = ${userId}
+  sql`${sessions.userId} = ${userId} and ${sessions.id} in (select ${sessions.id} from ${sessions} where ${sessions.userId} = ${userId}
     order by ${sessions.refreshedAt} desc, ${sessions.id} desc limit -1 offset ${keep})`
 
 export const resetTokens = sqliteTable(
@@ -109,6 +109,10 @@ export const twoFactors = sqliteTable('auth_two_factors', {
   lastStep: integer('last_step'),
   createdAt: tsMs('created_at').notNull(),
 })
+
+/** A second factor whose secret is not sealed under the key `sealingPrefix` names (a prefix compare: no LIKE pattern). */
+export const notSealedWith = (sealingPrefix: string): SQL =>
+  sql`substr(${twoFactors.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
 
 /** Single-use recovery codes, SHA-256 of the user id and the code. */
 export const recoveryCodes = sqliteTable(

@@ -11,7 +11,17 @@ import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.j
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import type * as schema from './schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, trimmedSessions, twoFactors, users } from './schema.js'
+import {
+  challenges,
+  emailTokens,
+  notSealedWith,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  trimmedSessions,
+  twoFactors,
+  users,
+} from './schema.js'
 
 /** A synchronous Drizzle SQLite database whose `run()` reports the rows it changed. */
 export type SyncSqliteDb = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
@@ -456,6 +466,20 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
     async resealTwoFactor(userId, from, to) {
       const current = and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from))
       return db.update(twoFactors).set({ secret: to }).where(current).run().changes === 1
+    },
+
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+        .all()
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
     async deleteTwoFactor(userId) {

@@ -322,8 +322,19 @@ export interface Store<U extends UserRecord = UserRecord> {
   useRecoveryCode(userId: string, codeHash: string, now: Date): Promise<boolean>
   /** Replaces every recovery code of the user, only while the second factor is enabled; answers whether it did. */
   replaceRecoveryCodes(userId: string, codeHashes: string[]): Promise<boolean>
-  /** Re-seals the secret (after a secret rotation), only while it is still `from`; answers whether it wrote. */
+  /** Re-seals the secret (after a key rotation), only while it is still `from`; answers whether it wrote. */
   resealTwoFactor(userId: string, from: string, to: string): Promise<boolean>
+  /**
+   * Second factors whose sealed secret does not begin with `sealingPrefix` (sealed under another
+   * key than the sealing one), by user id after `afterUserId`, at most `limit`: the sweep's pages.
+   */
+  staleSeals(input: {
+    sealingPrefix: string
+    afterUserId: string | null
+    limit: number
+  }): Promise<{ userId: string; secret: string }[]>
+  /** How many second factors' sealed secrets do not begin with `sealingPrefix`. */
+  countStaleSeals(sealingPrefix: string): Promise<number>
   /** Deletes the user's second factor, recovery codes and challenges; answers whether there was one. */
   deleteTwoFactor(userId: string): Promise<boolean>
   /** Stores a login challenge (the password step passed for a two-factor account). */
