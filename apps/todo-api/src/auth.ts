@@ -1,10 +1,10 @@
 /**
  * The app's authentication: `createAuth` on the opened database, with the policies this app
  * registers: `admin` (`user.raw.role === 'admin'`, set with `pnpm cli set-role`) and `verified`
- * (`user.raw.emailVerified`, CONTRACT §10; no route of this app requires it). Every security
+ * (`user.raw.emailVerified`, docs/reference/lifecycle.md#email-verification; no route of this app requires it). Every security
  * event goes to standard output as one JSON line, `{"audit":…}`.
  */
-import { type Auth, createAuth, type GetConnInfo, type UserRecord } from '@latchkey/auth'
+import { type Auth, createAuth, type GetConnInfo, type SigningKey, type UserRecord } from '@latchkey/auth'
 import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
 import { printable } from './printable.js'
@@ -17,6 +17,8 @@ export interface AppAuthOptions {
   secret: string | readonly string[]
   /** Keys of sealed data (`AUTH_ENCRYPTION_KEY`): the first seals, every one opens. `null`: the library's fallback. */
   encryptionKeys?: readonly string[] | null
+  /** `AUTH_SIGNING_KEYS`: EdDSA or ES256 private JWKs that sign access tokens instead of the secret. */
+  signingKeys?: readonly SigningKey[] | null
   db: AppDatabase
   mailer: Mailer
   /** Base URL of links and of the same-origin check, without a trailing slash. */
@@ -41,6 +43,7 @@ export interface AppAuthOptions {
 export const createAppAuth = ({
   secret,
   encryptionKeys = null,
+  signingKeys = null,
   db,
   mailer,
   publicUrl,
@@ -57,11 +60,12 @@ export const createAppAuth = ({
   createAuth({
     secret,
     ...(encryptionKeys ? { encryptionKeys } : {}),
+    ...(signingKeys ? { signingKeys } : {}),
     store: db.authStore,
     // On PostgreSQL the counts live in the database, so every instance counts against one limit.
     ...(db.rateLimitStore ? { rateLimit: { store: db.rateLimitStore } } : {}),
     sendMail: (mail) => mailer.send(mail),
-    // An event holds no secret (CONTRACT §9). What a client sent (the User-Agent) is escaped:
+    // An event holds no secret (docs/reference/lifecycle.md#events). What a client sent (the User-Agent) is escaped:
     // JSON.stringify leaves DEL, C1 controls and U+2028/9 raw, which could drive a terminal.
     onEvent: (event) => audit(printable(JSON.stringify({ audit: event }))),
     policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },

@@ -114,6 +114,7 @@ server.listen(config.port, () => {
     const app = createApp({
       secret: config.secrets,
       encryptionKeys: config.encryptionKeys,
+      signingKeys: config.signingKeys,
       db,
       mailer,
       publicUrl,

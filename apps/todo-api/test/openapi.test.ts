@@ -51,13 +51,14 @@ describe('GET /openapi.json', () => {
     expect(validator.version).toBe('3.1')
   })
 
-  it('describes every route of the contract', () => {
+  it('describes every route of docs/reference/endpoints.md', () => {
     expect(
       operations()
         .map((o) => o.id)
         .sort(),
     ).toEqual(
       [
+        'GET /.well-known/jwks.json',
         'POST /auth/signup',
         'POST /auth/login',
         'POST /auth/refresh',
@@ -121,7 +122,7 @@ describe('GET /openapi.json', () => {
       ].sort(),
     )
     for (const { id, op } of guarded) expect(op.responses, id).toHaveProperty('401')
-    // A cookie-borne token on an unsafe method from another site is 403 (CONTRACT §3).
+    // A cookie-borne token on an unsafe method from another site is 403 (docs/reference/credentials.md#cross-site-requests).
     for (const { id, op } of guarded.filter((g) => !g.id.startsWith('GET ')))
       expect((op.responses['403'] as { description?: string } | undefined)?.description, id).toMatch(/another site/)
   })
@@ -185,6 +186,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'GET /reset-password': 'getResetPasswordPage',
       'GET /verify-email': 'getVerifyEmailPage',
       'GET /confirm-email': 'getConfirmEmailPage',
+      'GET /.well-known/jwks.json': 'getJwks',
     })
   })
 
@@ -203,6 +205,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'GET /reset-password',
         'GET /verify-email',
         'GET /confirm-email',
+        'GET /.well-known/jwks.json',
       ].sort(),
     )
     expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])

@@ -3,7 +3,7 @@
  * `createAuth`, its options and the types a guarded handler sees.
  * - `@latchkey/auth/http`: the problem-document layer for the rest of your app (error handler,
  *   404, body guard, OpenAPI response helpers).
- * - `@latchkey/auth/sqlite`, `@latchkey/auth/postgres`: the bundled stores.
+ * - `@latchkey/auth/sqlite`, `/bun-sqlite`, `/node-sqlite`, `/d1`, `/postgres`: the bundled stores.
  * - `@latchkey/auth/testing`: the store conformance suite, a fast hasher, and the types a store author implements.
  */
 export { type Auth, createAuth } from './create-auth.js'
@@ -15,4 +15,5 @@ export { type AuthOptions, type AuthUser, type Policy, secretWeakness } from './
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
 export { canonicalEmail } from './schemas.js'
+export { MAX_SIGNING_KEYS, type PublicJwk, type SigningAlgorithm, type SigningKey, signingKeyProblem } from './signing-keys.js'
 export type { Store, UserRecord } from './store/types.js'

@@ -9,6 +9,7 @@ import type { AuthEvent, AuthMail } from './notify.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
 import type { SessionLifetimes } from './session.js'
+import { type ResolvedSigningKey, resolveSigningKeys, type SigningKey } from './signing-keys.js'
 import type { Store, UserRecord } from './store/types.js'
 
 /** The signed-in user a guarded handler sees as `c.get('user')`. */
@@ -65,6 +66,18 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    * safe once `sealedUnderOldKeys()` is 0.
    */
   encryptionKeys?: string | readonly string[]
+  /**
+   * Asymmetric keys for access tokens instead of HS256, so other services can verify them
+   * (`@latchkey/verify`) from the public keys at `GET /.well-known/jwks.json` (mount
+   * `auth.wellKnown` at the root). Private JWKs, EdDSA (Ed25519) or ES256 (P-256), each with a
+   * unique `kid`. The first signs; every one verifies and is published, so a key listed after
+   * the first is published before it signs. Once given, HS256 tokens are refused. `secret` is
+   * still required: it encrypts second-factor secrets.
+   *
+   * @example
+   * signingKeys: JSON.parse(process.env.AUTH_SIGNING_KEYS) // [{ kty: 'OKP', crv: 'Ed25519', kid: '2026-11', x, d }]
+   */
+  signingKeys?: readonly SigningKey[]
   store: Store<U>
   /**
    * Sends the mails the library asks for, each with a `kind` (reset and verification tokens,
@@ -81,7 +94,7 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   /** Named policies; guard names are checked against these keys by the compiler. */
   policies?: Record<Name, Policy<U & SignupExtras<F>>>
   /**
-   * Extra fields of `POST /signup` (CONTRACT §16), such as `z.object({ plan: z.enum(['free', 'pro']).default('free') })`:
+   * Extra fields of `POST /signup` (docs/reference/endpoints.md#signup), such as `z.object({ plan: z.enum(['free', 'pro']).default('free') })`:
    * validated with the rest of the body (400 with `errors[]`), stored with the user, documented
    * in OpenAPI, and typed on `c.get('user').raw`. Fields added later should have a default or be
    * optional: older accounts get the default when they are read.
@@ -106,7 +119,7 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   /** Seconds a reset token lives. Default 1800. */
   resetTokenTtl?: number
   /**
-   * The second factor (CONTRACT §13). `issuer` names the account in authenticator apps (the
+   * The second factor (docs/reference/two-factor.md). `issuer` names the account in authenticator apps (the
    * `otpauth://` URI's issuer). Default `Latchkey`.
    */
   twoFactor?: { issuer?: string }
@@ -163,7 +176,7 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   publicUrl?: string
   /**
    * More origins whose front ends may send the cookie-borne credentials on unsafe methods
-   * (`https://app.example.com`, `http://localhost:5173`), beside `publicUrl`'s (CONTRACT §16).
+   * (`https://app.example.com`, `http://localhost:5173`), beside `publicUrl`'s (docs/reference/credentials.md#cross-site-requests).
    * Allow them in CORS too (`hono/cors` with `credentials: true`).
    */
   trustedOrigins?: readonly string[]
@@ -189,6 +202,8 @@ export interface ResolvedOptions {
   secrets: string[]
   /** The sealing key first; `null` when none was given (the signing secrets seal). */
   encryptionKeys: string[] | null
+  /** The asymmetric keys, the signing one first, or `null` for HS256 under `secrets`. */
+  signingKeys: ResolvedSigningKey[] | null
   issuer: string
   audience: string
   accessTokenTtl: number
@@ -400,6 +415,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
   return {
     secrets,
     encryptionKeys,
+    signingKeys: options.signingKeys === undefined ? null : resolveSigningKeys(options.signingKeys, fail),
     issuer: options.issuer ?? 'latchkey',
     audience: options.audience ?? 'latchkey',
     accessTokenTtl: positive('accessTokenTtl', options.accessTokenTtl, 15 * 60),

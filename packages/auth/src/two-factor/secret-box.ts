@@ -1,5 +1,5 @@
 /**
- * Sealed data at rest (CONTRACT §13, §17): AES-256-GCM under a key derived with HKDF-SHA-256 (Web
+ * Sealed data at rest (docs/reference/two-factor.md#the-key-at-rest): AES-256-GCM under a key derived with HKDF-SHA-256 (Web
  * Crypto) from one of the `encryptionKeys`, so a copy of the database alone yields nothing, and
  * the signing secrets play no part: rotating them never touches sealed data. The sealed text
  * names its key by a key id, so a rotated list still opens it; the user id is the additional
