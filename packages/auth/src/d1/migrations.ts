@@ -75,4 +75,8 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE INDEX `auth_add_credential_codes_expires_idx` ON `auth_add_credential_codes` (`expires_at`);',
     ],
   },
+  {
+    tag: '0010_session_refresh_key',
+    statements: ['ALTER TABLE `auth_sessions` ADD `refresh_key_hash` text;'],
+  },
 ]
