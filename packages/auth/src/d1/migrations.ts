@@ -68,4 +68,15 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE TABLE `auth_two_factors` (\n\t`user_id` text PRIMARY KEY NOT NULL,\n\t`secret` text NOT NULL,\n\t`enabled_at` integer,\n\t`last_step` integer,\n\t`created_at` integer NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
     ],
   },
+  {
+    tag: '0009_add_credential_codes',
+    statements: [
+      'CREATE TABLE `auth_add_credential_codes` (\n\t`user_id` text PRIMARY KEY NOT NULL,\n\t`hash` text NOT NULL,\n\t`failures` integer DEFAULT 0 NOT NULL,\n\t`expires_at` integer NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_add_credential_codes_expires_idx` ON `auth_add_credential_codes` (`expires_at`);',
+    ],
+  },
+  {
+    tag: '0010_session_refresh_key',
+    statements: ['ALTER TABLE `auth_sessions` ADD `refresh_key_hash` text;'],
+  },
 ]
