@@ -123,7 +123,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   // A client's share of the hashing queue: its IPv4 address, or its IPv6 /48 (a site's usual
   // allocation; a /64 per request would otherwise be a new client each time).
   const hasher = (c: Context) => shared.of(rateLimitAddress(resolved.clientAddress(c), Math.min(48, resolved.ipv6Prefix)))
-  const decoy = decoyHash(shared.of('start-up'), options.hasher ? undefined : resolved.argon2)
+  const decoy = decoyHash(shared.own, options.hasher ? undefined : resolved.argon2)
   const tokens = accessTokens({
     secrets: resolved.secrets,
     signingKeys: resolved.signingKeys,

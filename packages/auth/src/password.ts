@@ -60,6 +60,8 @@ export const boundedConcurrency = (slots: number) => {
 export interface SharedHasher {
   /** The hasher for calls made on behalf of `client` (an IPv4 address or an IPv6 /48). */
   of(client: string): PasswordHasher
+  /** The hasher for the library's own calls (a custom hasher's decoy): the whole queue's bound only. */
+  own: PasswordHasher
 }
 
 /**
@@ -73,31 +75,32 @@ export const admittedHasher = (hasher: PasswordHasher, max: number): SharedHashe
   const share = Math.max(1, Math.floor(max / 4))
   let admitted = 0
   const perClient = new Map<string, number>()
-  const admit = async <T>(client: string, task: () => Promise<T>): Promise<T> => {
-    const held = perClient.get(client) ?? 0
+  const admit = async <T>(client: string | null, task: () => Promise<T>): Promise<T> => {
+    const held = client === null ? 0 : (perClient.get(client) ?? 0)
     if (admitted >= max || held >= share)
       throw new AuthError('overloaded', {
         detail: 'Too many password checks are in progress. Try again in a second.',
         headers: { 'Retry-After': '1' },
       })
     admitted++
-    perClient.set(client, held + 1)
+    if (client !== null) perClient.set(client, held + 1)
     try {
       return await task()
     } finally {
       admitted--
-      const left = (perClient.get(client) ?? 1) - 1
-      if (left === 0) perClient.delete(client)
-      else perClient.set(client, left)
+      if (client !== null) {
+        const left = (perClient.get(client) ?? 1) - 1
+        if (left === 0) perClient.delete(client)
+        else perClient.set(client, left)
+      }
     }
   }
-  return {
-    of: (client) => ({
-      hash: (password) => admit(client, () => hasher.hash(password)),
-      verify: (stored, password) => admit(client, () => hasher.verify(stored, password)),
-      needsRehash: (stored) => hasher.needsRehash(stored),
-    }),
-  }
+  const hasherOf = (client: string | null): PasswordHasher => ({
+    hash: (password) => admit(client, () => hasher.hash(password)),
+    verify: (stored, password) => admit(client, () => hasher.verify(stored, password)),
+    needsRehash: (stored) => hasher.needsRehash(stored),
+  })
+  return { of: hasherOf, own: hasherOf(null) }
 }
 
 /** One way to compute argon2id. */
