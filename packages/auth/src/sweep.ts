@@ -13,6 +13,8 @@ export interface PruneCounts {
   resetTokens: number
   emailTokens: number
   challenges: number
+  /** Used or expired sign-in mails (docs/reference/email-sign-in.md). */
+  emailSignIns: number
 }
 
 export interface Sweep {
@@ -36,7 +38,7 @@ export const sweeper = <U extends UserRecord>(deps: {
 }): Sweep => {
   let running: Promise<PruneCounts> | null = null
   const sweepAll = async (): Promise<PruneCounts> => {
-    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0 }
+    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0, emailSignIns: 0 }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
       const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
@@ -44,7 +46,10 @@ export const sweeper = <U extends UserRecord>(deps: {
       total.resetTokens += deleted.resetTokens
       total.emailTokens += deleted.emailTokens
       total.challenges += deleted.challenges
-      if (Math.max(deleted.sessions, deleted.resetTokens, deleted.emailTokens, deleted.challenges) < deps.batchSize) break
+      const signIns = await deps.store.pruneEmailSignIns(now, deps.batchSize)
+      total.emailSignIns += signIns
+      if (Math.max(deleted.sessions, deleted.resetTokens, deleted.emailTokens, deleted.challenges, signIns) < deps.batchSize)
+        break
       // Requests go first between batches.
       await new Promise((resolve) => setTimeout(resolve, 0))
     }
