@@ -118,6 +118,7 @@ server.listen(config.port, () => {
       publicUrl,
       production: config.production,
       trustProxy: config.trustProxy,
+      emailSignUp: config.emailSignUp,
       trustedOrigins: config.trustedOrigins,
       accessTokenTtl: config.accessTokenTtl,
       // Bun and Deno run this server through their node:http; the library asks for the address

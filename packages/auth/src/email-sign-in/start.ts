@@ -1,9 +1,10 @@
 /**
  * POST /email-sign-in (docs/reference/email-sign-in.md#asking-for-a-mail): the same 202 and a
  * fresh `flow` for every address. The values are made for every request alike; the store write
- * (which kills the address's earlier mail) and the mail run after the answer, and the write is the
- * same for an address with an account and one without, so neither the answer nor the request
- * after it tells them apart (the forgot-password rule, docs/reference/endpoints.md#forgot-password).
+ * (which kills the address's earlier mail) and the mail run after the answer, on the fixed beat of
+ * paced work (`background.ts`), and the write is the same for an address with an account and one
+ * without, so neither the answer nor the request after it tells them apart (the forgot-password
+ * rule, docs/reference/endpoints.md#forgot-password).
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import type { AuthApp, RouteDeps } from '../routes/deps.js'
@@ -61,7 +62,9 @@ export const startEmailSignIn = <U extends UserRecord>(
       const { email } = c.req.valid('json')
       const { flow, token, code, hashes } = newSignIn()
       const now = options.now()
-      afterAnswer.run('email-sign-in', async () => {
+      // Not now, but at the next beat of a clock that does not depend on this request: a request
+      // sent right behind this one never meets the write or the mail, with or without an account.
+      afterAnswer.paced('email-sign-in', async () => {
         const account = await store.startEmailSignIn({
           ...hashes,
           email,
