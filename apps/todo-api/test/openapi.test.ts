@@ -89,6 +89,9 @@ describe('GET /openapi.json', () => {
         'GET /reset-password',
         'GET /verify-email',
         'GET /confirm-email',
+        'GET /sign-in',
+        'POST /auth/email-sign-in',
+        'POST /auth/email-sign-in/verify',
       ].sort(),
     )
   })
@@ -185,6 +188,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'GET /reset-password': 'getResetPasswordPage',
       'GET /verify-email': 'getVerifyEmailPage',
       'GET /confirm-email': 'getConfirmEmailPage',
+      'POST /auth/email-sign-in': 'emailSignIn',
+      'POST /auth/email-sign-in/verify': 'verifyEmailSignIn',
+      'GET /sign-in': 'getSignInPage',
     })
   })
 
@@ -203,6 +209,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'GET /reset-password',
         'GET /verify-email',
         'GET /confirm-email',
+        'POST /auth/email-sign-in',
+        'POST /auth/email-sign-in/verify',
+        'GET /sign-in',
       ].sort(),
     )
     expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])

@@ -33,7 +33,7 @@ const ByCode = z
     code: z
       .string()
       .regex(/^[0-9]{6}$/, 'Code must be the 6 digits from the mail')
-      .openapi({ example: '042917' }),
+      .openapi({ example: '042917', maxLength: 6 }),
   })
   .openapi('EmailSignInCode')
 const VerifyBody = z.union([ByToken, ByCode]).openapi('EmailSignInVerifyRequest')
