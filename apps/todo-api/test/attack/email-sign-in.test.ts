@@ -16,7 +16,7 @@ const PUBLIC_URL = 'https://todo.example.test'
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Pairs of timing samples; each known address is asked for at most 5 times (its limit is 10). */
-const SAMPLES = 200
+const SAMPLES = 300
 const ACCOUNTS = SAMPLES / 5
 
 describe.each(ATTACK_STORES)('sign-in by email on $name', (store) => {
