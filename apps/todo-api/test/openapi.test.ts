@@ -58,6 +58,7 @@ describe('GET /openapi.json', () => {
         .sort(),
     ).toEqual(
       [
+        'GET /.well-known/jwks.json',
         'POST /auth/signup',
         'POST /auth/login',
         'POST /auth/refresh',
@@ -191,6 +192,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/email-sign-in': 'emailSignIn',
       'POST /auth/email-sign-in/verify': 'verifyEmailSignIn',
       'GET /sign-in': 'getSignInPage',
+      'GET /.well-known/jwks.json': 'getJwks',
     })
   })
 
@@ -212,6 +214,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'POST /auth/email-sign-in',
         'POST /auth/email-sign-in/verify',
         'GET /sign-in',
+        'GET /.well-known/jwks.json',
       ].sort(),
     )
     expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])
