@@ -152,6 +152,8 @@ export const racesSuite = (store: AttackStore) =>
         // The first proof of the unverified account ended its signup session: the winner's is the one left.
         expect(await query('select id from auth_sessions where user_id = ?', a.userId)).toHaveLength(1)
         expect((await call('GET', '/auth/me', { token: a.token })).status).toBe(401)
+      })
+
       describe('one mailed add-credential code, many enables', () => {
         /** A verified member with a pending two-factor key; the code setup mailed and a TOTP code. */
         const pending = async () => {
