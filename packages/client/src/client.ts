@@ -6,7 +6,7 @@
  * 'include'`); in Node the client keeps it itself.
  */
 import { type CrossTabMessage, type CrossTabOptions, HANDOVER_MS, PEER_WAIT_MS, tabsOf } from './cross-tab.js'
-import { errorFrom } from './errors.js'
+import { errorFrom, networkError } from './errors.js'
 
 export interface User {
   id: string
@@ -208,12 +208,16 @@ export const createAuthClient = (options: AuthClientOptions) => {
     if (body !== undefined) headers.set('Content-Type', 'application/json')
     if (token) headers.set('Authorization', `Bearer ${token}`)
     if (jar && cookie && path.startsWith(authPath)) headers.set('Cookie', cookie)
-    const response = await doFetch(`${base}${path}`, {
+    const url = `${base}${path}`
+    const response = await doFetch(url, {
       ...init,
       method,
       headers,
       credentials: 'include',
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((err: unknown) => {
+      // fetch's own failure (no answer); an abort (DOMException) stays what it is.
+      throw err instanceof TypeError ? networkError(url, err) : err
     })
     remember(response)
     return response
@@ -268,7 +272,9 @@ export const createAuthClient = (options: AuthClientOptions) => {
             signedOut(true)
             return false
           }
-          if (await peerToken(PEER_WAIT_MS)) return peerTaken()
+          // No other tab in line for the lock: no token is coming, the session is over (a session
+          // revoked elsewhere says so at once, not after the wait).
+          if (outcome !== 'refused-alone' && (await peerToken(PEER_WAIT_MS))) return peerTaken()
         }
         signedOut()
         return false
@@ -286,18 +292,26 @@ export const createAuthClient = (options: AuthClientOptions) => {
    * answer at once.
    */
   const refreshInTurn = (shared: NonNullable<typeof tabs>, seen: number) =>
-    new Promise<'ok' | 'refused' | 'peer'>((resolve, reject) => {
+    new Promise<'ok' | 'refused' | 'refused-alone' | 'peer'>((resolve, reject) => {
       shared.locks
         .request(shared.lock, async () => {
           if (generation !== seen && accessToken !== null && now() < expiresAt - skewMs) return resolve('peer')
           // Another tab signed out while this one waited: its cookie is gone, asking would only be refused.
           if (signedOutAt > seen && accessToken === null) return resolve('refused')
           const outcome = await refreshNow()
+          if (outcome === 'refused' && (await aloneInLine(shared))) return resolve('refused-alone')
           resolve(outcome)
           if (outcome === 'ok') await new Promise((done) => setTimeout(done, HANDOVER_MS))
         })
         .catch(reject)
     })
+
+  /** While holding the lock: whether no other tab waits for it (unknown, without `query()`: `false`). */
+  const aloneInLine = async (shared: NonNullable<typeof tabs>) => {
+    if (!shared.locks.query) return false
+    const { pending = [] } = await shared.locks.query().catch(() => ({ pending: [{ name: shared.lock }] }))
+    return !pending.some((request) => request.name === shared.lock)
+  }
 
   /** The refresh request itself; a refusal (401) is the caller's to settle. */
   const refreshNow = async (): Promise<'ok' | 'refused'> => {

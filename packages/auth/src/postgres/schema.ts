@@ -34,6 +34,11 @@ export const sessions = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: at('created_at').notNull(),
     refreshedAt: at('refreshed_at').notNull(),
+    /**
+     * SHA-256 of the session key every refresh value of the session carries (`null` for a session
+     * from before 0.2 until its next rotation): it tells a value the session issued from a made-up one.
+     */
+    refreshKeyHash: text('refresh_key_hash'),
     /** SHA-256 of the current refresh value (the part after the session id in the cookie). */
     refreshHash: text('refresh_hash'),
     /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */

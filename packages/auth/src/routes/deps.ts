@@ -19,8 +19,8 @@ export interface RouteDeps<U extends UserRecord> {
   store: Store<U>
   sessions: SessionCore<U>
   hasher: PasswordHasher
-  /** Verified against when the email is unknown, so both login paths cost one verification. */
-  decoy: Promise<string>
+  /** Verified against when the email is unknown, so both login paths cost one verification; made inside the login. */
+  decoy: () => Promise<string>
   limits: RouteLimits
   guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
   cookie: RefreshCookie

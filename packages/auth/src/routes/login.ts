@@ -87,11 +87,12 @@ export const login = <U extends UserRecord>(
     }),
     async (c) => {
       const { email, password } = c.req.valid('json')
+      const decoyHash = await decoy()
       const found = await store.findUserByEmail(email)
       const candidate = normalizePassword(password)
       // An account without a password (signed up or settled by email) is verified against the
       // decoy like an unknown email: any password gets the same 401, after the same work.
-      const ok = await hasher.verify(found?.passwordHash ?? (await decoy), candidate)
+      const ok = await hasher.verify(found?.passwordHash ?? decoyHash, candidate)
       if (!found || found.passwordHash === null || !ok) {
         notify.event(c, { type: 'login.failed', method: 'password', ...(found ? { userId: found.user.id } : {}) })
         throw invalidCredentials()

@@ -392,7 +392,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     const tables = ['auth_two_factors', 'auth_recovery_codes', 'auth_challenges']
     const stored = JSON.stringify(await Promise.all(tables.map((t) => opened.rows(t))))
     const [factor] = await opened.rows('auth_two_factors')
-    expect(String(factor?.secret)).toMatch(/^v1\./)
+    expect(String(factor?.secret)).toMatch(/^v2\./)
     const reported = JSON.stringify([h.events, h.logs])
     for (const secret of secrets) {
       expect(stored).not.toContain(secret)
@@ -401,23 +401,26 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect(reported).not.toContain(ada.code())
   })
 
-  run('a key sealed under a retired secret still works after rotation, and is sealed under the new one when used', async () => {
-    const OLD = 'an-old-secret-that-is-long-enough-0123456789'
-    const NEW = 'a-new-secret-that-is-long-enough-9876543210'
-    const before = setup({ secret: OLD })
-    const ada = await withTwoFactor(before)
-    const [sealed] = await opened.rows('auth_two_factors')
-    const after = setup({ secret: [NEW, OLD] })
-    after.clock.advance(before.clock.now().getTime() - after.clock.now().getTime())
-    const challenge = await challengeOf(after)
-    expect((await verify(after, challenge, ada.code())).status).toBe(200)
-    const [resealed] = await opened.rows('auth_two_factors')
-    expect(resealed?.secret).not.toBe(sealed?.secret)
-    // Sealed under the new secret alone: a server that knows only NEW still verifies it.
-    const only = setup({ secret: NEW })
-    only.clock.advance(before.clock.now().getTime() - only.clock.now().getTime() + STEP_MS)
-    expect((await verify(only, await challengeOf(only), ada.code(1))).status).toBe(200)
-  })
+  run(
+    'a key sealed under a retired encryption key still works after rotation, and is sealed under the new one when used',
+    async () => {
+      const OLD = 'an-old-encryption-key-long-enough-0123456789'
+      const NEW = 'a-new-encryption-key-long-enough-9876543210'
+      const before = setup({ encryptionKeys: OLD })
+      const ada = await withTwoFactor(before)
+      const [sealed] = await opened.rows('auth_two_factors')
+      const after = setup({ encryptionKeys: [NEW, OLD] })
+      after.clock.advance(before.clock.now().getTime() - after.clock.now().getTime())
+      const challenge = await challengeOf(after)
+      expect((await verify(after, challenge, ada.code())).status).toBe(200)
+      const [resealed] = await opened.rows('auth_two_factors')
+      expect(resealed?.secret).not.toBe(sealed?.secret)
+      // Sealed under the new key alone: a server that knows only NEW still verifies it.
+      const only = setup({ encryptionKeys: NEW })
+      only.clock.advance(before.clock.now().getTime() - only.clock.now().getTime() + STEP_MS)
+      expect((await verify(only, await challengeOf(only), ada.code(1))).status).toBe(200)
+    },
+  )
 
   run('setup, disable and new recovery codes are limited per user, each on its own count', async () => {
     const h = setup()

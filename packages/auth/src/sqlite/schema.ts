@@ -1,4 +1,5 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
+import { type SQL, sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 const tsMs = (name: string) => integer(name, { mode: 'timestamp_ms' })
@@ -31,6 +32,11 @@ export const sessions = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     refreshedAt: integer('refreshed_at', { mode: 'timestamp_ms' }).notNull(),
+    /**
+     * SHA-256 of the session key every refresh value of the session carries (`null` for a session
+     * from before 0.2 until its next rotation): it tells a value the session issued from a made-up one.
+     */
+    refreshKeyHash: text('refresh_key_hash'),
     /** SHA-256 of the current refresh value (the part after the session id in the cookie). */
     refreshHash: text('refresh_hash'),
     /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
@@ -49,6 +55,14 @@ export const sessions = sqliteTable(
     index('auth_sessions_created_idx').on(t.createdAt),
   ],
 )
+
+/**
+ * The user's sessions past the `keep` most recently used (latest `refreshed_at`, then the greater
+ * id), for `trimSessions` of both SQLite stores. SQLite has no OFFSET without LIMIT (-1: none).
+ */
+export const trimmedSessions = (userId: string, keep: number): SQL =>
+  sql`${sessions.userId} = ${userId} and ${sessions.id} in (select ${sessions.id} from ${sessions} where ${sessions.userId} = ${userId}
+    order by ${sessions.refreshedAt} desc, ${sessions.id} desc limit -1 offset ${keep})`
 
 export const resetTokens = sqliteTable(
   'auth_reset_tokens',
@@ -96,6 +110,10 @@ export const twoFactors = sqliteTable('auth_two_factors', {
   lastStep: integer('last_step'),
   createdAt: tsMs('created_at').notNull(),
 })
+
+/** A second factor whose secret is not sealed under the key `sealingPrefix` names (a prefix compare: no LIKE pattern). */
+export const notSealedWith = (sealingPrefix: string): SQL =>
+  sql`substr(${twoFactors.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
 
 /** Single-use recovery codes, SHA-256 of the user id and the code. */
 export const recoveryCodes = sqliteTable(

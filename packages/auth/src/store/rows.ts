@@ -45,6 +45,7 @@ export const toRefreshState = (row: SessionRefreshState): SessionRefreshState =>
   userId: row.userId,
   createdAt: row.createdAt,
   refreshedAt: row.refreshedAt,
+  refreshKeyHash: row.refreshKeyHash,
   refreshHash: row.refreshHash,
   previousRefreshHash: row.previousRefreshHash,
   rotatedAt: row.rotatedAt,
