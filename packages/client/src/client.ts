@@ -37,6 +37,18 @@ export interface TwoFactorChallenge {
 /** What a sign-in answered: signed in, or (an account with a second factor) a challenge to answer. */
 export type SignInResult = { status: 'signed-in'; user: User } | { status: 'two-factor'; challenge: TwoFactorChallenge }
 
+/**
+ * The 202 of `POST /auth/email-sign-in`, the same for every address: keep `flow` in the page that
+ * asked, and send it back with the code from the mail ({@link AuthClient.emailSignIn}).
+ */
+export interface EmailSignInStarted {
+  message: string
+  flow: string
+}
+
+/** What proves a sign-in mail: its link's token, or its code with the flow that asked for it. */
+export type EmailSignInProof = { token: string } | { flow: string; code: string }
+
 /** `GET /auth/two-factor`. */
 export interface TwoFactorStatus {
   enabled: boolean
@@ -356,6 +368,16 @@ export const createAuthClient = (options: AuthClientOptions) => {
     return fresh ? send(path, method, body, accessToken, init) : first
   }
 
+  /** A sign-in's first step (password or mail): signed in, or the two-factor challenge to answer. */
+  const firstFactor = async (path: string, input: unknown): Promise<SignInResult> => {
+    const response = await authRequest('POST', path, input)
+    if (response.status === 202) return { status: 'two-factor', challenge: (await response.json()) as TwoFactorChallenge }
+    if (!response.ok) throw await errorFrom(response)
+    const body = (await response.json()) as { accessToken: string; expiresIn: number; user: User }
+    adopt(body)
+    return { status: 'signed-in', user: body.user }
+  }
+
   const me = async (): Promise<User> => {
     const found = await call<User>('GET', '/me', undefined, true)
     user = found
@@ -400,13 +422,19 @@ export const createAuthClient = (options: AuthClientOptions) => {
       adopt(body)
       return body.user
     },
-    async signIn(input: { email: string; password: string }): Promise<SignInResult> {
-      const response = await authRequest('POST', '/login', input)
-      if (response.status === 202) return { status: 'two-factor', challenge: (await response.json()) as TwoFactorChallenge }
-      if (!response.ok) throw await errorFrom(response)
-      const body = (await response.json()) as { accessToken: string; expiresIn: number; user: User }
-      adopt(body)
-      return { status: 'signed-in', user: body.user }
+    signIn: (input: { email: string; password: string }): Promise<SignInResult> => firstFactor('/login', input),
+    /**
+     * Sign-in by email: `start` mails a link and a 6-digit code (every address gets the same
+     * answer); `verify` spends the link's token or the code with the `flow` from `start`, and
+     * answers like {@link signIn}: signed in, or the two-factor challenge.
+     *
+     * @example
+     * const { flow } = await auth.emailSignIn.start('ada@example.com')
+     * const result = await auth.emailSignIn.verify({ flow, code: '042917' })
+     */
+    emailSignIn: {
+      start: (email: string) => call<EmailSignInStarted>('POST', '/email-sign-in', { email }),
+      verify: (proof: EmailSignInProof): Promise<SignInResult> => firstFactor('/email-sign-in/verify', proof),
     },
     /** Finishes a sign-in that answered a challenge: a code from the authenticator app, or an unused recovery code. */
     async verifyTwoFactor(input: { challenge: string; code: string }): Promise<User> {

@@ -10,6 +10,8 @@ export {
   type AuthClientOptions,
   type AuthState,
   createAuthClient,
+  type EmailSignInProof,
+  type EmailSignInStarted,
   type SessionView,
   type SignInResult,
   type TwoFactorChallenge,

@@ -601,6 +601,21 @@ export const fuzzSuite = (store: AttackStore) =>
       )
 
       it(
+        'POST /auth/email-sign-in and /auth/email-sign-in/verify',
+        async () => {
+          // Every accepted request answers the same two fields, whatever the address.
+          const started: Oracle = (_c, _req, reply) =>
+            expect(Object.keys(reply.body as Record<string, unknown>).sort()).toEqual(['flow', 'message'])
+          await check(prop(caseArb(post, at('auth', 'email-sign-in'), bodyArb(object({ email: emailArb }))), started), runs(0.02))
+          // The fuzzer holds no sign-in mail: no link, code or flow of its own signs anyone in.
+          const code = field(fc.oneof(fc.stringMatching(/^[0-9]{6}$/), text))
+          const proof = fc.oneof(object({ token: anyToken }), object({ flow: anyToken, code }))
+          await check(prop(caseArb(post, at('auth', 'email-sign-in', 'verify'), bodyArb(proof)), never), runs(0.02))
+        },
+        TIMEOUT,
+      )
+
+      it(
         'POST /auth/change-email',
         async () => {
           const body = object({ currentPassword: current, newEmail: emailArb })
@@ -783,6 +798,9 @@ export const fuzzSuite = (store: AttackStore) =>
             ['auth', 'change-password'],
             ['auth', 'forgot-password'],
             ['auth', 'reset-password'],
+            ['auth', 'email-sign-in'],
+            ['auth', 'email-sign-in', 'verify'],
+            ['sign-in'],
             ['todos'],
             ['admin', 'stats'],
             ['health'],

@@ -20,6 +20,8 @@ export const checkCurrentPassword = async <U extends UserRecord>(
   password: string,
 ): Promise<UserWithHash<U>> => {
   const found = await store.findUserById(userId)
-  if (!found || !(await hasher(c).verify(found.passwordHash, normalizePassword(password)))) throw wrongPassword()
+  // An account without a password (docs/reference/email-sign-in.md) has none to be right.
+  if (!found || found.passwordHash === null || !(await hasher(c).verify(found.passwordHash, normalizePassword(password))))
+    throw wrongPassword()
   return found
 }

@@ -360,6 +360,18 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
       'POST /refresh': () => h.request('POST', '/auth/refresh', { headers: cookieHeader(older) }),
       // The second step itself, without a challenge of the password step.
       'POST /two-factor/verify': () => verify(h, 'made-up-challenge-0123456789abcdef', code),
+      // A sign-in mail of the (verified) account: the mailbox is one factor, so it gets the 202.
+      'POST /email-sign-in/verify': async () => {
+        const { flow } = (await json(await h.request('POST', '/auth/email-sign-in', { json: { email: 'ada@example.com' } }))) as {
+          flow: string
+        }
+        await h.auth.settled()
+        const signIn = h.allMails.findLast((m) => m.kind === 'sign-in')
+        if (signIn?.kind !== 'sign-in') throw new Error('no sign-in mail')
+        const res = await h.request('POST', '/auth/email-sign-in/verify', { json: { flow, code: signIn.code } })
+        expect(res.status).toBe(202)
+        return res
+      },
     }
     expect(issuing.sort()).toEqual(Object.keys(attempts).sort())
     for (const [name, attempt] of Object.entries(attempts)) {
