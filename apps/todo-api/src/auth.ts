@@ -27,6 +27,8 @@ export interface AppAuthOptions {
   getConnInfo?: GetConnInfo
   /** Seconds an access token lives (`ACCESS_TOKEN_TTL`, tests only). Default: the library's 900. */
   accessTokenTtl?: number | null
+  /** Base URL of the breached-password range API (`PWNED_PASSWORDS_URL`); `null`: no check. */
+  pwnedPasswordsUrl?: string | null
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -43,6 +45,7 @@ export const createAppAuth = ({
   trustProxy,
   trustedOrigins = [],
   accessTokenTtl = null,
+  pwnedPasswordsUrl = null,
   getConnInfo,
   log,
   audit = (line) => console.log(line),
@@ -62,6 +65,7 @@ export const createAppAuth = ({
     trustProxy,
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
+    ...(pwnedPasswordsUrl === null ? {} : { breachedPasswords: { url: pwnedPasswordsUrl } }),
     ...(getConnInfo ? { getConnInfo } : {}),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,

@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
 import { secretWeakness } from '@latchkey/auth'
 
+/** The public Pwned Passwords range API: the production default of `PWNED_PASSWORDS_URL`. */
+export const PUBLIC_PWNED_PASSWORDS = 'https://api.pwnedpasswords.com'
+
 /** A configuration problem; `message` is one line naming the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -38,6 +41,11 @@ export interface Config {
    * refresh dance with short tokens; refused when NODE_ENV=production.
    */
   accessTokenTtl: number | null
+  /**
+   * `PWNED_PASSWORDS_URL`: base URL of the breached-password range API (`/range/{prefix}` is
+   * appended). Unset: the public service in production, no check in development; `off`: no check.
+   */
+  pwnedPasswordsUrl: string | null
   /** Lines to show on the terminal at start (for example: a secret was generated). */
   notices: string[]
 }
@@ -177,6 +185,15 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   if (production && !smtp)
     fail('SMTP_URL is required when NODE_ENV=production: reset links are only printed to the terminal in development')
 
+  const pwned = env.PWNED_PASSWORDS_URL?.trim() ?? ''
+  const pwnedPasswordsUrl =
+    pwned.toLowerCase() === 'off'
+      ? null
+      : (parseUrl('PWNED_PASSWORDS_URL', pwned, ['http:', 'https:'], 'https://api.pwnedpasswords.com')?.href.replace(
+          /\/+$/,
+          '',
+        ) ?? (production ? PUBLIC_PWNED_PASSWORDS : null))
+
   return {
     nodeEnv,
     production,
@@ -189,6 +206,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),
     trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
     accessTokenTtl: ttl === '' ? null : Number(ttl),
+    pwnedPasswordsUrl,
     notices,
   }
 }

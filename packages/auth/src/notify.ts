@@ -88,6 +88,12 @@ export type AuthEvent =
   | UserEvent<'two_factor.disabled'>
   | UserEvent<'two_factor.failed'>
   | UserEvent<'recovery_code.used'>
+  /**
+   * The breached-password service gave no usable answer in time: the new password was accepted
+   * unchecked. `endpoint`: `signup`, `change-password` or `reset-password`. Never the password,
+   * its hash or any part of it.
+   */
+  | (EventBase & { type: 'breach_check.unavailable'; endpoint: string; userId?: string })
 
 export type AuthEventType = AuthEvent['type']
 

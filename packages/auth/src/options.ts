@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono'
 import type { z } from 'zod'
+import { type BreachCheck, type BreachedPasswordsOptions, breachCheck } from './breached-passwords.js'
 import { type ClientAddress, clientAddress, type GetConnInfo } from './credentials.js'
 import type { AuthEvent, AuthMail } from './notify.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
@@ -95,6 +96,15 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    * `otpauth://` URI's issuer). Default `Latchkey`.
    */
   twoFactor?: { issuer?: string }
+  /**
+   * Refuses new passwords (signup, change-password, reset) seen in data breaches, by asking a
+   * Pwned-Passwords-style range API with the first five hex characters of the password's SHA-1
+   * only (k-anonymity, padded answers). `true`: the public service
+   * (`https://api.pwnedpasswords.com`), 1.5 s timeout. When the service does not answer in time
+   * or fails, the password is accepted and `breach_check.unavailable` is emitted. Never at login.
+   * Default off.
+   */
+  breachedPasswords?: true | BreachedPasswordsOptions
   /** argon2id parameters; below the OWASP floor (m=19456, t=2, p=1) construction fails. */
   argon2?: Partial<Argon2Params>
   /**
@@ -196,6 +206,8 @@ export interface ResolvedOptions {
   /** `publicUrl`'s origin and `trustedOrigins`; `null` when neither is set (the request's own origin is trusted). */
   trustedOrigins: ReadonlySet<string> | null
   cookieSameSite: 'Strict' | 'Lax' | 'None'
+  /** The breached-password check of new passwords, or `null` when `breachedPasswords` is off. */
+  breachCheck: BreachCheck | null
   /** The application's extra signup fields, or `null`. */
   signupFields: z.ZodObject | null
   secureCookies: boolean
@@ -294,6 +306,13 @@ const resolveSecrets = (secret: unknown): string[] => {
   return secrets
 }
 
+const resolveBreachCheck = (option: unknown): BreachCheck | null => {
+  if (option === undefined || option === false) return null
+  if (option !== true && (typeof option !== 'object' || option === null))
+    fail('breachedPasswords', 'must be true or { url?, timeoutMs?, fetch? }')
+  return breachCheck(option as true | BreachedPasswordsOptions)
+}
+
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
 export const resolveOptions = <U extends UserRecord, Name extends string, F extends z.ZodRawShape>(
   options: AuthOptions<U, Name, F>,
@@ -386,6 +405,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     publicOrigin,
     trustedOrigins: trusted.size > 0 ? trusted : null,
     cookieSameSite,
+    breachCheck: resolveBreachCheck(options.breachedPasswords),
     signupFields: signupFields as z.ZodObject | null,
     secureCookies,
     cookiePath,

@@ -528,7 +528,7 @@ export interface components {
         /** @description The field, dotted (`title`, `items.0.name`); empty for the body itself */
         path: string
         /**
-         * @description Stable, for programs: required, invalid_type, too_short, too_long, too_small, too_big, invalid_email, invalid_format, invalid_value, unknown_field, unsupported_text, common_password, password_is_email, wrong_password, wrong_code, invalid, or an app's own
+         * @description Stable, for programs: required, invalid_type, too_short, too_long, too_small, too_big, invalid_email, invalid_format, invalid_value, unknown_field, unsupported_text, common_password, breached_password, password_is_email, wrong_password, wrong_code, invalid, or an app's own
          * @example too_short
          */
         code: string

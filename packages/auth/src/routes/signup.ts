@@ -19,6 +19,7 @@ import {
 } from '../schemas.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
 import { fieldCode } from '../validation.js'
+import { refuseBreachedPassword } from './breached.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { mailEmailToken } from './email-tokens.js'
 
@@ -86,6 +87,9 @@ export const signup = <U extends UserRecord>(
     async (c) => {
       const body = c.req.valid('json') as { name: string; email: string; password: string } & Record<string, unknown>
       const { name, email, password } = body
+      // Before the email is looked at: a breached password gets the same 400 whether or not the
+      // address has an account, after the same outside request (README "Breached passwords").
+      await refuseBreachedPassword(deps, c, { password, field: 'password', endpoint: 'signup' })
       const profile = extraKeys.length > 0 ? Object.fromEntries(extraKeys.map((key) => [key, body[key]])) : null
       const user = await store.createUser({
         id: crypto.randomUUID(),
