@@ -6,7 +6,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RangeService, startRangeServer, startStallingServer } from '../../../packages/auth/test/range-server.js'
 import { loadConfig, PUBLIC_PWNED_PASSWORDS } from '../src/config.js'
-import { type RunningServer, randomSecret, request, startServer } from './support.js'
+import {
+  cookieFrom,
+  type RunningServer,
+  randomSecret,
+  request,
+  startServer,
+  startServerWithMail,
+  type startSmtp,
+} from './support.js'
 
 const BREACHED = 'Tr0ub4dor&3'
 
@@ -62,5 +70,44 @@ describe('PWNED_PASSWORDS_URL', () => {
       await stalled.waitForOutput(/"type":"breach_check\.unavailable"/)
       expect(stalled.stdout()).not.toContain(BREACHED)
     })
+  })
+})
+
+describe('new-sign-in notices', () => {
+  let server: RunningServer
+  let smtp: Awaited<ReturnType<typeof startSmtp>>
+  beforeAll(async () => {
+    ;({ server, smtp } = await startServerWithMail({ env: { PUBLIC_URL: 'http://todo.test' } }))
+  })
+  afterAll(async () => {
+    await server?.stop()
+    await smtp?.close()
+  })
+  const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+
+  it('mails the account when a browser it has not used signs in, and not for the browser that signed up', async () => {
+    const email = 'notice@example.com'
+    const password = 'plum tractor notice lantern'
+    const signup = await request(server.base, 'POST', '/auth/signup', { body: { name: 'N', email, password } })
+    expect(signup.status).toBe(201)
+    const device = cookieFrom(signup, 'device') as string
+    expect(device).toMatch(/^device=[\w-]{22}\.[\w-]{43}$/)
+    const login = (cookie?: string) =>
+      request(server.base, 'POST', '/auth/login', {
+        body: { email, password },
+        headers: { 'user-agent': UA },
+        ...(cookie ? { cookie } : {}),
+      })
+    expect((await login(device)).status).toBe(200)
+    const before = smtp.mails.length
+    expect((await login()).status).toBe(200)
+    const mail = await smtp.waitFor(email, before, 5_000, 'new-sign-in')
+    expect(mail.text).toContain('Chrome 131 on Linux')
+    expect(mail.text).toContain('127.0.0.1')
+    expect(mail.text).toContain('http://todo.test/#/account')
+    expect(server.stdout()).toMatch(/"type":"login\.new_device"/)
+    // The signup's browser never got one.
+    expect(smtp.mails.filter((m) => m.kind === 'new-sign-in')).toHaveLength(1)
+    expect(server.stdout() + server.stderr()).not.toContain(device.split('=')[1] as string)
   })
 })

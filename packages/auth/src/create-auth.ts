@@ -8,6 +8,7 @@ import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
+import { deviceCore } from './device.js'
 import { errorSummary } from './errors.js'
 import { type GuardEnv, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { accountOf, routeLimits } from './limits.js'
@@ -135,6 +136,15 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     intervalMs: resolved.pruneIntervalMs,
     batchSize: resolved.pruneBatchSize,
   })
+  const devices = deviceCore({
+    secrets: resolved.secrets,
+    secure: resolved.secureCookies,
+    path: resolved.cookiePath,
+    store: options.store,
+    notify,
+    clientAddress: resolved.clientAddress,
+    now: resolved.now,
+  })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
@@ -146,6 +156,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     }),
     guard,
     cookie,
+    devices,
     notify,
     afterAnswer: after,
     twoFactor: twoFactorCore({ store: options.store, box: secretBox(resolved.secrets), now: resolved.now }),

@@ -56,7 +56,7 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
         for (let u = 0; u < USERS; u++)
           expect((await post('/signup', { json: { name: 'P', email: email(u), password: PASSWORD } })).status).toBe(201)
         // The signups' sessions are alive: nothing to delete yet.
-        expect(await auth.prune()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0 })
+        expect(await auth.prune()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0, devices: 0 })
 
         await inParallel(10_000, 16, async (i) => {
           const login = await post('/login', { json: { email: email(i), password: PASSWORD } })
@@ -80,11 +80,18 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           expect((await post('/login', { json: { email: email(i), password: PASSWORD } })).status).toBe(200)
         const pruned = await auth.prune()
         // The signups' verification tokens (24 hours) have expired too.
-        expect(pruned).toEqual({ sessions: USERS + 10_000, resetTokens: 0, emailTokens: USERS, challenges: 0 })
+        expect(pruned).toEqual({ sessions: USERS + 10_000, resetTokens: 0, emailTokens: USERS, challenges: 0, devices: 0 })
         expect(await count('auth_sessions')).toBe(5)
         expect(await count('auth_users')).toBe(USERS)
         expect(await count('auth_reset_tokens')).toBe(0)
         expect(await count('auth_email_tokens')).toBe(0)
+        // Every login above sent no device cookie, so each was a new device: an account keeps its
+        // 50 most recent, and the sweep forgets them a year after their last sign-in.
+        const devices = await count('auth_devices')
+        expect(devices).toBe(USERS * 50)
+        now += 366 * DAY
+        expect((await auth.prune()).devices).toBe(devices)
+        expect(await count('auth_devices')).toBe(0)
       } finally {
         await auth.close()
         await close()

@@ -1,9 +1,10 @@
 /**
  * The sweep that keeps the store's tables proportional to live data (CONTRACT §14): dead
- * sessions, spent reset and email tokens and dead login challenges are deleted in bounded batches, on a timer the server owns
+ * sessions, spent reset and email tokens, dead login challenges and devices not seen for a year are deleted in bounded batches, on a timer the server owns
  * (unref'd, so it never keeps a process alive) and stops on shutdown. The session core says
  * what is dead; the store deletes it.
  */
+import { DEVICE_MEMORY_MS } from './device.js'
 import { errorSummary } from './errors.js'
 import { deadSessionCutoffs, type SessionLifetimes } from './session.js'
 import type { Store, UserRecord } from './store/types.js'
@@ -13,6 +14,7 @@ export interface PruneCounts {
   resetTokens: number
   emailTokens: number
   challenges: number
+  devices: number
 }
 
 export interface Sweep {
@@ -36,15 +38,21 @@ export const sweeper = <U extends UserRecord>(deps: {
 }): Sweep => {
   let running: Promise<PruneCounts> | null = null
   const sweepAll = async (): Promise<PruneCounts> => {
-    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0 }
+    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0, devices: 0 }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
-      const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
+      const deleted = await deps.store.prune({
+        ...deadSessionCutoffs(now, deps.lifetimes),
+        now,
+        forgetDevicesSeenBy: new Date(now.getTime() - DEVICE_MEMORY_MS),
+        limit: deps.batchSize,
+      })
       total.sessions += deleted.sessions
       total.resetTokens += deleted.resetTokens
       total.emailTokens += deleted.emailTokens
       total.challenges += deleted.challenges
-      if (Math.max(deleted.sessions, deleted.resetTokens, deleted.emailTokens, deleted.challenges) < deps.batchSize) break
+      total.devices += deleted.devices
+      if (Math.max(...Object.values(deleted)) < deps.batchSize) break
       // Requests go first between batches.
       await new Promise((resolve) => setTimeout(resolve, 0))
     }

@@ -38,7 +38,8 @@ const HASHES = `select password_hash from auth_users
   union all select refresh_hash from auth_sessions where refresh_hash is not null
   union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null
   union all select hash from auth_reset_tokens
-  union all select hash from auth_email_tokens`
+  union all select hash from auth_email_tokens
+  union all select device_hash from auth_devices`
 const OF_USER = [
   'select * from auth_users where id = ?',
   'select * from auth_sessions where user_id = ? order by id',

@@ -751,7 +751,7 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Account created and signed in; the refresh cookie is set */
+      /** @description Account created and signed in; the refresh cookie and the device cookie are set */
       201: {
         headers: {
           [name: string]: unknown
@@ -846,7 +846,7 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Signed in; the refresh cookie is set */
+      /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
           [name: string]: unknown
@@ -855,7 +855,7 @@ export interface operations {
           'application/json': components['schemas']['AuthResult']
         }
       }
-      /** @description The password is right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify */
+      /** @description The password is right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify */
       202: {
         headers: {
           [name: string]: unknown
@@ -2527,7 +2527,7 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Signed in; the refresh cookie is set */
+      /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
           [name: string]: unknown

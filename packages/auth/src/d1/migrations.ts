@@ -68,4 +68,11 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE TABLE `auth_two_factors` (\n\t`user_id` text PRIMARY KEY NOT NULL,\n\t`secret` text NOT NULL,\n\t`enabled_at` integer,\n\t`last_step` integer,\n\t`created_at` integer NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
     ],
   },
+  {
+    tag: '0009_known_devices',
+    statements: [
+      'CREATE TABLE `auth_devices` (\n\t`user_id` text NOT NULL,\n\t`device_hash` text NOT NULL,\n\t`last_seen_at` integer NOT NULL,\n\tPRIMARY KEY(`user_id`, `device_hash`),\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_devices_last_seen_idx` ON `auth_devices` (`last_seen_at`);',
+    ],
+  },
 ]

@@ -41,7 +41,8 @@ export const login = <U extends UserRecord>(
     limits,
     notify,
     twoFactor,
-  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor'>,
+    devices,
+  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor' | 'devices'>,
 ) =>
   app.openapi(
     createRoute({
@@ -54,10 +55,10 @@ export const login = <U extends UserRecord>(
       middleware: [limits.onBodyEmail('login')],
       request: { body: jsonBody(LoginBody) },
       responses: {
-        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
+        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
         202: jsonContent(
           ChallengeSchema,
-          'The password is right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify',
+          'The password is right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify',
         ),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse('Wrong email or password'),
@@ -85,6 +86,8 @@ export const login = <U extends UserRecord>(
       if ((await store.findTwoFactor(found.user.id))?.enabledAt) {
         const challenge = await twoFactor.challenge(found.user.id, found.credentialsVersion)
         notify.event(c, { type: 'login.challenged', userId: found.user.id })
+        // The browser keeps its id through the second step, which then finds it new or known.
+        devices.set(c)
         return c.json({ twoFactorRequired: true as const, challenge, expiresIn: CHALLENGE_SECONDS }, 202)
       }
       const started = await sessions.start(c, found.user, found.credentialsVersion)
@@ -93,6 +96,8 @@ export const login = <U extends UserRecord>(
         throw invalidCredentials()
       }
       notify.event(c, { type: 'login.succeeded', userId: found.user.id, sessionId: started.sessionId })
+      devices.set(c)
+      await devices.signedIn(c, found.user, started.sessionId, { notice: true })
       return c.json(started.body, 200)
     },
   )

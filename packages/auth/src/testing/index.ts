@@ -17,6 +17,7 @@ export type {
   NewSession,
   NewUser,
   PruneInput,
+  RememberDeviceInput,
   ReplacePasswordInput,
   SessionInfo,
   SessionRecord,

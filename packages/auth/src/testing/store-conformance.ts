@@ -13,6 +13,7 @@
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { conformance } from './conformance/context.js'
+import { devicesConformance } from './conformance/devices.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
 import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
@@ -44,5 +45,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     pruneConformance(t)
     lifecycleConformance(t)
     twoFactorConformance(t)
+    devicesConformance(t)
   })
 }

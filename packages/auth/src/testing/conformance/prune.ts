@@ -6,7 +6,7 @@ export const pruneConformance = (t: Conformance) => {
   const { newUser, newSession } = t
   // The session core's cutoffs for lifetimes of 30 days idle and 90 days absolute, at day 100.
   const now = at(100 * DAY)
-  const cutoffs = { deadIfRefreshedBy: at(70 * DAY), deadIfCreatedBy: at(10 * DAY), now }
+  const cutoffs = { deadIfRefreshedBy: at(70 * DAY), deadIfCreatedBy: at(10 * DAY), now, forgetDevicesSeenBy: at(50 * DAY) }
 
   describe('prune', () => {
     it('deletes sessions past either cutoff and keeps the live ones', async () => {
@@ -23,6 +23,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 0,
+        devices: 0,
       })
       for (const dead of [idle, old, onTheEdge]) expect(await t.store.findSession(dead)).toBeNull()
       expect(await t.store.findSession(live)).not.toBeNull()
@@ -31,6 +32,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 0,
+        devices: 0,
       })
     })
 
@@ -46,6 +48,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 2,
         emailTokens: 0,
         challenges: 0,
+        devices: 0,
       })
       expect(await t.store.findResetToken('live', now)).toEqual({ userId: c.id, email: c.email })
     })
@@ -63,6 +66,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 2,
         challenges: 0,
+        devices: 0,
       })
       expect(await t.store.verifyEmail({ tokenHash: 'live', now })).toBe(c.id)
     })
@@ -80,6 +84,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 2,
+        devices: 0,
       })
       expect(await t.store.findChallenge('c-live', now)).toEqual({ userId: c.id })
     })
