@@ -110,4 +110,19 @@ describe('new-sign-in notices', () => {
     expect(smtp.mails.filter((m) => m.kind === 'new-sign-in')).toHaveLength(1)
     expect(server.stdout() + server.stderr()).not.toContain(device.split('=')[1] as string)
   })
+
+  it('a flood of wrong passwords from elsewhere refuses unknown browsers, never the known browser of the owner', async () => {
+    const email = 'owner@example.com'
+    const password = 'plum tractor owner lantern'
+    const signup = await request(server.base, 'POST', '/auth/signup', { body: { name: 'O', email, password } })
+    const device = cookieFrom(signup, 'device') as string
+    const statuses = []
+    for (let i = 0; i < 20; i++)
+      statuses.push((await request(server.base, 'POST', '/auth/login', { body: { email, password: 'wrong guess here' } })).status)
+    expect(statuses.filter((s) => s === 429)).toHaveLength(10)
+    const owner = await request(server.base, 'POST', '/auth/login', { body: { email, password }, cookie: device })
+    expect(owner.status).toBe(200)
+    const stranger = await request(server.base, 'POST', '/auth/login', { body: { email, password } })
+    expect(stranger.status).toBe(429)
+  })
 })

@@ -125,6 +125,12 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
     /** Per canonical email on signup, login, forgot- and reset-password. Default 10 per 15 minutes. */
     email?: Limit
     /**
+     * Login from a browser the account has signed in from (its signed device cookie): counted per
+     * that device instead of per email, so a flood from elsewhere never refuses it. Default 10 per
+     * 15 minutes.
+     */
+    device?: Limit
+    /**
      * Per signed-in user on each endpoint that verifies a password or a code (change-password,
      * two-factor setup, …), and per account on `POST /two-factor/verify`. Default 10 per 15 minutes.
      */
@@ -193,6 +199,7 @@ export interface ResolvedOptions {
   hashQueue: number
   ipLimit: Limit
   emailLimit: Limit
+  deviceLimit: Limit
   userLimit: Limit
   refreshSessionLimit: Limit
   refreshIpLimit: Limit
@@ -391,6 +398,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),
     ipLimit: limit('rateLimit.ip', options.rateLimit?.ip, { max: 100, windowSeconds: 15 * 60 }),
     emailLimit: limit('rateLimit.email', options.rateLimit?.email, { max: 10, windowSeconds: 15 * 60 }),
+    deviceLimit: limit('rateLimit.device', options.rateLimit?.device, { max: 10, windowSeconds: 15 * 60 }),
     userLimit: limit('rateLimit.user', options.rateLimit?.user, { max: 10, windowSeconds: 15 * 60 }),
     refreshSessionLimit: limit('rateLimit.refresh.session', options.rateLimit?.refresh?.session, {
       max: 300,
