@@ -79,4 +79,11 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     tag: '0010_session_refresh_key',
     statements: ['ALTER TABLE `auth_sessions` ADD `refresh_key_hash` text;'],
   },
+  {
+    tag: '0011_known_devices',
+    statements: [
+      'CREATE TABLE `auth_devices` (\n\t`user_id` text NOT NULL,\n\t`device_hash` text NOT NULL,\n\t`last_seen_at` integer NOT NULL,\n\tPRIMARY KEY(`user_id`, `device_hash`),\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_devices_last_seen_idx` ON `auth_devices` (`last_seen_at`);',
+    ],
+  },
 ]

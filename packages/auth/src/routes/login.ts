@@ -3,13 +3,18 @@
  * work: exactly one argon2 verification, against a decoy hash when there is no account.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
+import type { KnownDevice } from '../limits.js'
 import { normalizePassword } from '../password.js'
 import {
   AuthResultSchema,
   bodyGuardResponses,
   EmailField,
+  emailFromBody,
   internalErrorResponse,
+  isStorableText,
   jsonBody,
   jsonContent,
   overloadedResponse,
@@ -31,6 +36,33 @@ const invalidCredentials = () =>
 
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
 
+/**
+ * The browser of a login when the account its email names has signed in from it before, once per
+ * request (the limit asks twice). Without a signed device cookie nothing is looked up. The device
+ * is looked up for an unknown email too (under no account), so both cost the same queries.
+ */
+const knownDevices = <U extends UserRecord>({ store, devices }: Pick<RouteDeps<U>, 'store' | 'devices'>) => {
+  const found = new WeakMap<Context, Promise<KnownDevice>>()
+  const lookUp = async (c: Context): Promise<KnownDevice> => {
+    const device = devices.of(c)
+    if (!device.presented) return null
+    const email = emailFromBody(await peekJson(c))
+    // Read before validation: only what could be a stored address is looked up (PostgreSQL refuses NUL).
+    if (email === null || email.length > 254 || !isStorableText(email)) return null
+    const userId = (await store.findUserByEmail(email))?.user.id ?? null
+    const known = await store.knowsDevice(userId ?? '', device.hash)
+    return userId && known ? { userId, deviceHash: device.hash } : null
+  }
+  return (c: Context) => {
+    let known = found.get(c)
+    if (!known) {
+      known = lookUp(c)
+      found.set(c, known)
+    }
+    return known
+  }
+}
+
 export const login = <U extends UserRecord>(
   app: AuthApp,
   {
@@ -41,9 +73,11 @@ export const login = <U extends UserRecord>(
     limits,
     notify,
     twoFactor,
-  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor'>,
-) =>
-  app.openapi(
+    devices,
+  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor' | 'devices'>,
+) => {
+  const knownDevice = knownDevices({ store, devices })
+  return app.openapi(
     createRoute({
       method: 'post',
       path: '/login',
@@ -51,13 +85,13 @@ export const login = <U extends UserRecord>(
       security: [],
       tags: ['auth'],
       summary: 'Sign in',
-      middleware: [limits.onBodyEmail('login')],
+      middleware: [limits.login(knownDevice)],
       request: { body: jsonBody(LoginBody) },
       responses: {
-        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
+        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
         202: jsonContent(
           ChallengeSchema,
-          'The password is right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify',
+          'The password is right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify',
         ),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse('Wrong email or password'),
@@ -86,6 +120,8 @@ export const login = <U extends UserRecord>(
       if ((await store.findTwoFactor(found.user.id))?.enabledAt) {
         const challenge = await twoFactor.challenge(found.user.id, found.credentialsVersion)
         notify.event(c, { type: 'login.challenged', userId: found.user.id })
+        // The browser keeps its id through the second step, which then finds it new or known.
+        devices.set(c)
         return c.json({ twoFactorRequired: true as const, challenge, expiresIn: CHALLENGE_SECONDS }, 202)
       }
       const started = await sessions.start(c, found.user, found.credentialsVersion)
@@ -94,6 +130,9 @@ export const login = <U extends UserRecord>(
         throw invalidCredentials()
       }
       notify.event(c, { type: 'login.succeeded', userId: found.user.id, sessionId: started.sessionId })
+      devices.set(c)
+      await devices.signedIn(c, found.user, started.sessionId, { notice: true })
       return c.json(started.body, 200)
     },
   )
+}

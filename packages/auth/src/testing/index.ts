@@ -18,6 +18,7 @@ export type {
   NewSession,
   NewUser,
   PruneInput,
+  RememberDeviceInput,
   ReplacePasswordInput,
   SessionInfo,
   SessionRecord,

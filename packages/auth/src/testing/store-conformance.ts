@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
 import { conformance } from './conformance/context.js'
+import { devicesConformance } from './conformance/devices.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
 import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
@@ -46,5 +47,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     lifecycleConformance(t)
     twoFactorConformance(t)
     addCredentialCodesConformance(t)
+    devicesConformance(t)
   })
 }

@@ -1,6 +1,7 @@
 /** The library's tables, children before parents: emptying them in this order needs no cascade. */
 export const AUTH_TABLES = [
   'auth_add_credential_codes',
+  'auth_devices',
   'auth_challenges',
   'auth_recovery_codes',
   'auth_two_factors',
