@@ -35,6 +35,8 @@ export interface AppAuthOptions {
   accessTokenTtl?: number | null
   /** Most sessions per account (`AUTH_MAX_SESSIONS`). Default: the library's 100. */
   maxSessions?: number | null
+  /** Base URL of the breached-password range API (`PWNED_PASSWORDS_URL`); `null`: no check. */
+  pwnedPasswordsUrl?: string | null
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -55,6 +57,7 @@ export const createAppAuth = ({
   trustedOrigins = [],
   accessTokenTtl = null,
   maxSessions = null,
+  pwnedPasswordsUrl = null,
   getConnInfo,
   log,
   audit = (line) => console.log(line),
@@ -78,6 +81,7 @@ export const createAppAuth = ({
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
     ...(maxSessions === null ? {} : { maxSessions }),
+    ...(pwnedPasswordsUrl === null ? {} : { breachedPasswords: { url: pwnedPasswordsUrl } }),
     ...(getConnInfo ? { getConnInfo } : {}),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,

@@ -10,6 +10,9 @@ import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
 import { MAX_SIGNING_KEYS, type SigningKey, secretWeakness, signingKeyProblem } from '@latchkey/auth'
 
+/** The public Pwned Passwords range API: the production default of `PWNED_PASSWORDS_URL`. */
+export const PUBLIC_PWNED_PASSWORDS = 'https://api.pwnedpasswords.com'
+
 /** A configuration problem; `message` is one line naming the variable. */
 export class ConfigError extends Error {
   override name = 'ConfigError'
@@ -49,6 +52,11 @@ export interface Config {
   accessTokenTtl: number | null
   /** `AUTH_MAX_SESSIONS`: most sessions per account (default: the library's 100); a sign-in past it ends the least recently used. */
   maxSessions: number | null
+  /**
+   * `PWNED_PASSWORDS_URL`: base URL of the breached-password range API (`/range/{prefix}` is
+   * appended). Unset: the public service in production, no check in development; `off`: no check.
+   */
+  pwnedPasswordsUrl: string | null
   /** Lines to show on the terminal at start (for example: a secret was generated). */
   notices: string[]
 }
@@ -250,6 +258,15 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
       fail(`${which} must not be one of AUTH_SECRET: keep the sealing keys apart from the signing secrets`)
   })
 
+  const pwned = env.PWNED_PASSWORDS_URL?.trim() ?? ''
+  const pwnedPasswordsUrl =
+    pwned.toLowerCase() === 'off'
+      ? null
+      : (parseUrl('PWNED_PASSWORDS_URL', pwned, ['http:', 'https:'], 'https://api.pwnedpasswords.com')?.href.replace(
+          /\/+$/,
+          '',
+        ) ?? (production ? PUBLIC_PWNED_PASSWORDS : null))
+
   return {
     nodeEnv,
     production,
@@ -266,6 +283,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
     accessTokenTtl: ttl === '' ? null : Number(ttl),
     maxSessions: maxSessions === '' ? null : Number(maxSessions),
+    pwnedPasswordsUrl,
     notices,
   }
 }

@@ -6,7 +6,9 @@
  * `X-Latchkey-Kind` header; otherwise one terminal line per mail, outside production only.
  */
 import type { AddedCredential, AuthMail, RecoveryCodeUse } from '@latchkey/auth'
+import Bowser from 'bowser'
 import nodemailer from 'nodemailer'
+import { printable } from './printable.js'
 
 export interface MailerOptions {
   /** `smtp://user:pass@host:port` or `smtps://…`; `null` prints the link instead. */
@@ -139,8 +141,36 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
         ].join('\n'),
         line: `notice for ${mail.to}: Your account was deleted`,
       }
+    case 'new-sign-in':
+      return newSignIn(mail, publicUrl)
   }
 }
+
+/** `Chrome 131 on Linux` from a `User-Agent` (bowser); the raw text when it names no browser. */
+export const deviceName = (userAgent: string | null): string => {
+  if (!userAgent) return 'an unknown browser'
+  const { browser, os } = Bowser.parse(userAgent)
+  if (!browser.name) return printable(userAgent)
+  const version = browser.version?.split('.')[0]
+  return `${browser.name}${version ? ` ${version}` : ''}${os.name ? ` on ${os.name}` : ''}`
+}
+
+/** The sessions screen of the front end, where a sign-in that was not the owner's can be ended. */
+export const sessionsLink = (publicUrl: string): string => `${publicUrl}/#/account`
+
+const newSignIn = (mail: Extract<AuthMail, { kind: 'new-sign-in' }>, publicUrl: string): Composed => ({
+  subject: 'New sign-in to your account',
+  text: [
+    'Your account was just signed in to from a browser it had not used before.',
+    '',
+    `When: ${mail.at}`,
+    `Where: ${mail.ip ?? 'an unknown address'}`,
+    `Browser: ${deviceName(mail.userAgent)}`,
+    '',
+    `If this was you, there is nothing to do. If not, end that session and change your password: ${sessionsLink(publicUrl)}`,
+  ].join('\n'),
+  line: `notice for ${mail.to}: new sign-in from ${mail.ip ?? 'an unknown address'}`,
+})
 
 /** What a recovery code was used for, as the notice's sentence ends. */
 const RECOVERY_USE: Record<RecoveryCodeUse, string> = {

@@ -124,6 +124,7 @@ server.listen(config.port, () => {
       trustedOrigins: config.trustedOrigins,
       accessTokenTtl: config.accessTokenTtl,
       maxSessions: config.maxSessions,
+      pwnedPasswordsUrl: config.pwnedPasswordsUrl,
       // Bun and Deno run this server through their node:http; the library asks for the address
       // there (on Node it reads Node's request itself).
       ...('Bun' in globalThis || 'Deno' in globalThis ? { getConnInfo } : {}),

@@ -186,7 +186,8 @@ describe('a full flow through openapi-fetch', () => {
 
     const login = await client.POST('/auth/login', { body: { email, password } })
     expect(login.response.status).toBe(202)
-    expect(login.response.headers.getSetCookie()).toEqual([])
+    // No refresh cookie yet: only the device cookie.
+    expect(login.response.headers.getSetCookie().map((line) => line.split('=')[0])).toEqual(['device'])
     if (!login.data || !('challenge' in login.data)) throw new Error('expected a two-factor challenge')
     const [recovery] = enabled.data?.recoveryCodes ?? []
     const verified = await client.POST('/auth/two-factor/verify', {

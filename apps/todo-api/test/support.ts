@@ -113,6 +113,8 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     PORT: '0',
     DATABASE_URL: `file:${dbPath}`,
     NODE_ENV: 'development',
+    // Hermetic: a production-mode server would ask the public breached-password service.
+    PWNED_PASSWORDS_URL: 'off',
     ...(options.noDefaultSecret ? {} : { AUTH_SECRET: randomSecret(), AUTH_ENCRYPTION_KEY: randomSecret() }),
     ...options.env,
   })

@@ -11,6 +11,7 @@ import { addCredentialCodes } from './add-credential-code.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
 import { rateLimitAddress } from './credentials.js'
+import { deviceCore } from './device.js'
 import { type GuardEnv, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { accountOf, routeLimits } from './limits.js'
 import { notifier } from './notify.js'
@@ -166,6 +167,15 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     batchSize: resolved.pruneBatchSize,
     box,
   })
+  const devices = deviceCore({
+    secrets: resolved.secrets,
+    secure: resolved.secureCookies,
+    path: resolved.cookiePath,
+    store: options.store,
+    notify,
+    clientAddress: resolved.clientAddress,
+    now: resolved.now,
+  })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
@@ -177,6 +187,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     }),
     guard,
     cookie,
+    devices,
     notify,
     afterAnswer: after,
     twoFactor: twoFactorCore({ store: options.store, box, now: resolved.now }),

@@ -48,7 +48,9 @@ describe('trustedOrigins', () => {
     const res = await h.request('POST', '/auth/signup', {
       json: { name: 'N', email: 'n@example.com', password: 'correct horse battery staple' },
     })
-    expect(res.headers.getSetCookie().join()).toMatch(/^__Secure-refresh_token=.*; Secure; SameSite=None$/)
+    expect(res.headers.getSetCookie().find((line) => line.includes('refresh_token='))).toMatch(
+      /^__Secure-refresh_token=.*; Secure; SameSite=None$/,
+    )
     expect(() => harness({ cookieSameSite: 'None', secureCookies: false })).toThrow(/cookieSameSite/)
   })
 })
@@ -69,7 +71,7 @@ describe.each(STORES)('POST /auth/logout with the refresh cookie alone on $name'
     const other = await h.login()
     const res = await h.request('POST', '/auth/logout', { headers: cookieHeader(ada.refresh) })
     expect(res.status).toBe(204)
-    expect(res.headers.getSetCookie().join()).toMatch(/refresh_token=;.*Max-Age=0/)
+    expect(res.headers.getSetCookie().find((line) => line.includes('refresh_token='))).toMatch(/refresh_token=;.*Max-Age=0/)
     expect((await h.request('GET', '/auth/me', { headers: ada.bearer })).status).toBe(401)
     expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(ada.refresh) })).status).toBe(401)
     const otherToken = ((await other.json()) as { accessToken: string }).accessToken

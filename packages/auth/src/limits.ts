@@ -1,6 +1,6 @@
 /**
  * Which keys each auth endpoint counts (docs/reference/limits.md#rate-limits), built once from the options: per
- * client address everywhere, per email where a request names an account, per user where a
+ * client address everywhere, per email where a request names an account (per known device instead on login), per user where a
  * signed-in user's password is verified, per session on refresh.
  */
 import type { Context, MiddlewareHandler } from 'hono'
@@ -21,9 +21,18 @@ export const accountOf = (c: Context): string | undefined => (c.var as { user?: 
 /** The owner of a mailed token or a challenge, as a limit's key finds it. */
 export type Owner = { userId: string; email: string } | null
 
+/** The browser of a login when the account it names has signed in from it before (its signed device cookie). */
+export type KnownDevice = { userId: string; deviceHash: string } | null
+
 export interface RouteLimits {
-  /** Signup, login, forgot-password: per address and per the `email` of the body. */
+  /** Signup, forgot-password: per address and per the `email` of the body. */
   onBodyEmail(endpoint: string): MiddlewareHandler
+  /**
+   * Login: per address, and per the `email` of the body, except from a browser the account knows
+   * (`knownDevice`, memoised per request): that one counts per device instead, so failures from
+   * elsewhere never refuse the owner's known browser (README "Account protection").
+   */
+  login(knownDevice: (c: Context) => Promise<KnownDevice>): MiddlewareHandler
   /**
    * Per address and per the email of the account `ownerOf` finds: a mailed token's owner
    * (reset-password, verify-email, confirm-email).
@@ -62,6 +71,19 @@ export const routeLimits = (
   }
   return {
     onBodyEmail: (endpoint) => limit(endpoint, [ip(), email(async (c) => emailFromBody(await peekJson(c)))]),
+    login: (knownDevice) =>
+      limit('login', [
+        ip(),
+        email(async (c) => ((await knownDevice(c)) ? null : emailFromBody(await peekJson(c)))),
+        {
+          kind: 'device',
+          limit: options.deviceLimit,
+          valueOf: async (c) => {
+            const known = await knownDevice(c)
+            return known ? `${noted(c, known.userId)}:${known.deviceHash}` : null
+          },
+        },
+      ]),
     onOwner: (endpoint, ownerOf) =>
       limit(endpoint, [
         ip(),

@@ -72,6 +72,12 @@ export type AuthMail =
   | (Notice<'add-credential'> & { code: string; credential: AddedCredential })
   /** The account was deleted; sent to the address it had. */
   | Notice<'account-deleted'>
+  /**
+   * A sign-in from a browser the account had not signed in from (no device cookie it knows):
+   * when (`at`, ISO 8601), the client address and `User-Agent` (each `null` when unknown). Not
+   * sent for the sign-in of signup.
+   */
+  | (Notice<'new-sign-in'> & { at: string; ip: string | null; userAgent: string | null })
 
 export type AuthMailKind = AuthMail['kind']
 
@@ -127,6 +133,14 @@ export type AuthEvent =
   | UserEvent<'two_factor.disabled'>
   | UserEvent<'two_factor.failed'>
   | UserEvent<'recovery_code.used'>
+  /** A successful sign-in from a browser the account had not signed in from (the `new-sign-in` mail went out). */
+  | SessionEvent<'login.new_device'>
+  /**
+   * The breached-password service gave no usable answer in time: the new password was accepted
+   * unchecked. `endpoint`: `signup`, `change-password` or `reset-password`. Never the password,
+   * its hash or any part of it.
+   */
+  | (EventBase & { type: 'breach_check.unavailable'; endpoint: string; userId?: string })
 
 export type AuthEventType = AuthEvent['type']
 

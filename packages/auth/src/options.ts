@@ -4,6 +4,7 @@
  */
 import type { Context } from 'hono'
 import type { z } from 'zod'
+import { type BreachCheck, type BreachedPasswordsOptions, breachCheck } from './breached-passwords.js'
 import { type ClientAddress, clientAddress, type GetConnInfo } from './credentials.js'
 import type { AuthEvent, AuthMail } from './notify.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
@@ -130,6 +131,15 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    * an address gets no mail (and the same answer).
    */
   emailSignIn?: { signUp?: boolean }
+  /**
+   * Refuses new passwords (signup, change-password, reset) seen in data breaches, by asking a
+   * Pwned-Passwords-style range API with the first five hex characters of the password's SHA-1
+   * only (k-anonymity, padded answers). `true`: the public service
+   * (`https://api.pwnedpasswords.com`), 1.5 s timeout. When the service does not answer in time
+   * or fails, the password is accepted and `breach_check.unavailable` is emitted. Never at login.
+   * Default off.
+   */
+  breachedPasswords?: true | BreachedPasswordsOptions
   /** argon2id parameters; below the OWASP floor (m=19456, t=2, p=1) construction fails. */
   argon2?: Partial<Argon2Params>
   /**
@@ -149,6 +159,12 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
     ip?: Limit
     /** Per canonical email on signup, login, forgot- and reset-password. Default 10 per 15 minutes. */
     email?: Limit
+    /**
+     * Login from a browser the account has signed in from (its signed device cookie): counted per
+     * that device instead of per email, so a flood from elsewhere never refuses it. Default 10 per
+     * 15 minutes.
+     */
+    device?: Limit
     /**
      * Per signed-in user on each endpoint that verifies a password or a code (change-password,
      * two-factor setup, …), and per account on `POST /two-factor/verify`. Default 10 per 15 minutes.
@@ -226,6 +242,7 @@ export interface ResolvedOptions {
   hashQueue: number
   ipLimit: Limit
   emailLimit: Limit
+  deviceLimit: Limit
   userLimit: Limit
   refreshSessionLimit: Limit
   refreshIpLimit: Limit
@@ -239,6 +256,8 @@ export interface ResolvedOptions {
   /** `publicUrl`'s origin and `trustedOrigins`; `null` when neither is set (the request's own origin is trusted). */
   trustedOrigins: ReadonlySet<string> | null
   cookieSameSite: 'Strict' | 'Lax' | 'None'
+  /** The breached-password check of new passwords, or `null` when `breachedPasswords` is off. */
+  breachCheck: BreachCheck | null
   /** The application's extra signup fields, or `null`. */
   signupFields: z.ZodObject | null
   secureCookies: boolean
@@ -358,6 +377,13 @@ const resolveEncryptionKeys = (value: unknown, secrets: readonly string[]): stri
   return keys
 }
 
+const resolveBreachCheck = (option: unknown): BreachCheck | null => {
+  if (option === undefined || option === false) return null
+  if (option !== true && (typeof option !== 'object' || option === null))
+    fail('breachedPasswords', 'must be true or { url?, timeoutMs?, fetch? }')
+  return breachCheck(option as true | BreachedPasswordsOptions)
+}
+
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
 export const resolveOptions = <U extends UserRecord, Name extends string, F extends z.ZodRawShape>(
   options: AuthOptions<U, Name, F>,
@@ -443,6 +469,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),
     ipLimit: limit('rateLimit.ip', options.rateLimit?.ip, { max: 100, windowSeconds: 15 * 60 }),
     emailLimit: limit('rateLimit.email', options.rateLimit?.email, { max: 10, windowSeconds: 15 * 60 }),
+    deviceLimit: limit('rateLimit.device', options.rateLimit?.device, { max: 10, windowSeconds: 15 * 60 }),
     userLimit: limit('rateLimit.user', options.rateLimit?.user, { max: 10, windowSeconds: 15 * 60 }),
     refreshSessionLimit: limit('rateLimit.refresh.session', options.rateLimit?.refresh?.session, {
       max: 300,
@@ -457,6 +484,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     publicOrigin,
     trustedOrigins: trusted.size > 0 ? trusted : null,
     cookieSameSite,
+    breachCheck: resolveBreachCheck(options.breachedPasswords),
     signupFields: signupFields as z.ZodObject | null,
     secureCookies,
     cookiePath,

@@ -65,6 +65,7 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           challenges: 0,
           addCredentialCodes: 0,
           emailSignIns: 0,
+          devices: 0,
           resealed: 0,
         })
 
@@ -97,12 +98,20 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           challenges: 0,
           addCredentialCodes: 0,
           emailSignIns: 0,
+          devices: 0,
           resealed: 0,
         })
         expect(await count('auth_sessions')).toBe(5)
         expect(await count('auth_users')).toBe(USERS)
         expect(await count('auth_reset_tokens')).toBe(0)
         expect(await count('auth_email_tokens')).toBe(0)
+        // Every login above sent no device cookie, so each was a new device: an account keeps its
+        // 50 most recent, and the sweep forgets them a year after their last sign-in.
+        const devices = await count('auth_devices')
+        expect(devices).toBe(USERS * 50)
+        now += 366 * DAY
+        expect((await auth.prune()).devices).toBe(devices)
+        expect(await count('auth_devices')).toBe(0)
       } finally {
         await auth.close()
         await close()

@@ -1,10 +1,11 @@
 /**
  * The sweep that keeps the store's tables proportional to live data (docs/reference/operations.md#the-sweep): dead
- * sessions, spent reset and email tokens, dead login challenges and expired add-credential codes are deleted in bounded batches, on a timer the server owns
+ * sessions, spent reset and email tokens, dead login challenges, expired add-credential codes and devices not seen for a year are deleted in bounded batches, on a timer the server owns
  * (unref'd, so it never keeps a process alive) and stops on shutdown. The session core says
  * what is dead; the store deletes it. The same run seals again under the first encryption key
  * whatever another key sealed, page by page, so an old key can be dropped once none is left.
  */
+import { DEVICE_MEMORY_MS } from './device.js'
 import { errorSummary } from './errors.js'
 import { deadSessionCutoffs, type SessionLifetimes } from './session.js'
 import type { Store, UserRecord } from './store/types.js'
@@ -18,6 +19,7 @@ export interface PruneCounts {
   addCredentialCodes: number
   /** Used or expired sign-in mails (docs/reference/email-sign-in.md). */
   emailSignIns: number
+  devices: number
   /** Sealed values sealed again under the first encryption key. */
   resealed: number
 }
@@ -71,16 +73,23 @@ export const sweeper = <U extends UserRecord>(deps: {
       challenges: 0,
       addCredentialCodes: 0,
       emailSignIns: 0,
+      devices: 0,
       resealed: 0,
     }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
-      const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
+      const deleted = await deps.store.prune({
+        ...deadSessionCutoffs(now, deps.lifetimes),
+        now,
+        forgetDevicesSeenBy: new Date(now.getTime() - DEVICE_MEMORY_MS),
+        limit: deps.batchSize,
+      })
       total.sessions += deleted.sessions
       total.resetTokens += deleted.resetTokens
       total.emailTokens += deleted.emailTokens
       total.challenges += deleted.challenges
       total.addCredentialCodes += deleted.addCredentialCodes
+      total.devices += deleted.devices
       const signIns = await deps.store.pruneEmailSignIns(now, deps.batchSize)
       total.emailSignIns += signIns
       if (Math.max(...Object.values(deleted), signIns) < deps.batchSize) break

@@ -98,6 +98,8 @@ const exhaustive = (mail: AuthMail): string => {
       return `${mail.token} ${mail.code}`
     case 'email-changed':
       return mail.newEmail
+    case 'new-sign-in':
+      return `${mail.at} ${mail.ip ?? ''} ${mail.userAgent ?? ''}`
     case 'password-changed':
     case 'two-factor-enabled':
     case 'two-factor-disabled':

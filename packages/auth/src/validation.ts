@@ -26,6 +26,7 @@ export const FIELD_ERROR_CODES = [
   'unknown_field',
   'unsupported_text',
   'common_password',
+  'breached_password',
   'password_is_email',
   'wrong_password',
   'wrong_code',

@@ -93,7 +93,13 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
     const res = await request('POST', '/auth/signup', { json: { name, email, password } })
     if (res.status !== 201) throw new Error(`signup failed: ${res.status} ${await res.text()}`)
     const body = (await res.json()) as { accessToken: string; user: { id: string; email: string } }
-    return { ...body, refresh: refreshCookie(res) as string, bearer: { Authorization: `Bearer ${body.accessToken}` } }
+    return {
+      ...body,
+      refresh: refreshCookie(res) as string,
+      /** The browser's device cookie, as a `Cookie` header value. */
+      device: `device=${deviceCookie(res)}`,
+      bearer: { Authorization: `Bearer ${body.accessToken}` },
+    }
   }
 
   const login = async (email = 'ada@example.com', password = PASSWORD, ip?: string) => {
@@ -143,6 +149,15 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
 export const refreshCookie = (res: Response): string | undefined => {
   for (const line of res.headers.getSetCookie()) {
     const m = /^(?:__Secure-)?refresh_token=([^;]*)/.exec(line)
+    if (m) return m[1]
+  }
+  return undefined
+}
+
+/** The value of the device cookie a response sets, `undefined` when it sets none. */
+export const deviceCookie = (res: Response): string | undefined => {
+  for (const line of res.headers.getSetCookie()) {
+    const m = /^(?:__Secure-)?device=([^;]*)/.exec(line)
     if (m) return m[1]
   }
   return undefined

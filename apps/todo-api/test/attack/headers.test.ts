@@ -194,16 +194,24 @@ describe('refresh cookie attributes', () => {
     const out = await request(server.base, 'POST', '/auth/logout', { token })
     expect(out.status).toBe(204)
     const cleared = setCookie(out, name)
-    // Only the refresh cookie: the library never sets the `token` cookie.
+    // Beside the refresh cookie only the sign-in's device cookie: the library never sets the `token` cookie.
+    const deviceName = name.replace('refresh_token', 'device')
+    const device = setCookie(login, deviceName)
+    expect(device.value).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/)
     for (const reply of [login, refreshed, out])
-      expect(reply.headers.getSetCookie().filter((l) => !l.startsWith(`${name}=`))).toEqual([])
-    return { issued, rotated, cleared, member: a }
+      expect(
+        reply.headers
+          .getSetCookie()
+          .filter((l) => !l.startsWith(`${name}=`) && (reply !== login || !l.startsWith(`${deviceName}=`))),
+      ).toEqual([])
+    return { issued, rotated, cleared, device, member: a }
   }
 
   it('in development: refresh_token; HttpOnly; SameSite=Strict; Path=/auth; Max-Age 30 days; not Secure; no Domain', async () => {
     const server = await startServer({ env: { NODE_ENV: 'development' } })
     try {
-      const { issued, rotated, cleared, member } = await cookieLife(server, 'refresh_token')
+      const { issued, rotated, cleared, device, member } = await cookieLife(server, 'refresh_token')
+      expect(device.attributes).toEqual({ 'max-age': '31536000', path: '/auth', httponly: '', samesite: 'Lax' })
       const expected = { 'max-age': THIRTY_DAYS, path: '/auth', httponly: '', samesite: 'Strict' }
       expect(issued.value).toMatch(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/)
       expect(issued.attributes).toEqual(expected)
@@ -224,7 +232,9 @@ describe('refresh cookie attributes', () => {
     it(`in ${mode}: __Secure-refresh_token with Secure, and a plain refresh_token is not accepted`, async () => {
       const { server, smtp } = await startServerWithMail({ env })
       try {
-        const { issued, rotated, cleared, member } = await cookieLife(server, '__Secure-refresh_token')
+        const { issued, rotated, cleared, device, member } = await cookieLife(server, '__Secure-refresh_token')
+        // The device cookie is Secure wherever the refresh cookie is.
+        expect(device.attributes).toEqual({ 'max-age': '31536000', path: '/auth', httponly: '', secure: '', samesite: 'Lax' })
         const expected = { 'max-age': THIRTY_DAYS, path: '/auth', httponly: '', secure: '', samesite: 'Strict' }
         expect(issued.attributes).toEqual(expected)
         expect(rotated.attributes).toEqual(expected)

@@ -47,7 +47,11 @@ const endToEnd = async (
     const cookie = refreshOf(reply)
     const value = cookie?.split('=')[1]
     keep(token, token?.split('.')[2], value, value && sha256(value))
-    return { token: token ?? '', cookie: cookie ?? '' }
+    // The device cookie (`<id>.<mac>`): its value, its id, and the id's hash the store keeps.
+    const device = cookieFrom(reply, 'device')
+    const deviceId = device?.split('=')[1]?.split('.')[0]
+    keep(device?.split('=')[1], deviceId, deviceId && sha256(deviceId))
+    return { token: token ?? '', cookie: cookie ?? '', device: device ?? '' }
   }
 
   const email = `logs-${freshIp().replaceAll('.', '')}@example.com`
@@ -59,6 +63,10 @@ const endToEnd = async (
   expect((await call('POST', '/auth/login', { body: { email, password: wrong } })).status).toBe(401)
   expect((await call('POST', '/auth/login', { body: { email: 'nobody@example.com', password: wrong } })).status).toBe(401)
   const session = keepAuth(await call('POST', '/auth/login', { body: { email, password: first } }))
+  // The signup's browser again: the device cookie travels in a request too.
+  expect(signup.device).not.toBe('')
+  expect((await call('POST', '/auth/login', { body: { email, password: wrong }, cookie: signup.device })).status).toBe(401)
+  keepAuth(await call('POST', '/auth/login', { body: { email, password: first }, cookie: signup.device }))
 
   // Every place a credential can travel, including the query string.
   expect((await call('GET', '/auth/me', { token: session.token })).status).toBe(200)

@@ -605,7 +605,7 @@ export interface components {
         /** @description The field, dotted (`title`, `items.0.name`); empty for the body itself */
         path: string
         /**
-         * @description Stable, for programs: required, invalid_type, too_short, too_long, too_small, too_big, invalid_email, invalid_format, invalid_value, unknown_field, unsupported_text, common_password, password_is_email, wrong_password, wrong_code, invalid, or an app's own
+         * @description Stable, for programs: required, invalid_type, too_short, too_long, too_small, too_big, invalid_email, invalid_format, invalid_value, unknown_field, unsupported_text, common_password, breached_password, password_is_email, wrong_password, wrong_code, invalid, or an app's own
          * @example too_short
          */
         code: string
@@ -876,7 +876,7 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Account created and signed in; the refresh cookie is set */
+      /** @description Account created and signed in; the refresh cookie and the device cookie are set */
       201: {
         headers: {
           [name: string]: unknown
@@ -971,7 +971,7 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Signed in; the refresh cookie is set */
+      /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
           [name: string]: unknown
@@ -980,7 +980,7 @@ export interface operations {
           'application/json': components['schemas']['AuthResult']
         }
       }
-      /** @description The password is right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify */
+      /** @description The password is right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify */
       202: {
         headers: {
           [name: string]: unknown
@@ -2652,7 +2652,7 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Signed in; the refresh cookie is set */
+      /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
           [name: string]: unknown

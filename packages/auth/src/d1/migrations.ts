@@ -89,4 +89,11 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE INDEX `auth_email_sign_ins_expires_idx` ON `auth_email_sign_ins` (`expires_at`);',
     ],
   },
+  {
+    tag: '0012_known_devices',
+    statements: [
+      'CREATE TABLE `auth_devices` (\n\t`user_id` text NOT NULL,\n\t`device_hash` text NOT NULL,\n\t`last_seen_at` integer NOT NULL,\n\tPRIMARY KEY(`user_id`, `device_hash`),\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_devices_last_seen_idx` ON `auth_devices` (`last_seen_at`);',
+    ],
+  },
 ]

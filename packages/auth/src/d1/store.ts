@@ -7,13 +7,14 @@
  * bumps the version, enables the key). A second request racing the first runs after it, finds the
  * guard false, and every statement of its batch changes nothing. No read-then-write in code.
  */
-import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm'
+import { and, desc, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, notInArray, or, type SQL, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'
 import * as schema from '../sqlite/schema.js'
 import {
   addCredentialCodes,
   challenges,
+  devices,
   emailTokens,
   notSealedWith,
   recoveryCodes,
@@ -191,7 +192,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return results[4][0]?.userId ?? null
     },
 
-    async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, limit }) {
+    async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
       const deadSessions = db
         .select({ id: sessions.id })
         .from(sessions)
@@ -219,9 +220,21 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         db.delete(emailTokens).where(inArray(emailTokens.hash, spent(emailTokens))),
         db.delete(challenges).where(inArray(challenges.hash, spent(challenges))),
         db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
+        db
+          .delete(devices)
+          .where(
+            inArray(
+              sql`rowid`,
+              db
+                .select({ rowid: sql`rowid` })
+                .from(devices)
+                .where(sql`${devices.lastSeenAt} <= ${forgetDevicesSeenBy.getTime()}`)
+                .limit(limit),
+            ),
+          ),
       ])
-      const [s, r, e, c, a] = results.map(changes) as [number, number, number, number, number]
-      return { sessions: s, resetTokens: r, emailTokens: e, challenges: c, addCredentialCodes: a }
+      const [s, r, e, c, a, d] = results.map(changes) as [number, number, number, number, number, number]
+      return { sessions: s, resetTokens: r, emailTokens: e, challenges: c, addCredentialCodes: a, devices: d }
     },
 
     async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
@@ -502,6 +515,33 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         .set({ usedAt: null, failures: sql`${challenges.failures} + 1` })
         .where(eq(challenges.hash, hash))
         .run()
+    },
+
+    async rememberDevice({ userId, deviceHash, now, keep }) {
+      const mine = and(eq(devices.userId, userId), eq(devices.deviceHash, deviceHash))
+      const kept = db
+        .select({ rowid: sql`rowid` })
+        .from(devices)
+        .where(eq(devices.userId, userId))
+        .orderBy(desc(devices.lastSeenAt), desc(sql`rowid`))
+        .limit(keep)
+      // One batch: the insert adds the row only when it is new; the update marks the sign-in
+      // either way; the delete keeps the `keep` most recently seen.
+      const [added] = await db.batch([
+        db.insert(devices).values({ userId, deviceHash, lastSeenAt: now }).onConflictDoNothing(),
+        db.update(devices).set({ lastSeenAt: now }).where(mine),
+        db.delete(devices).where(and(eq(devices.userId, userId), notInArray(sql`rowid`, kept))),
+      ])
+      return changes(added) > 0
+    },
+
+    async knowsDevice(userId, deviceHash) {
+      const row = await db
+        .select({ userId: devices.userId })
+        .from(devices)
+        .where(and(eq(devices.userId, userId), eq(devices.deviceHash, deviceHash)))
+        .get()
+      return row !== undefined
     },
   }
 }

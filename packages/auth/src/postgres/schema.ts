@@ -2,7 +2,7 @@
  * Drizzle schema of the PostgreSQL store: the same tables as the SQLite store, plus the shared
  * rate-limit counters. Migrations under `drizzle/postgres` are generated from it.
  */
-import { boolean, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
@@ -181,6 +181,23 @@ export const emailSignIns = pgTable(
     index('auth_email_sign_ins_user_idx').on(t.userId),
     index('auth_email_sign_ins_expires_idx').on(t.expiresAt),
   ],
+)
+
+/**
+ * The browsers each account has signed in from: the SHA-256 of the random id in the signed device
+ * cookie, never the id. A sign-in from a device not listed here mails a `new-sign-in` notice; a
+ * listed device's failed logins count on their own limit. Forgotten a year after its last sign-in.
+ */
+export const devices = pgTable(
+  'auth_devices',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    deviceHash: text('device_hash').notNull(),
+    lastSeenAt: at('last_seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.deviceHash] }), index('auth_devices_last_seen_idx').on(t.lastSeenAt)],
 )
 
 /** Fixed-window attempt counters shared by every server instance; expired rows are pruned. */

@@ -7,7 +7,7 @@
  * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
  * It does not create tables: {@link migratePostgres} does.
  */
-import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
 import { emailSignInPostgres } from '../email-sign-in/postgres.js'
@@ -15,7 +15,17 @@ import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.j
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { addCredentialCodes, challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import {
+  addCredentialCodes,
+  challenges,
+  devices,
+  emailTokens,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  twoFactors,
+  users,
+} from './schema.js'
 
 type Db = NodePgDatabase<typeof schema>
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
@@ -236,7 +246,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       })
     },
 
-    async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, limit }) {
+    async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
       // Bounded batches; SKIP LOCKED leaves rows a request is working on to the next sweep, so a
       // sweep never waits on, nor makes wait, a login, a refresh or a reset.
       const deadSessions = db
@@ -269,12 +279,19 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(lte(addCredentialCodes.expiresAt, now))
         .limit(limit)
         .for('update', { skipLocked: true })
-      const [dead, spent, spentEmail, spentChallenges, expired] = await Promise.all([
+      const forgotten = db
+        .select({ ctid: sql`ctid` })
+        .from(devices)
+        .where(lte(devices.lastSeenAt, forgetDevicesSeenBy))
+        .limit(limit)
+        .for('update', { skipLocked: true })
+      const [dead, spent, spentEmail, spentChallenges, expired, forgottenDevices] = await Promise.all([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
         db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
         db.delete(challenges).where(inArray(challenges.hash, deadChallenges)),
         db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
+        db.delete(devices).where(inArray(sql`ctid`, forgotten)),
       ])
       return {
         sessions: dead.rowCount ?? 0,
@@ -282,6 +299,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         emailTokens: spentEmail.rowCount ?? 0,
         challenges: spentChallenges.rowCount ?? 0,
         addCredentialCodes: expired.rowCount ?? 0,
+        devices: forgottenDevices.rowCount ?? 0,
       }
     },
 
@@ -560,6 +578,32 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .update(challenges)
         .set({ usedAt: null, failures: sql`${challenges.failures} + 1` })
         .where(eq(challenges.hash, hash))
+    },
+
+    async rememberDevice({ userId, deviceHash, now, keep }) {
+      // A row this statement inserted has xmax 0; one it updated (the device was known) does not.
+      const [row] = await db
+        .insert(devices)
+        .values({ userId, deviceHash, lastSeenAt: now })
+        .onConflictDoUpdate({ target: [devices.userId, devices.deviceHash], set: { lastSeenAt: now } })
+        .returning({ added: sql<boolean>`(xmax = 0)` })
+      if (row?.added !== true) return false
+      const kept = db
+        .select({ ctid: sql`ctid` })
+        .from(devices)
+        .where(eq(devices.userId, userId))
+        .orderBy(desc(devices.lastSeenAt))
+        .limit(keep)
+      await db.delete(devices).where(and(eq(devices.userId, userId), notInArray(sql`ctid`, kept)))
+      return true
+    },
+
+    async knowsDevice(userId, deviceHash) {
+      const [row] = await db
+        .select({ userId: devices.userId })
+        .from(devices)
+        .where(and(eq(devices.userId, userId), eq(devices.deviceHash, deviceHash)))
+      return row !== undefined
     },
   }
 }

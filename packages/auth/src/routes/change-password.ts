@@ -13,6 +13,7 @@ import {
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
+import { refuseBreachedPassword } from './breached.js'
 import { checkCurrentPassword, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
@@ -22,9 +23,10 @@ const ChangePasswordBody = z
 
 export const changePassword = <U extends UserRecord>(
   app: AuthApp,
-  { store, hasher, guard, limits, notify }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'guard' | 'limits' | 'notify'>,
-) =>
-  app.openapi(
+  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'guard' | 'limits' | 'notify' | 'options'>,
+) => {
+  const { store, hasher, guard, limits, notify } = deps
+  return app.openapi(
     guardedRoute(
       guard(true),
       {
@@ -49,6 +51,12 @@ export const changePassword = <U extends UserRecord>(
       const { currentPassword, newPassword } = c.req.valid('json')
       const { user, sessionId } = c.var
       if (isEmailPassword(newPassword, user.email)) throw fieldFailure('newPassword', 'password_is_email', EMAIL_PASSWORD)
+      await refuseBreachedPassword(deps, c, {
+        password: newPassword,
+        field: 'newPassword',
+        endpoint: 'change-password',
+        userId: user.id,
+      })
 
       const found = await checkCurrentPassword({ store, hasher }, c, user.id, currentPassword)
 
@@ -65,3 +73,4 @@ export const changePassword = <U extends UserRecord>(
       return c.body(null, 204)
     },
   )
+}

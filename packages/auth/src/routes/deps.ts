@@ -4,6 +4,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { AddCredentialCodes } from '../add-credential-code.js'
 import type { AfterAnswer } from '../background.js'
 import type { RefreshCookie } from '../cookies.js'
+import type { DeviceCore } from '../device.js'
 import type { GuardEnv } from '../guard.js'
 import type { RouteLimits } from '../limits.js'
 import type { Notifier } from '../notify.js'
@@ -25,6 +26,8 @@ export interface RouteDeps<U extends UserRecord> {
   limits: RouteLimits
   guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
   cookie: RefreshCookie
+  /** The device cookie and the account's known devices. */
+  devices: DeviceCore
   /** Mails and events, after the answer. */
   notify: Notifier
   afterAnswer: AfterAnswer

@@ -247,7 +247,11 @@ describe.each(STORES)('the account lifecycle on $name', ({ skip, open }) => {
         expect(login.status).toBe(200)
         expect(((await json(login)).user as Record<string, unknown>).emailVerified).toBe(true)
         await h.auth.settled()
-        expect(h.allMails.at(-1)).toEqual({ kind: 'email-changed', to: 'ada@example.com', newEmail: 'ada.new@example.com' })
+        // The login came from a browser without a device cookie: its new-sign-in notice went to the new address after it.
+        expect(h.allMails.slice(-2)).toEqual([
+          { kind: 'email-changed', to: 'ada@example.com', newEmail: 'ada.new@example.com' },
+          expect.objectContaining({ kind: 'new-sign-in', to: 'ada.new@example.com' }),
+        ])
         expect((await h.request('POST', '/auth/confirm-email', { json: { token } })).status).toBe(400)
       },
     )
@@ -431,10 +435,13 @@ describe('mails and events', () => {
       'login.failed',
       'login.failed',
       'login.succeeded',
+      // Each login sent no device cookie: a browser the account had not used.
+      'login.new_device',
       'email.verified',
       'password.changed',
       'refresh.reuse_detected',
       'login.succeeded',
+      'login.new_device',
       'logout',
     ])
     const [signup, failed, unknown] = h.events
@@ -453,8 +460,8 @@ describe('mails and events', () => {
       expect(text).not.toContain(secret)
     expect(text).not.toMatch(/\$fast\$|\$argon2/)
 
-    expect(h.allMails.map((m) => m.kind)).toEqual(['verify-email', 'password-changed'])
-    expect(h.allMails[1]).toEqual({ kind: 'password-changed', to: 'ada@example.com' })
+    expect(h.allMails.map((m) => m.kind)).toEqual(['verify-email', 'new-sign-in', 'password-changed', 'new-sign-in'])
+    expect(h.allMails[2]).toEqual({ kind: 'password-changed', to: 'ada@example.com' })
   })
 
   it('reports a rate limit and a revoked session', async () => {

@@ -71,7 +71,9 @@ describe('POST /auth/login', () => {
     const limited = await h.login('ada@example.com', PASSWORD, '198.51.100.99')
     expect(limited.status).toBe(429)
     expect(limited.headers.get('retry-after')).toBe('900')
-    expect(limited.headers.get('ratelimit-policy')).toBe('"login-ip";q=100;w=900, "login-email";q=10;w=900')
+    expect(limited.headers.get('ratelimit-policy')).toBe(
+      '"login-ip";q=100;w=900, "login-email";q=10;w=900, "login-device";q=10;w=900',
+    )
     expect(limited.headers.get('ratelimit')).toBe('"login-email";r=0;t=900')
     expect(await limited.json()).toMatchObject({ status: 429 })
     // Other emails from those IPs are unaffected; the window ends on time.

@@ -4,13 +4,17 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
+import type { KnownDevice } from '../limits.js'
 import { normalizePassword } from '../password.js'
 import {
   AuthResultSchema,
   bodyGuardResponses,
   EmailField,
+  emailFromBody,
   internalErrorResponse,
+  isStorableText,
   jsonBody,
   jsonContent,
   overloadedResponse,
@@ -49,6 +53,33 @@ export const secondStep = async <U extends UserRecord>(
 
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
 
+/**
+ * The browser of a login when the account its email names has signed in from it before, once per
+ * request (the limit asks twice). Without a signed device cookie nothing is looked up. The device
+ * is looked up for an unknown email too (under no account), so both cost the same queries.
+ */
+const knownDevices = <U extends UserRecord>({ store, devices }: Pick<RouteDeps<U>, 'store' | 'devices'>) => {
+  const found = new WeakMap<Context, Promise<KnownDevice>>()
+  const lookUp = async (c: Context): Promise<KnownDevice> => {
+    const device = devices.of(c)
+    if (!device.presented) return null
+    const email = emailFromBody(await peekJson(c))
+    // Read before validation: only what could be a stored address is looked up (PostgreSQL refuses NUL).
+    if (email === null || email.length > 254 || !isStorableText(email)) return null
+    const userId = (await store.findUserByEmail(email))?.user.id ?? null
+    const known = await store.knowsDevice(userId ?? '', device.hash)
+    return userId && known ? { userId, deviceHash: device.hash } : null
+  }
+  return (c: Context) => {
+    let known = found.get(c)
+    if (!known) {
+      known = lookUp(c)
+      found.set(c, known)
+    }
+    return known
+  }
+}
+
 export const login = <U extends UserRecord>(
   app: AuthApp,
   {
@@ -59,9 +90,11 @@ export const login = <U extends UserRecord>(
     limits,
     notify,
     twoFactor,
-  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor'>,
-) =>
-  app.openapi(
+    devices,
+  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor' | 'devices'>,
+) => {
+  const knownDevice = knownDevices({ store, devices })
+  return app.openapi(
     createRoute({
       method: 'post',
       path: '/login',
@@ -69,13 +102,13 @@ export const login = <U extends UserRecord>(
       security: [],
       tags: ['auth'],
       summary: 'Sign in',
-      middleware: [limits.onBodyEmail('login')],
+      middleware: [limits.login(knownDevice)],
       request: { body: jsonBody(LoginBody) },
       responses: {
-        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
+        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
         202: jsonContent(
           ChallengeSchema,
-          'The password is right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify',
+          'The password is right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify',
         ),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse('Wrong email or password'),
@@ -104,13 +137,20 @@ export const login = <U extends UserRecord>(
         await store.updatePasswordHash(found.user.id, await hasher(c).hash(candidate), found.credentialsVersion)
       // Only after the right password, so a wrong one costs the same for every account.
       const second = await secondStep({ store, notify, twoFactor }, c, found.user.id, found.credentialsVersion)
-      if (second) return c.json(second, 202)
+      if (second) {
+        // The browser keeps its id through the second step, which then finds it new or known.
+        devices.set(c)
+        return c.json(second, 202)
+      }
       const started = await sessions.start(c, found.user, found.credentialsVersion)
       if (!started) {
         notify.event(c, { type: 'login.failed', method: 'password', userId: found.user.id })
         throw invalidCredentials()
       }
       notify.event(c, { type: 'login.succeeded', method: 'password', userId: found.user.id, sessionId: started.sessionId })
+      devices.set(c)
+      await devices.signedIn(c, found.user, started.sessionId, { notice: true })
       return c.json(started.body, 200)
     },
   )
+}

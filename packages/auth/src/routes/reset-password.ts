@@ -21,6 +21,7 @@ import {
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
+import { refuseBreachedPassword } from './breached.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 const ResetBody = z
@@ -31,8 +32,9 @@ const invalidToken = () => new AuthError('invalid_reset_token', { detail: 'The r
 
 export const resetPassword = <U extends UserRecord>(
   app: AuthApp,
-  { store, hasher, limits, options, notify }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'options' | 'notify'>,
+  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'options' | 'notify'>,
 ) => {
+  const { store, hasher, limits, options, notify } = deps
   // The rate limit counts the email of the token's owner (docs/reference/limits.md#rate-limits), so the token is looked
   // up before the limit; the handler reads the same lookup: one per request.
   const lookups = new WeakMap<Context, Promise<{ userId: string; email: string } | null>>()
@@ -72,6 +74,13 @@ export const resetPassword = <U extends UserRecord>(
       const found = await owner(c)
       if (!found) throw invalidToken()
       if (isEmailPassword(newPassword, found.email)) throw fieldFailure('newPassword', 'password_is_email', EMAIL_PASSWORD)
+      // Before the spend: a refused password leaves the token usable.
+      await refuseBreachedPassword(deps, c, {
+        password: newPassword,
+        field: 'newPassword',
+        endpoint: 'reset-password',
+        userId: found.userId,
+      })
 
       // The spend is the atomic step: it checks the token again, so a concurrent reset wins once.
       const userId = await store.consumeResetToken({

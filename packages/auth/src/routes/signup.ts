@@ -19,6 +19,7 @@ import {
 } from '../schemas.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
 import { fieldCode } from '../validation.js'
+import { refuseBreachedPassword } from './breached.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { mailEmailToken } from './email-tokens.js'
 
@@ -58,9 +59,9 @@ const unstorablePaths = (value: unknown, path: PropertyKey[]): PropertyKey[][] =
 
 export const signup = <U extends UserRecord>(
   app: AuthApp,
-  deps: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'limits' | 'options' | 'notify'>,
+  deps: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'limits' | 'options' | 'notify' | 'devices'>,
 ) => {
-  const { store, sessions, hasher, limits, options, notify } = deps
+  const { store, sessions, hasher, limits, options, notify, devices } = deps
   const extraKeys = Object.keys(options.signupFields?.shape ?? {})
   const SignupBody = signupBody(options.signupFields)
   return app.openapi(
@@ -74,7 +75,7 @@ export const signup = <U extends UserRecord>(
       middleware: [limits.onBodyEmail('signup')],
       request: { body: jsonBody(SignupBody) },
       responses: {
-        201: jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie is set'),
+        201: jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie and the device cookie are set'),
         400: problemResponse('Invalid input or a refused password'),
         409: problemResponse('An account with this email exists'),
         ...bodyGuardResponses,
@@ -86,6 +87,9 @@ export const signup = <U extends UserRecord>(
     async (c) => {
       const body = c.req.valid('json') as { name: string; email: string; password: string } & Record<string, unknown>
       const { name, email, password } = body
+      // Before the email is looked at: a breached password gets the same 400 whether or not the
+      // address has an account, after the same outside request (README "Breached passwords").
+      await refuseBreachedPassword(deps, c, { password, field: 'password', endpoint: 'signup' })
       const profile = extraKeys.length > 0 ? Object.fromEntries(extraKeys.map((key) => [key, body[key]])) : null
       const user = await store.createUser({
         id: crypto.randomUUID(),
@@ -100,6 +104,9 @@ export const signup = <U extends UserRecord>(
       // Only a password change could move the version, and that needs a session or a reset token.
       if (!started) throw new AuthError('internal', { detail: 'The account was changed while it was being created.' })
       notify.event(c, { type: 'signup', userId: user.id, sessionId: started.sessionId })
+      // The browser that signed up is the account's first known device: no notice for it.
+      devices.set(c)
+      await devices.signedIn(c, user, started.sessionId, { notice: false })
       await mailEmailToken(deps, 'verify-email', user.id, user.email)
       return c.json(started.body, 201)
     },

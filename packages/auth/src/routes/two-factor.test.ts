@@ -9,38 +9,19 @@ import * as OTPAuth from 'otpauth'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { cookieHeader, harness, PASSWORD, refreshCookie } from '../../test/harness.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
+import { STEP_MS, withTwoFactor } from '../../test/two-factor.js'
 
 type H = ReturnType<typeof harness>
 type Json = Record<string, unknown>
 
-const STEP_MS = 30_000
 const json = async (res: Response) => (await res.json()) as Json
-
-/** Signs up `email`, sets up and enables two-factor with the code of the current step. */
-const withTwoFactor = async (h: H, email = 'ada@example.com') => {
-  const user = await h.signup(email)
-  await h.verifyEmail(email)
-  const setup = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: user.bearer })
-  expect(setup.status).toBe(200)
-  const { secret, uri } = (await setup.json()) as { secret: string; uri: string }
-  const totp = OTPAuth.URI.parse(uri) as OTPAuth.TOTP
-  expect(totp.secret.base32).toBe(secret)
-  /** The code `steps` steps from now by the frozen clock. */
-  const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * STEP_MS })
-  const emailCode = await h.emailCode(email)
-  const enable = await h.request('POST', '/auth/two-factor/enable', { json: { code: code(), emailCode }, headers: user.bearer })
-  expect(enable.status).toBe(200)
-  const { recoveryCodes } = (await enable.json()) as { recoveryCodes: string[] }
-  // The enabling code is spent for its window: the tests start one step later.
-  h.clock.advance(STEP_MS)
-  return { ...user, secret, code, recoveryCodes }
-}
 
 /** The challenge a right password gets: 202, no token, no cookie. */
 const challengeOf = async (h: H, email = 'ada@example.com', ip?: string) => {
   const res = await h.login(email, PASSWORD, ip)
   expect(res.status).toBe(202)
-  expect(res.headers.getSetCookie()).toEqual([])
+  // No refresh cookie: only the device cookie, so the second step finds the same browser.
+  expect(res.headers.getSetCookie().map((line) => line.split('=')[0])).toEqual(['device'])
   const body = await json(res)
   expect(Object.keys(body).sort()).toEqual(['challenge', 'expiresIn', 'twoFactorRequired'])
   expect(body).toMatchObject({ twoFactorRequired: true, expiresIn: 300 })

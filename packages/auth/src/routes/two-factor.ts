@@ -104,11 +104,11 @@ const invalidChallenge = () =>
 
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
-  'store' | 'hasher' | 'limits' | 'notify' | 'options' | 'guard' | 'sessions' | 'twoFactor' | 'addCredential'
+  'store' | 'hasher' | 'limits' | 'notify' | 'options' | 'guard' | 'sessions' | 'twoFactor' | 'addCredential' | 'devices'
 >
 
 export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
-  const { store, limits, notify, options, guard, sessions, twoFactor, addCredential } = deps
+  const { store, limits, notify, options, guard, sessions, twoFactor, addCredential, devices } = deps
   const guarded = <C extends GuardedRouteConfig<never>>(config: C, endpoint?: string) =>
     guardedRoute(guard(true), config, endpoint ? [limits.perUser(endpoint)] : [])
 
@@ -333,7 +333,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       ],
       request: { body: jsonBody(VerifyBody) },
       responses: {
-        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
+        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse('A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge'),
         ...bodyGuardResponses,
@@ -367,6 +367,8 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'sign-in' })
       }
       notify.event(c, { type: 'login.succeeded', userId, sessionId: started.sessionId })
+      devices.set(c)
+      await devices.signedIn(c, found.user, started.sessionId, { notice: true })
       return c.json(started.body, 200)
     },
   )

@@ -1,6 +1,6 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
 import { type SQL, sql } from 'drizzle-orm'
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 const tsMs = (name: string) => integer(name, { mode: 'timestamp_ms' })
 
@@ -191,4 +191,21 @@ export const emailSignIns = sqliteTable(
     index('auth_email_sign_ins_user_idx').on(t.userId),
     index('auth_email_sign_ins_expires_idx').on(t.expiresAt),
   ],
+)
+
+/**
+ * The browsers each account has signed in from: the SHA-256 of the random id in the signed device
+ * cookie, never the id. A sign-in from a device not listed here mails a `new-sign-in` notice; a
+ * listed device's failed logins count on their own limit. Forgotten a year after its last sign-in.
+ */
+export const devices = sqliteTable(
+  'auth_devices',
+  {
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    deviceHash: text('device_hash').notNull(),
+    lastSeenAt: tsMs('last_seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.deviceHash] }), index('auth_devices_last_seen_idx').on(t.lastSeenAt)],
 )

@@ -5,7 +5,7 @@
  * takes the write lock up front, which makes rotation and single-use consumption atomic across
  * processes sharing the file. This module imports no driver.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
@@ -15,6 +15,7 @@ import type * as schema from './schema.js'
 import {
   addCredentialCodes,
   challenges,
+  devices,
   emailTokens,
   notSealedWith,
   recoveryCodes,
@@ -250,7 +251,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       )
     },
 
-    async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, limit }) {
+    async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
       // Each batch is one short statement: the write lock is held for at most `limit` deletes.
       const deadSessions = db
         .select({ id: sessions.id })
@@ -277,12 +278,18 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         .from(addCredentialCodes)
         .where(lte(addCredentialCodes.expiresAt, now))
         .limit(limit)
+      const forgotten = db
+        .select({ rowid: sql`rowid` })
+        .from(devices)
+        .where(lte(devices.lastSeenAt, forgetDevicesSeenBy))
+        .limit(limit)
       return {
         sessions: db.delete(sessions).where(inArray(sessions.id, deadSessions)).run().changes,
         resetTokens: db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)).run().changes,
         emailTokens: db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)).run().changes,
         challenges: db.delete(challenges).where(inArray(challenges.hash, deadChallenges)).run().changes,
         addCredentialCodes: db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)).run().changes,
+        devices: db.delete(devices).where(inArray(sql`rowid`, forgotten)).run().changes,
       }
     },
 
@@ -558,6 +565,38 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         .set({ usedAt: null, failures: sql`${challenges.failures} + 1` })
         .where(eq(challenges.hash, hash))
         .run()
+    },
+
+    async rememberDevice({ userId, deviceHash, now, keep }) {
+      return db.transaction((tx) => {
+        const added = tx.insert(devices).values({ userId, deviceHash, lastSeenAt: now }).onConflictDoNothing().run().changes
+        if (added === 0) {
+          tx.update(devices)
+            .set({ lastSeenAt: now })
+            .where(and(eq(devices.userId, userId), eq(devices.deviceHash, deviceHash)))
+            .run()
+          return false
+        }
+        const kept = tx
+          .select({ rowid: sql`rowid` })
+          .from(devices)
+          .where(eq(devices.userId, userId))
+          .orderBy(desc(devices.lastSeenAt), desc(sql`rowid`))
+          .limit(keep)
+        tx.delete(devices)
+          .where(and(eq(devices.userId, userId), notInArray(sql`rowid`, kept)))
+          .run()
+        return true
+      }, immediate)
+    },
+
+    async knowsDevice(userId, deviceHash) {
+      const row = db
+        .select({ userId: devices.userId })
+        .from(devices)
+        .where(and(eq(devices.userId, userId), eq(devices.deviceHash, deviceHash)))
+        .get()
+      return row !== undefined
     },
   }
 }

@@ -207,6 +207,15 @@ export interface NewChallenge {
   expiresAt: Date
 }
 
+export interface RememberDeviceInput {
+  userId: string
+  /** SHA-256 of the random id in the browser's device cookie (never the id). */
+  deviceHash: string
+  now: Date
+  /** The most devices kept per user. */
+  keep: number
+}
+
 export interface PruneInput {
   /** A session last refreshed at or before this is past its idle lifetime. */
   deadIfRefreshedBy: Date
@@ -214,6 +223,8 @@ export interface PruneInput {
   deadIfCreatedBy: Date
   /** A reset or email token or a challenge that was used, or expires at or before this, is spent. */
   now: Date
+  /** A known device last seen at or before this is forgotten. */
+  forgetDevicesSeenBy: Date
   /** At most this many rows of each table in one call, so no call holds a lock for long. */
   limit: number
 }
@@ -281,8 +292,8 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
 
   /**
    * Deletes dead rows, at most `limit` of each kind: sessions past the cutoffs the session core
-   * computed, used or expired reset and email tokens and challenges, and expired add-credential
-   * codes. Answers how many of each it deleted; fewer than
+   * computed, used or expired reset and email tokens and challenges, expired add-credential
+   * codes, and devices last seen before `forgetDevicesSeenBy`. Answers how many of each it deleted; fewer than
    * `limit` of a kind means none of that kind is left.
    */
   prune(input: PruneInput): Promise<{
@@ -291,6 +302,7 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
     emailTokens: number
     challenges: number
     addCredentialCodes: number
+    devices: number
   }>
 
   /** Stores a verification or email-change token; every earlier unused token of that kind and user dies. */
@@ -393,4 +405,14 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
   claimChallenge(hash: string, now: Date, maxFailures: number): Promise<{ userId: string; credentialsVersion: number } | null>
   /** Gives a claimed challenge back after a wrong code, counting the failure. */
   failChallenge(hash: string): Promise<void>
+
+  /**
+   * Records that the user signed in from a device at `now`, as its last sign-in there. Answers
+   * `true` when the device was new to the user; of concurrent calls for one new device exactly one
+   * gets `true`. A new device beyond `keep` makes the user's least recently seen ones forgotten
+   * (a client that drops its cookies adds one device per sign-in).
+   */
+  rememberDevice(input: RememberDeviceInput): Promise<boolean>
+  /** Whether the user has signed in from the device (by hash) and it has not been forgotten since. */
+  knowsDevice(userId: string, deviceHash: string): Promise<boolean>
 }

@@ -26,6 +26,7 @@ export type {
   NewSession,
   NewUser,
   PruneInput,
+  RememberDeviceInput,
   ReplacePasswordInput,
   SessionInfo,
   SessionRecord,

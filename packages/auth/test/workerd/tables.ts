@@ -2,6 +2,7 @@
 export const AUTH_TABLES = [
   'auth_email_sign_ins',
   'auth_add_credential_codes',
+  'auth_devices',
   'auth_challenges',
   'auth_recovery_codes',
   'auth_two_factors',

@@ -6,7 +6,7 @@ export const pruneConformance = (t: Conformance) => {
   const { newUser, newSession } = t
   // The session core's cutoffs for lifetimes of 30 days idle and 90 days absolute, at day 100.
   const now = at(100 * DAY)
-  const cutoffs = { deadIfRefreshedBy: at(70 * DAY), deadIfCreatedBy: at(10 * DAY), now }
+  const cutoffs = { deadIfRefreshedBy: at(70 * DAY), deadIfCreatedBy: at(10 * DAY), now, forgetDevicesSeenBy: at(50 * DAY) }
 
   describe('prune', () => {
     it('deletes sessions past either cutoff and keeps the live ones', async () => {
@@ -24,6 +24,7 @@ export const pruneConformance = (t: Conformance) => {
         emailTokens: 0,
         challenges: 0,
         addCredentialCodes: 0,
+        devices: 0,
       })
       for (const dead of [idle, old, onTheEdge]) expect(await t.store.findSession(dead)).toBeNull()
       expect(await t.store.findSession(live)).not.toBeNull()
@@ -33,6 +34,7 @@ export const pruneConformance = (t: Conformance) => {
         emailTokens: 0,
         challenges: 0,
         addCredentialCodes: 0,
+        devices: 0,
       })
     })
 
@@ -49,6 +51,7 @@ export const pruneConformance = (t: Conformance) => {
         emailTokens: 0,
         challenges: 0,
         addCredentialCodes: 0,
+        devices: 0,
       })
       expect(await t.store.findResetToken('live', now)).toEqual({ userId: c.id, email: c.email })
     })
@@ -67,6 +70,7 @@ export const pruneConformance = (t: Conformance) => {
         emailTokens: 2,
         challenges: 0,
         addCredentialCodes: 0,
+        devices: 0,
       })
       expect(await t.store.verifyEmail({ tokenHash: 'live', now })).toBe(c.id)
     })
@@ -85,6 +89,7 @@ export const pruneConformance = (t: Conformance) => {
         emailTokens: 0,
         challenges: 2,
         addCredentialCodes: 0,
+        devices: 0,
       })
       expect(await t.store.findChallenge('c-live', now)).toEqual({ userId: c.id })
     })
@@ -99,6 +104,7 @@ export const pruneConformance = (t: Conformance) => {
         emailTokens: 0,
         challenges: 0,
         addCredentialCodes: 1,
+        devices: 0,
       })
       expect(await t.store.spendAddCredentialCode({ userId: b.id, codeHash: 'live', now, maxFailures: 5 })).toBe(true)
     })

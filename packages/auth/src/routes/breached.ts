@@ -1,0 +1,30 @@
+/**
+ * The breached-password rule of every new password (signup, change-password, reset-password):
+ * refused with a field error when the range service has seen it, accepted with a
+ * `breach_check.unavailable` event when the service cannot answer (fail open, README "Breached
+ * passwords"). It runs after the other password rules and before anything is written, so a
+ * refused password spends no reset token.
+ */
+import type { Context } from 'hono'
+import { normalizePassword } from '../password.js'
+import { fieldFailure } from '../validation.js'
+import type { RouteDeps } from './deps.js'
+
+export const BREACHED_PASSWORD = 'Password has appeared in a data breach; choose another one'
+
+export const refuseBreachedPassword = async (
+  { options, notify }: Pick<RouteDeps<never>, 'options' | 'notify'>,
+  c: Context,
+  check: { password: string; field: string; endpoint: string; userId?: string },
+): Promise<void> => {
+  if (!options.breachCheck) return
+  // The password as it is hashed and stored: NFKC, never trimmed (identical for ASCII).
+  const verdict = await options.breachCheck(normalizePassword(check.password))
+  if (verdict === 'breached') throw fieldFailure(check.field, 'breached_password', BREACHED_PASSWORD)
+  if (verdict === 'unavailable')
+    notify.event(c, {
+      type: 'breach_check.unavailable',
+      endpoint: check.endpoint,
+      ...(check.userId ? { userId: check.userId } : {}),
+    })
+}
