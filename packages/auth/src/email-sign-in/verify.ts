@@ -49,7 +49,7 @@ const invalidSignIn = () =>
 const nameFrom = (email: string) => [...(email.split('@')[0] || email)].slice(0, 100).join('')
 
 export const verifyEmailSignIn = <U extends UserRecord>(app: AuthApp, deps: RouteDeps<U>) => {
-  const { store, sessions, limits, notify, options } = deps
+  const { store, sessions, limits, notify, options, devices } = deps
   /**
    * The one place where sign-in by email opens a session: the method it proved (`email`, for
    * the session's record and its tokens once sessions carry it) is passed here and nowhere else.
@@ -111,13 +111,20 @@ export const verifyEmailSignIn = <U extends UserRecord>(app: AuthApp, deps: Rout
       for (const sessionId of settled.revokedSessionIds) notify.event(c, { type: 'session.revoked', userId: user.id, sessionId })
 
       const second = await secondStep(deps, c, user.id, credentialsVersion)
-      if (second) return c.json(second, 202)
+      if (second) {
+        // The browser keeps its device id through the second step, which then finds it new or known.
+        devices.set(c)
+        return c.json(second, 202)
+      }
       // Settling bumped the version it returned: a reset since then opens nothing.
       const started = await openSession(c, user, credentialsVersion)
       if (!started) throw failed(user.id)
       const opened = { userId: user.id, sessionId: started.sessionId }
       if (settled.created) notify.event(c, { type: 'signup', ...opened })
       else notify.event(c, { type: 'login.succeeded', method: 'email', ...opened })
+      // A new device is told about, except on the sign-in that made the account.
+      devices.set(c)
+      await devices.signedIn(c, user, started.sessionId, { notice: !settled.created })
       return c.json(started.body, 200)
     },
   )
