@@ -54,6 +54,8 @@ export interface ProblemDocument {
   title: string
   status: number
   detail: string
+  /** The stable code for programs (`email_unverified`, `reauthentication_required`, …); `type` names it as a URI. */
+  code?: string
   errors?: FieldError[]
 }
 
@@ -99,6 +101,7 @@ export class AuthError extends Error {
       title: table[this.code][1],
       status: this.status,
       detail: this.detail,
+      code: this.code,
     }
     if (this.errors) doc.errors = this.errors
     return doc

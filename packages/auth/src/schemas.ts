@@ -90,6 +90,11 @@ export const ProblemSchema = z
     status: z.number().int().min(400).max(599).openapi({ format: 'int32' }),
     // A 404 names the id as sent, and a path may be as long as the server takes a request line.
     detail: z.string().max(20_000),
+    code: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ description: 'The stable code for programs, the snake_case form of `type`', example: 'email_unverified' }),
     errors: z
       .array(
         z.object({

@@ -600,6 +600,11 @@ export interface components {
       /** Format: int32 */
       status: number
       detail: string
+      /**
+       * @description The stable code for programs, the snake_case form of `type`
+       * @example email_unverified
+       */
+      code?: string
       /** @description Every field error of the request, at most 100 (validation failures only) */
       errors?: {
         /** @description The field, dotted (`title`, `items.0.name`); empty for the body itself */
