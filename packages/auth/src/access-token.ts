@@ -1,11 +1,12 @@
 /**
- * Access tokens: HS256 JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`, and a `kid`
- * header naming the secret that signed them. The first secret signs, every one verifies, so a
+ * Access tokens: HS256 JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`, the session's
+ * last proof as `auth_time` and `amr` (RFC 8176; a refresh copies them), and a `kid` header naming the secret that signed them. The first secret signs, every one verifies, so a
  * secret can be rotated without signing anyone out (CONTRACT §14). The algorithm is pinned on
  * verification, so `alg: none` and algorithm confusion are refused; so is a token whose `kid` is
  * missing, not a string, or names no current secret.
  */
 import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose'
+import type { AuthMethod } from './store/types.js'
 import { hmacSha256Base64url } from './web.js'
 
 export interface AccessClaims {
@@ -13,8 +14,15 @@ export interface AccessClaims {
   sid: string
 }
 
+/** What a new token says: its session, and when and how that session last proved its holder. */
+export interface SignedClaims extends AccessClaims {
+  /** Becomes `auth_time`, in epoch seconds. */
+  authenticatedAt: Date
+  amr: readonly AuthMethod[]
+}
+
 export interface AccessTokens {
-  sign(claims: AccessClaims): Promise<string>
+  sign(claims: SignedClaims): Promise<string>
   /** The claims of a valid token, or `null` for anything else. */
   verify(token: string): Promise<AccessClaims | null>
 }
@@ -57,9 +65,9 @@ export const accessTokens = (opts: {
   const verified = new Map<string, Verified>()
 
   return {
-    async sign({ sub, sid }) {
+    async sign({ sub, sid, authenticatedAt, amr }) {
       const iat = Math.floor(opts.now().getTime() / 1000)
-      return new SignJWT({ sid })
+      return new SignJWT({ sid, auth_time: Math.floor(authenticatedAt.getTime() / 1000), amr: [...amr] })
         .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: signingKid })
         .setSubject(sub)
         .setJti(crypto.randomUUID())

@@ -15,6 +15,7 @@ const table = {
   wrong_password: [400, 'Current password is wrong'],
   wrong_code: [400, 'Wrong two-factor code'],
   unauthorized: [401, 'Unauthorized'],
+  reauthentication_required: [401, 'Reauthentication required'],
   invalid_credentials: [401, 'Invalid email or password'],
   invalid_refresh: [401, 'Invalid refresh credential'],
   invalid_challenge: [401, 'Invalid or expired two-factor challenge'],
@@ -52,13 +53,27 @@ export interface ProblemDocument {
   status: number
   detail: string
   errors?: FieldError[]
+  /** `reauthentication_required`: the session may be at most this many seconds past its last proof. */
+  maxAge?: number
 }
 
 export interface AuthErrorOptions {
   detail?: string
   errors?: FieldError[]
+  maxAge?: number
   headers?: Record<string, string>
 }
+
+/**
+ * 401 for a session whose last proof is older than `maxAge` seconds: re-authenticate
+ * (`POST /auth/reauth`) and retry. The challenge is RFC 9470's.
+ */
+export const reauthenticationRequired = (maxAge: number) =>
+  new AuthError('reauthentication_required', {
+    detail: `This needs a sign-in from the last ${maxAge} seconds: confirm who you are (POST /auth/reauth) and try again.`,
+    maxAge,
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_user_authentication", max_age=${maxAge}` },
+  })
 
 /** Stable `type` URI of a problem code. */
 export const problemType = (code: AuthErrorCode): string => `urn:latchkey:problem:${code.replaceAll('_', '-')}`
@@ -77,6 +92,7 @@ export class AuthError extends Error {
   readonly status: ContentfulStatusCode
   readonly detail: string
   readonly errors: FieldError[] | undefined
+  readonly maxAge: number | undefined
   readonly headers: Record<string, string>
 
   constructor(code: AuthErrorCode, options: AuthErrorOptions = {}) {
@@ -87,6 +103,7 @@ export class AuthError extends Error {
     this.status = status
     this.detail = options.detail ?? title
     this.errors = options.errors
+    this.maxAge = options.maxAge
     this.headers = options.headers ?? {}
   }
 
@@ -98,6 +115,7 @@ export class AuthError extends Error {
       detail: this.detail,
     }
     if (this.errors) doc.errors = this.errors
+    if (this.maxAge !== undefined) doc.maxAge = this.maxAge
     return doc
   }
 

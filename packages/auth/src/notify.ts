@@ -8,6 +8,7 @@ import type { Context } from 'hono'
 import type { AfterAnswer } from './background.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
 import { errorSummary } from './errors.js'
+import type { AuthMethod } from './store/types.js'
 
 /** A mail that carries a single-use token; the application builds the link around it. */
 interface TokenMail<K extends string> {
@@ -88,6 +89,10 @@ export type AuthEvent =
   | UserEvent<'two_factor.disabled'>
   | UserEvent<'two_factor.failed'>
   | UserEvent<'recovery_code.used'>
+  /** `POST /reauth` proved the holder again; `amr` names the methods (RFC 8176: `pwd`, `otp`, `mfa`). */
+  | (SessionEvent<'reauthenticated'> & { amr: AuthMethod[] })
+  /** `POST /reauth` with a wrong password (a wrong code is `two_factor.failed`). */
+  | SessionEvent<'reauthentication.failed'>
 
 export type AuthEventType = AuthEvent['type']
 

@@ -91,6 +91,12 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   /** Seconds a reset token lives. Default 1800. */
   resetTokenTtl?: number
   /**
+   * Seconds since a session last proved its holder (signup, login, `POST /reauth`) during which
+   * the library's sensitive endpoints (change-email, delete-account, two-factor setup, disable and
+   * recovery-codes) take the session instead of `currentPassword`. Default 300. A whole number.
+   */
+  freshAge?: number
+  /**
    * The second factor (CONTRACT §13). `issuer` names the account in authenticator apps (the
    * `otpauth://` URI's issuer). Default `Latchkey`.
    */
@@ -177,6 +183,8 @@ export interface ResolvedOptions {
   accessTokenTtl: number
   lifetimes: SessionLifetimes
   resetTokenMs: number
+  /** Seconds a session stays fresh for the sensitive endpoints. */
+  freshAge: number
   /** The issuer of `otpauth://` URIs. */
   twoFactorIssuer: string
   argon2: Argon2Params
@@ -367,6 +375,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
       graceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
     },
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
+    freshAge: positiveInteger('freshAge', options.freshAge, 300),
     twoFactorIssuer,
     argon2,
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),

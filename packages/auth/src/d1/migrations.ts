@@ -68,4 +68,8 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE TABLE `auth_two_factors` (\n\t`user_id` text PRIMARY KEY NOT NULL,\n\t`secret` text NOT NULL,\n\t`enabled_at` integer,\n\t`last_step` integer,\n\t`created_at` integer NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
     ],
   },
+  {
+    tag: '0009_session_authentication',
+    statements: ['ALTER TABLE `auth_sessions` ADD `authenticated_at` integer;', 'ALTER TABLE `auth_sessions` ADD `amr` text;'],
+  },
 ]

@@ -90,12 +90,12 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return changes(await db.update(users).set({ role }).where(eq(users.email, email)).run()) === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
+    async createSession({ id, userId, refreshHash, now, credentialsVersion, amr = ['pwd'], userAgent = null, ip = null }) {
       // One statement: the row is written only while the version the login verified is current.
       const at = now.getTime()
       const written = await db.run(
-        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, refresh_hash, user_agent, ip)
-            select ${id}, ${userId}, ${at}, ${at}, ${refreshHash}, ${userAgent}, ${ip}
+        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, authenticated_at, amr, refresh_hash, user_agent, ip)
+            select ${id}, ${userId}, ${at}, ${at}, ${at}, ${JSON.stringify(amr)}, ${refreshHash}, ${userAgent}, ${ip}
             where ${versionIs(userId, credentialsVersion)}`,
       )
       return changes(written) === 1
@@ -109,6 +109,12 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         .where(eq(sessions.id, sessionId))
         .get()
       return row ? fromSessionLookup(sessionId, row) : null
+    },
+
+    async reauthenticate({ sessionId, userId, credentialsVersion, at, amr }) {
+      // One statement, guarded by the version the re-authentication verified.
+      const mine = and(eq(sessions.id, sessionId), eq(sessions.userId, userId), versionIs(userId, credentialsVersion))
+      return changes(await db.update(sessions).set({ authenticatedAt: at, amr }).where(mine).run()) === 1
     },
 
     async findRefresh(ref) {

@@ -1,33 +1,34 @@
 /**
- * POST /delete-account (CONTRACT §12): with the current password, the user and every session and
+ * POST /delete-account (CONTRACT §12): with the current password or a fresh session, the user and every session and
  * token of theirs are deleted in one atomic step; its access tokens and refresh cookie stop working.
  */
 import { z } from '@hono/zod-openapi'
 import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
+  CurrentPasswordField,
   jsonBody,
   overloadedResponse,
-  PasswordField,
   problemResponse,
   rateLimitedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
-import { checkCurrentPassword, wrongPassword } from './current-password.js'
+import { confirmHolder, passwordOrFresh, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
-const DeleteAccountBody = z.object({ currentPassword: PasswordField }).openapi('DeleteAccountRequest')
+const DeleteAccountBody = z.object({ currentPassword: CurrentPasswordField }).openapi('DeleteAccountRequest')
 
 export const deleteAccount = <U extends UserRecord>(
   app: AuthApp,
-  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'notify' | 'guard' | 'cookie'>,
+  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'notify' | 'guard' | 'cookie' | 'options'>,
 ) => {
-  const { store, limits, notify, guard, cookie } = deps
+  const { store, limits, notify, guard, cookie, options } = deps
   return app.openapi(
     guardedRoute(
       guard(true),
       {
         auth: true,
+        fresh: options.freshAge,
         method: 'post',
         path: '/delete-account',
         operationId: 'deleteAccount',
@@ -42,13 +43,13 @@ export const deleteAccount = <U extends UserRecord>(
           503: overloadedResponse,
         },
       },
-      [limits.perUser('delete-account')],
+      [passwordOrFresh(options), limits.perUser('delete-account')],
     ),
     async (c) => {
       const { currentPassword } = c.req.valid('json')
       const { user } = c.var
-      const found = await checkCurrentPassword(deps, user.id, currentPassword)
-      // Only while the password that was checked is still current: a concurrent reset wins.
+      const found = await confirmHolder(deps, c, currentPassword)
+      // Only while the password read with the proof is still current: a concurrent reset wins.
       if (!(await store.deleteUser(user.id, found.credentialsVersion))) throw wrongPassword()
       cookie.clear(c)
       notify.event(c, { type: 'account.deleted', userId: user.id })

@@ -18,6 +18,7 @@ import {
   rateLimitedResponse,
   unauthorizedResponse,
 } from '../schemas.js'
+import { amrOf } from '../session.js'
 import type { UserRecord } from '../store/types.js'
 import { CHALLENGE_SECONDS } from '../two-factor/factor.js'
 import type { AuthApp, RouteDeps } from './deps.js'
@@ -87,7 +88,7 @@ export const login = <U extends UserRecord>(
         notify.event(c, { type: 'login.challenged', userId: found.user.id })
         return c.json({ twoFactorRequired: true as const, challenge, expiresIn: CHALLENGE_SECONDS }, 202)
       }
-      const started = await sessions.start(c, found.user, found.credentialsVersion)
+      const started = await sessions.start(c, found.user, found.credentialsVersion, amrOf({ password: true, code: false }))
       if (!started) {
         notify.event(c, { type: 'login.failed', userId: found.user.id })
         throw invalidCredentials()

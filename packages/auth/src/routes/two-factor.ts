@@ -8,26 +8,28 @@ import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
+import type { GuardEnv } from '../guard.js'
 import { tokenHash } from '../opaque-token.js'
 import { type GuardedRouteConfig, guardedRoute } from '../route.js'
 import {
   AuthResultSchema,
   bodyGuardResponses,
+  CurrentPasswordField,
   internalErrorResponse,
   jsonBody,
   jsonContent,
   overloadedResponse,
-  PasswordField,
   problemResponse,
   rateLimitedResponse,
   storableString,
   unauthorizedResponse,
 } from '../schemas.js'
+import { amrOf } from '../session.js'
 import type { UserRecord } from '../store/types.js'
 import { CHALLENGE_MAX_FAILURES } from '../two-factor/factor.js'
 import { RECOVERY_CODE_COUNT } from '../two-factor/recovery-codes.js'
 import { base32Key, newTotpKey, totpUri } from '../two-factor/totp.js'
-import { checkCurrentPassword } from './current-password.js'
+import { confirmHolder, passwordOrFresh } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 const TotpCode = z
@@ -35,7 +37,7 @@ const TotpCode = z
   .regex(/^[0-9]{6}$/, 'Code must be the 6 digits your authenticator app shows')
   .openapi({ minLength: 6, maxLength: 6, description: 'The current 6-digit code of the authenticator app', example: '123456' })
 
-const AnyCode = z
+export const AnyCode = z
   .string()
   .max(32)
   .regex(
@@ -77,7 +79,7 @@ export const ChallengeSchema = z
   })
   .openapi('TwoFactorChallenge')
 
-const wrongCode = () =>
+export const wrongCode = () =>
   new AuthError('wrong_code', {
     detail: 'The code is wrong or was already used.',
     errors: [{ path: 'code', code: 'wrong_code', message: 'Code is wrong or was already used' }],
@@ -99,7 +101,11 @@ type Deps<U extends UserRecord> = Pick<
 export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
   const { store, limits, notify, options, guard, sessions, twoFactor } = deps
   const guarded = <C extends GuardedRouteConfig<never>>(config: C, endpoint?: string) =>
-    guardedRoute(guard(true), config, endpoint ? [limits.perUser(endpoint)] : [])
+    guardedRoute(guard(true), config, [
+      // The password or a fresh session: where `x-fresh` is documented, the route takes either.
+      ...(config.fresh === undefined ? [] : [passwordOrFresh(options)]),
+      ...(endpoint ? [limits.perUser(endpoint)] : []),
+    ])
 
   app.openapi(
     guarded({
@@ -131,9 +137,10 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         tags: ['two-factor'],
         method: 'post',
         path: '/two-factor/setup',
+        fresh: options.freshAge,
         operationId: 'setUpTwoFactor',
         summary: 'Create a TOTP key (pending until enabled with a code); a new setup replaces a pending one',
-        request: { body: jsonBody(z.object({ currentPassword: PasswordField }).openapi('TwoFactorSetupRequest')) },
+        request: { body: jsonBody(z.object({ currentPassword: CurrentPasswordField }).openapi('TwoFactorSetupRequest')) },
         responses: {
           200: jsonContent(SetupSchema, 'The key, to enter or scan into an authenticator app'),
           400: problemResponse('Invalid input or a wrong current password'),
@@ -148,7 +155,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     async (c) => {
       const { currentPassword } = c.req.valid('json')
       const { user } = c.var
-      await checkCurrentPassword(deps, user.id, currentPassword)
+      await confirmHolder(deps, c, currentPassword)
       const key = newTotpKey()
       if (!(await store.setPendingTwoFactor(user.id, await twoFactor.box.seal(key, user.id), options.now())))
         throw alreadyEnabled()
@@ -205,9 +212,10 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     },
   )
 
-  /** The password, then an enabled factor, then the code spent: the common start of disable and renew. */
-  const passwordThenCode = async (c: Context, userId: string, password: string, code: string, recovery: boolean) => {
-    await checkCurrentPassword(deps, userId, password)
+  /** The password (or a fresh session), then an enabled factor, then the code spent: the common start of disable and renew. */
+  const passwordThenCode = async (c: Context<GuardEnv<U>>, password: string | undefined, code: string, recovery: boolean) => {
+    const userId = c.var.user.id
+    await confirmHolder(deps, c, password)
     const factor = await store.findTwoFactor(userId)
     if (!factor?.enabledAt) throw notEnabled()
     const spent = await twoFactor.spend(userId, factor, code, recovery)
@@ -225,10 +233,11 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         tags: ['two-factor'],
         method: 'post',
         path: '/two-factor/disable',
+        fresh: options.freshAge,
         operationId: 'disableTwoFactor',
         summary: 'Turn two-factor authentication off with the password and a code or a recovery code',
         request: {
-          body: jsonBody(z.object({ currentPassword: PasswordField, code: AnyCode }).openapi('TwoFactorDisableRequest')),
+          body: jsonBody(z.object({ currentPassword: CurrentPasswordField, code: AnyCode }).openapi('TwoFactorDisableRequest')),
         },
         responses: {
           204: { description: 'Off; the key and the recovery codes are deleted' },
@@ -244,7 +253,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     async (c) => {
       const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
-      const spent = await passwordThenCode(c, user.id, currentPassword, code, true)
+      const spent = await passwordThenCode(c, currentPassword, code, true)
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId: user.id })
         notify.mail({ kind: 'recovery-code-used', to: user.email })
@@ -263,10 +272,11 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         tags: ['two-factor'],
         method: 'post',
         path: '/two-factor/recovery-codes',
+        fresh: options.freshAge,
         operationId: 'renewRecoveryCodes',
         summary: 'Replace the recovery codes with a fresh set (the password and a code from the app)',
         request: {
-          body: jsonBody(z.object({ currentPassword: PasswordField, code: TotpCode }).openapi('RecoveryCodesRequest')),
+          body: jsonBody(z.object({ currentPassword: CurrentPasswordField, code: TotpCode }).openapi('RecoveryCodesRequest')),
         },
         responses: {
           200: jsonContent(RecoveryCodesSchema, 'The new set, shown this once; the old set no longer works'),
@@ -282,7 +292,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     async (c) => {
       const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
-      await passwordThenCode(c, user.id, currentPassword, code, false)
+      await passwordThenCode(c, currentPassword, code, false)
       const recovery = twoFactor.recoveryCodes(user.id)
       if (!(await store.replaceRecoveryCodes(user.id, recovery.hashes))) throw notEnabled()
       return c.json({ recoveryCodes: recovery.codes }, 200)
@@ -337,7 +347,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       }
       const found = await store.findUserById(userId)
       // The password step's version: a reset or a change since then opens no session.
-      const started = found && (await sessions.start(c, found.user, credentialsVersion))
+      const started = found && (await sessions.start(c, found.user, credentialsVersion, amrOf({ password: true, code: true })))
       if (!started) throw invalidChallenge()
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId })

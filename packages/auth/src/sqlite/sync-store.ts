@@ -5,7 +5,7 @@
  * takes the write lock up front, which makes rotation and single-use consumption atomic across
  * processes sharing the file. This module imports no driver.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
+import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
@@ -71,6 +71,8 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         userId: p('userId'),
         createdAt: p('now'),
         refreshedAt: p('now'),
+        authenticatedAt: p('now'),
+        amr: p('amr'),
         refreshHash: p('hash'),
         userAgent: p('userAgent'),
         ip: p('ip'),
@@ -144,12 +146,12 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return db.update(users).set({ role }).where(eq(users.email, email)).run().changes === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
+    async createSession({ id, userId, refreshHash, now, credentialsVersion, amr = ['pwd'], userAgent = null, ip = null }) {
       const { versionOf, insertSession } = hot()
       // IMMEDIATE: the version read and the insert happen under the write lock a reset needs too.
       return db.transaction(() => {
         if (versionOf.get({ id: userId })?.version !== credentialsVersion) return false
-        insertSession.run({ id, userId, now, hash: refreshHash, userAgent, ip })
+        insertSession.run({ id, userId, now, amr, hash: refreshHash, userAgent, ip })
         return true
       }, immediate)
     },
@@ -157,6 +159,15 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
     async findSession(sessionId) {
       const row = hot().sessionById.get({ id: sessionId })
       return row ? fromSessionLookup(sessionId, row) : null
+    },
+
+    async reauthenticate({ sessionId, userId, credentialsVersion, at, amr }) {
+      const current = db
+        .select({ one: sql`1` })
+        .from(users)
+        .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
+      const mine = and(eq(sessions.id, sessionId), eq(sessions.userId, userId), exists(current))
+      return durable(() => db.update(sessions).set({ authenticatedAt: at, amr }).where(mine).run().changes === 1)
     },
 
     async findRefresh(ref) {

@@ -12,6 +12,7 @@
  */
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
+import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
 import { pruneConformance } from './conformance/prune.js'
@@ -40,6 +41,7 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     })
     usersConformance(t)
     sessionsConformance(t)
+    authenticationConformance(t)
     resetTokensConformance(t)
     pruneConformance(t)
     lifecycleConformance(t)
