@@ -4,6 +4,7 @@
  * owner while the password that was verified is current.
  */
 import { describe, expect, it } from 'vitest'
+import type { AuthMethod } from '../../store/types.js'
 import { at, type Conformance, T0 } from './context.js'
 
 export const authenticationConformance = (t: Conformance) => {
@@ -13,7 +14,7 @@ export const authenticationConformance = (t: Conformance) => {
       const user = await newUser()
       const plain = await newSession(user.id, 'plain-1')
       const id = crypto.randomUUID()
-      const amr = ['pwd', 'otp', 'mfa'] as const
+      const amr: AuthMethod[] = ['pwd', 'otp', 'mfa']
       expect(
         await t.store.createSession({
           id,
@@ -21,7 +22,7 @@ export const authenticationConformance = (t: Conformance) => {
           refreshHash: 'mfa-1',
           now: at(5_000),
           credentialsVersion: 0,
-          amr: [...amr],
+          amr,
         }),
       ).toBe(true)
       expect((await t.store.findSession(plain))?.session).toMatchObject({ authenticatedAt: T0, amr: ['pwd'] })
@@ -51,10 +52,9 @@ export const authenticationConformance = (t: Conformance) => {
         userId: user.id,
         credentialsVersion: 0,
         at: at(60_000),
-        amr: ['pwd', 'otp', 'mfa'] as const,
+        amr: ['pwd', 'otp', 'mfa'] as AuthMethod[],
       }
-      const reauth = (over: Partial<typeof input> = {}) =>
-        t.store.reauthenticate({ ...input, ...over, amr: [...(over.amr ?? input.amr)] })
+      const reauth = (over: Partial<typeof input> = {}) => t.store.reauthenticate({ ...input, ...over })
       expect(await reauth({ userId: other.id })).toBe(false)
       expect(await reauth({ credentialsVersion: 1 })).toBe(false)
       expect(await reauth({ sessionId: crypto.randomUUID() })).toBe(false)
