@@ -27,6 +27,8 @@ export interface AppAuthOptions {
   getConnInfo?: GetConnInfo
   /** Seconds an access token lives (`ACCESS_TOKEN_TTL`, tests only). Default: the library's 900. */
   accessTokenTtl?: number | null
+  /** Seconds a session stays fresh for the account's sensitive actions (`AUTH_FRESH_AGE`). Default: the library's 300. */
+  freshAge?: number | null
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -43,6 +45,7 @@ export const createAppAuth = ({
   trustProxy,
   trustedOrigins = [],
   accessTokenTtl = null,
+  freshAge = null,
   getConnInfo,
   log,
   audit = (line) => console.log(line),
@@ -62,6 +65,7 @@ export const createAppAuth = ({
     trustProxy,
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
+    ...(freshAge === null ? {} : { freshAge }),
     ...(getConnInfo ? { getConnInfo } : {}),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,

@@ -38,6 +38,12 @@ export interface Config {
    * refresh dance with short tokens; refused when NODE_ENV=production.
    */
   accessTokenTtl: number | null
+  /**
+   * `AUTH_FRESH_AGE`: seconds after a sign-in or re-authentication during which the account's
+   * sensitive actions (change the email, delete the account, two-factor changes) take the session
+   * instead of the password. Default: the library's 300.
+   */
+  freshAge: number | null
   /** Lines to show on the terminal at start (for example: a secret was generated). */
   notices: string[]
 }
@@ -173,6 +179,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   if (ttl !== '' && !/^[1-9]\d{0,4}$/.test(ttl))
     fail(`ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to 99999, got "${ttl.slice(0, 20)}"`)
   if (ttl !== '' && production) fail('ACCESS_TOKEN_TTL is for development and tests; unset it when NODE_ENV=production')
+  const freshAge = env.AUTH_FRESH_AGE?.trim() ?? ''
+  if (freshAge !== '' && !/^[1-9]\d{0,5}$/.test(freshAge))
+    fail(`AUTH_FRESH_AGE must be a whole number of seconds from 1 to 999999, got "${freshAge.slice(0, 20)}"`)
   const smtp = parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'], 'smtp://user:pass@mail.example.com:587')
   if (production && !smtp)
     fail('SMTP_URL is required when NODE_ENV=production: reset links are only printed to the terminal in development')
@@ -189,6 +198,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),
     trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
     accessTokenTtl: ttl === '' ? null : Number(ttl),
+    freshAge: freshAge === '' ? null : Number(freshAge),
     notices,
   }
 }

@@ -120,6 +120,7 @@ server.listen(config.port, () => {
       trustProxy: config.trustProxy,
       trustedOrigins: config.trustedOrigins,
       accessTokenTtl: config.accessTokenTtl,
+      freshAge: config.freshAge,
       // Bun and Deno run this server through their node:http; the library asks for the address
       // there (on Node it reads Node's request itself).
       ...('Bun' in globalThis || 'Deno' in globalThis ? { getConnInfo } : {}),

@@ -64,6 +64,7 @@ describe('GET /openapi.json', () => {
         'POST /auth/logout',
         'GET /auth/me',
         'POST /auth/change-password',
+        'POST /auth/reauth',
         'POST /auth/forgot-password',
         'POST /auth/reset-password',
         'POST /auth/verify-email',
@@ -102,6 +103,7 @@ describe('GET /openapi.json', () => {
         'POST /auth/logout',
         'GET /auth/me',
         'POST /auth/change-password',
+        'POST /auth/reauth',
         'POST /auth/resend-verification',
         'GET /auth/sessions',
         'DELETE /auth/sessions/{id}',
@@ -160,6 +162,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/logout': 'logout',
       'GET /auth/me': 'getMe',
       'POST /auth/change-password': 'changePassword',
+      'POST /auth/reauth': 'reauthenticate',
       'POST /auth/forgot-password': 'forgotPassword',
       'POST /auth/reset-password': 'resetPassword',
       'POST /auth/verify-email': 'verifyEmail',
@@ -217,6 +220,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
     }
     const hashing = ['/auth/signup', '/auth/login', '/auth/change-password', '/auth/reset-password', '/auth/change-email']
     const rechecking = [
+      '/auth/reauth',
       '/auth/delete-account',
       '/auth/two-factor/setup',
       '/auth/two-factor/disable',

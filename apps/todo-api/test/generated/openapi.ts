@@ -105,6 +105,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/auth/reauth': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Prove who you are again (password, and a code when two-factor is on): the session becomes fresh
+     * @description For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.
+     */
+    post: operations['reauthenticate']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/auth/forgot-password': {
     parameters: {
       query?: never
@@ -535,6 +555,11 @@ export interface components {
         /** @example Password must be at least 8 characters */
         message: string
       }[]
+      /**
+       * Format: int32
+       * @description `reauthentication-required` only: the most seconds since the session last proved its holder that the operation accepts (re-authenticate with POST /auth/reauth)
+       */
+      maxAge?: number
     }
     SignupRequest: {
       name: string
@@ -572,6 +597,15 @@ export interface components {
       currentPassword: string
       /** Format: password */
       newPassword: string
+    }
+    ReauthRequest: {
+      /** Format: password */
+      password: string
+      /**
+       * @description Required when the account has two-factor authentication on: a code of the authenticator app, or an unused recovery code
+       * @example 123456
+       */
+      code?: string
     }
     Accepted: {
       message: string
@@ -619,8 +653,11 @@ export interface components {
       current: boolean
     }
     ChangeEmailRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * Format: email
        * @example ada@example.com
@@ -631,8 +668,11 @@ export interface components {
       token: string
     }
     DeleteAccountRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
     }
     TwoFactorStatus: {
       enabled: boolean
@@ -648,8 +688,11 @@ export interface components {
       uri: string
     }
     TwoFactorSetupRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
     }
     RecoveryCodes: {
       /** @description Single-use codes that stand in for the app once each. Shown only now. */
@@ -663,8 +706,11 @@ export interface components {
       code: string
     }
     TwoFactorDisableRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * @description A 6-digit code of the authenticator app, or an unused recovery code
        * @example 123456
@@ -672,8 +718,11 @@ export interface components {
       code: string
     }
     RecoveryCodesRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * @description The current 6-digit code of the authenticator app
        * @example 123456
@@ -876,7 +925,7 @@ export interface operations {
       /** @description Wrong email or password */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -960,7 +1009,7 @@ export interface operations {
       /** @description Missing, invalid, expired, revoked or reused refresh cookie */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1040,7 +1089,7 @@ export interface operations {
       /** @description No valid access token, and no current refresh cookie */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1107,7 +1156,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1158,7 +1207,113 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the `token` cookie was sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  reauthenticate: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReauthRequest']
+      }
+    }
+    responses: {
+      /** @description The session is fresh; a new access token for it (the refresh cookie is unchanged) */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description Invalid input, a wrong password, or a missing, wrong or used code */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1483,7 +1638,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1565,7 +1720,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1603,7 +1758,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1671,7 +1826,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1757,10 +1912,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1952,10 +2107,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2048,7 +2203,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2098,10 +2253,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2216,7 +2371,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2315,10 +2470,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2430,10 +2585,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2548,7 +2703,7 @@ export interface operations {
       /** @description A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2635,7 +2790,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2688,7 +2843,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2756,7 +2911,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2848,7 +3003,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2924,7 +3079,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
