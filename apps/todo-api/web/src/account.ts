@@ -1,6 +1,9 @@
 /**
  * The account screen: email verification, password and email changes, the sessions list, the
- * two-factor setup (QR code drawn here) and deleting the account.
+ * two-factor setup (QR code drawn here) and deleting the account. The email, two-factor and
+ * delete actions ask for no password up front: within a few minutes of signing in the session
+ * is enough, and later the server asks for a fresh sign-in, which the dialog of reauth.ts
+ * collects in place.
  */
 import type { AuthClient, SessionView, User } from '@latchkey/client'
 import { announce, describeError, form, h } from './dom.js'
@@ -46,12 +49,9 @@ const emailSection = ({ auth, user }: AccountContext) => {
     form({
       label: 'Change your email',
       submit: 'Send a confirmation link',
-      fields: [
-        { name: 'newEmail', label: 'New email', type: 'email', autocomplete: 'email' },
-        { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
-      ],
-      async onSubmit({ newEmail = '', currentPassword = '' }, element) {
-        const { message } = await auth.changeEmail({ newEmail, currentPassword })
+      fields: [{ name: 'newEmail', label: 'New email', type: 'email', autocomplete: 'email' }],
+      async onSubmit({ newEmail = '' }, element) {
+        const { message } = await auth.changeEmail({ newEmail })
         element.reset()
         announce(message)
         status.textContent = message
@@ -151,9 +151,9 @@ const twoFactorSection = (context: AccountContext) => {
         form({
           label: 'Set up two-factor sign-in',
           submit: 'Set up',
-          fields: [{ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }],
-          async onSubmit({ currentPassword = '' }) {
-            const { secret, uri } = await auth.twoFactor.setup({ currentPassword })
+          fields: [],
+          async onSubmit() {
+            const { secret, uri } = await auth.twoFactor.setup()
             confirm(secret, uri)
           },
         }),
@@ -167,11 +167,10 @@ const twoFactorSection = (context: AccountContext) => {
         label: 'New recovery codes',
         submit: 'Make new recovery codes',
         fields: [
-          { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
           { name: 'code', label: 'Code from your app', autocomplete: 'one-time-code', inputmode: 'numeric', maxlength: 6 },
         ],
-        async onSubmit({ currentPassword = '', code = '' }) {
-          const { recoveryCodes } = await auth.twoFactor.regenerateRecoveryCodes({ currentPassword, code: code.trim() })
+        async onSubmit({ code = '' }) {
+          const { recoveryCodes } = await auth.twoFactor.regenerateRecoveryCodes({ code: code.trim() })
           body.replaceChildren(recoveryList(recoveryCodes), doneButton())
           announce('New recovery codes made; the old ones no longer work.')
         },
@@ -180,12 +179,9 @@ const twoFactorSection = (context: AccountContext) => {
       form({
         label: 'Turn two-factor sign-in off',
         submit: 'Turn off',
-        fields: [
-          { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
-          { name: 'code', label: 'Code or recovery code', autocomplete: 'one-time-code', maxlength: 20 },
-        ],
-        async onSubmit({ currentPassword = '', code = '' }) {
-          await auth.twoFactor.disable({ currentPassword, code: code.trim() })
+        fields: [{ name: 'code', label: 'Code or recovery code', autocomplete: 'one-time-code', maxlength: 20 }],
+        async onSubmit({ code = '' }) {
+          await auth.twoFactor.disable({ code: code.trim() })
           announce('Two-factor sign-in is off.')
           await render()
         },
@@ -238,11 +234,11 @@ const deleteSection = ({ auth, noticeNext }: AccountContext) =>
       label: 'Delete the account',
       submit: 'Delete my account',
       className: 'danger',
-      fields: [{ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }],
-      async onSubmit({ currentPassword = '' }) {
+      fields: [],
+      async onSubmit() {
         noticeNext('Your account is deleted.')
         try {
-          await auth.deleteAccount({ currentPassword })
+          await auth.deleteAccount()
         } catch (err) {
           noticeNext('')
           throw err
