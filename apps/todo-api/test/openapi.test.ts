@@ -230,6 +230,20 @@ describe('GET /openapi.json says exactly what the server does', () => {
       expect(doc.paths[path]?.post?.responses, path).toHaveProperty('503.headers.Retry-After')
   })
 
+  it('documents x-fresh with AUTH_FRESH_AGE (default 300) where a fresh session stands in for the password', () => {
+    const fresh = operations()
+      .filter(({ op }) => 'x-fresh' in op)
+      .map(({ id, op }) => [id, (op as unknown as Record<string, unknown>)['x-fresh']])
+    expect(Object.fromEntries(fresh)).toEqual({
+      'POST /auth/change-email': 300,
+      'POST /auth/delete-account': 300,
+      'POST /auth/two-factor/setup': 300,
+      'POST /auth/two-factor/disable': 300,
+      'POST /auth/two-factor/recovery-codes': 300,
+    })
+    expect(doc.paths['/auth/reauth']?.post?.responses).toHaveProperty('200')
+  })
+
   it('documents every 429 with Retry-After and the IETF RateLimit fields', () => {
     const limited = operations().filter(({ op }) => '429' in op.responses)
     expect(limited.length).toBeGreaterThanOrEqual(6)

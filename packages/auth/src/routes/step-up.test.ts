@@ -204,6 +204,17 @@ describe.each(STORES)('step-up on $name', ({ skip, open }) => {
     expect(h.events.some((e) => e.type === 'recovery_code.used')).toBe(true)
   })
 
+  run('20 concurrent re-authentications with one TOTP code: exactly one succeeds', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const code = ada.code()
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => reauth(h, ada.accessToken, { password: PASSWORD, code }).then((r) => r.status)),
+    )
+    expect(answers.filter((s) => s === 200)).toHaveLength(1)
+    expect(answers.filter((s) => s !== 200).every((s) => s === 400 || s === 429)).toBe(true)
+  })
+
   run('a sign-in through the second factor is mfa from the start', async () => {
     const h = setup()
     const ada = await withTwoFactor(h)
