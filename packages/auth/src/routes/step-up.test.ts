@@ -209,7 +209,7 @@ describe.each(STORES)('step-up on $name', ({ skip, open }) => {
     const ada = await withTwoFactor(h)
     const code = ada.code()
     const answers = await Promise.all(
-      Array.from({ length: 20 }, () => reauth(h, ada.accessToken, { password: PASSWORD, code }).then((r) => r.status)),
+      Array.from({ length: 20 }, async () => (await reauth(h, ada.accessToken, { password: PASSWORD, code })).status),
     )
     expect(answers.filter((s) => s === 200)).toHaveLength(1)
     expect(answers.filter((s) => s !== 200).every((s) => s === 400 || s === 429)).toBe(true)
