@@ -3,7 +3,7 @@
  * the tables), directly and fast: one transaction, prepared statements. Every seeded user
  * shares one real argon2id hash of {@link PASSWORD}, made at the configured parameters, so
  * logins verify exactly as they would for a signed-up user. Access tokens are signed here
- * with the deployment secret in the contract's format (HS256 with the secret's kid; sub, sid,
+ * with the deployment secret in the library's format (docs/reference/credentials.md#access-tokens: HS256 with the secret's kid; sub, sid,
  * jti, iat, exp, iss, aud), for sessions seeded alongside; the servers verify them like any other.
  */
 import { randomUUID } from 'node:crypto'

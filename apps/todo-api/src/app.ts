@@ -44,7 +44,7 @@ const requestLog = (write: (line: string) => void): MiddlewareHandler =>
   }
 
 /**
- * CONTRACT §3: a response to a request with `?access_token=` is never cached and never leaks the
+ * docs/reference/credentials.md#credentials-in-the-query-string: a response to a request with `?access_token=` is never cached and never leaks the
  * URL in a Referer, on every route (the guard does this for guarded ones; this covers /health,
  * /openapi.json, the docs assets and 404s too). After the handler, so it wins over a route's own.
  */

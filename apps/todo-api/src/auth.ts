@@ -1,7 +1,7 @@
 /**
  * The app's authentication: `createAuth` on the opened database, with the policies this app
  * registers: `admin` (`user.raw.role === 'admin'`, set with `pnpm cli set-role`) and `verified`
- * (`user.raw.emailVerified`, CONTRACT §10; no route of this app requires it). Every security
+ * (`user.raw.emailVerified`, docs/reference/lifecycle.md#email-verification; no route of this app requires it). Every security
  * event goes to standard output as one JSON line, `{"audit":…}`.
  */
 import { type Auth, createAuth, type GetConnInfo, type UserRecord } from '@latchkey/auth'
@@ -57,7 +57,7 @@ export const createAppAuth = ({
     // On PostgreSQL the counts live in the database, so every instance counts against one limit.
     ...(db.rateLimitStore ? { rateLimit: { store: db.rateLimitStore } } : {}),
     sendMail: (mail) => mailer.send(mail),
-    // An event holds no secret (CONTRACT §9). What a client sent (the User-Agent) is escaped:
+    // An event holds no secret (docs/reference/lifecycle.md#events). What a client sent (the User-Agent) is escaped:
     // JSON.stringify leaves DEL, C1 controls and U+2028/9 raw, which could drive a terminal.
     onEvent: (event) => audit(printable(JSON.stringify({ audit: event }))),
     policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },

@@ -1,5 +1,5 @@
 /**
- * Configuration from the environment (CONTRACT §1), checked once at start. Every problem is a
+ * Configuration from the environment (docs/reference/operations.md#running-the-reference-server), checked once at start. Every problem is a
  * {@link ConfigError} whose one-line message names the variable. This file reads the
  * environment and the dev `.env` file; it opens no database and no socket.
  */

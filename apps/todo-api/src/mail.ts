@@ -1,5 +1,5 @@
 /**
- * The mail hook the app hands to @latchkey/auth (CONTRACT §9). It owns the links
+ * The mail hook the app hands to @latchkey/auth (docs/reference/lifecycle.md#mail). It owns the links
  * (`$PUBLIC_URL/reset-password?token=…`, `/verify-email?token=…`, `/confirm-email?token=…`, never
  * built from request headers) and the delivery: SMTP when `SMTP_URL` is set, each mail with an
  * `X-Latchkey-Kind` header; otherwise one terminal line per mail, outside production only.

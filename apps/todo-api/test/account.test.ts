@@ -1,5 +1,5 @@
 /**
- * The account lifecycle in the reference server (CONTRACT §9–§12), over HTTP with real SMTP:
+ * The account lifecycle in the reference server (docs/reference/lifecycle.md), over HTTP with real SMTP:
  * every mail kind with its `X-Latchkey-Kind`, the token pages (a GET never spends), account
  * deletion taking the todos with it, and the audit lines: one JSON line per event, no secret.
  */

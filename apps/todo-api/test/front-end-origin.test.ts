@@ -1,5 +1,5 @@
 /**
- * A front end on another origin (CONTRACT §16) against the reference server: `TRUSTED_ORIGINS`
+ * A front end on another origin (docs/reference/credentials.md#cross-site-requests) against the reference server: `TRUSTED_ORIGINS`
  * gets CORS with credentials and may use the refresh cookie; every other origin gets neither.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -147,7 +147,7 @@ describe.skipIf(unreachable !== null)('two instances on one PostgreSQL database'
       expect(limited.status).toBe(429)
       expect(Number(limited.reply.headers.get('retry-after'))).toBeGreaterThan(0)
     }
-    // The two refused attempts counted nothing (CONTRACT §14): the row holds the 10 that were let through.
+    // The two refused attempts counted nothing (docs/reference/limits.md#how-a-limit-counts): the row holds the 10 that were let through.
     const [row] = await db.query<{ count: number }>('select count from auth_rate_limits where key = $1', [`login:email:${email}`])
     expect(row?.count).toBe(10)
   })

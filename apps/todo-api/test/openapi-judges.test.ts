@@ -166,7 +166,7 @@ describe('a session through Prism in proxy mode', () => {
     await invalid('GET', '/auth/me', 401)
     await valid('GET', '/auth/me', 401, { token: `${token.slice(0, -4)}AAAA` })
 
-    // Todos, in every shape the contract accepts.
+    // Todos, in every shape the server accepts.
     const created = await valid('POST', '/todos', 201, { token, body: { title: 'Buy milk' } })
     const id = (created.body as { id: string }).id
     await valid('POST', '/todos', 201, { token, body: { title: 'Walk', done: true } })

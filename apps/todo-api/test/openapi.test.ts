@@ -51,7 +51,7 @@ describe('GET /openapi.json', () => {
     expect(validator.version).toBe('3.1')
   })
 
-  it('describes every route of the contract', () => {
+  it('describes every route of docs/reference/endpoints.md', () => {
     expect(
       operations()
         .map((o) => o.id)
@@ -123,7 +123,7 @@ describe('GET /openapi.json', () => {
       ].sort(),
     )
     for (const { id, op } of guarded) expect(op.responses, id).toHaveProperty('401')
-    // A cookie-borne token on an unsafe method from another site is 403 (CONTRACT §3).
+    // A cookie-borne token on an unsafe method from another site is 403 (docs/reference/credentials.md#cross-site-requests).
     for (const { id, op } of guarded.filter((g) => !g.id.startsWith('GET ')))
       expect((op.responses['403'] as { description?: string } | undefined)?.description, id).toMatch(/another site/)
   })

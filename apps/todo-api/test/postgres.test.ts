@@ -138,7 +138,7 @@ describe.skipIf(unreachable !== null)('the todo API on PostgreSQL and on SQLite'
     })
     expect(fromPostgres).toEqual(fromSqlite)
 
-    // And the shared answers are the contract's, not a shared mistake.
+    // And the shared answers are the documented ones (docs/reference), not a shared mistake.
     const titles = (name: string) => ((fromPostgres.find((s) => s.step === name)?.body ?? []) as TodoJson[]).map((t) => t.title)
     expect(titles('ada lists ')).toHaveLength(15)
     expect(titles('ada lists ?limit=5')).toEqual(['tie c', 'tie b', 'tie a', 't11', 't10'])

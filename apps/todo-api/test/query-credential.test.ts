@@ -1,5 +1,5 @@
 /**
- * CONTRACT §3 on every route, not only the guarded ones: a response to a request that carries
+ * docs/reference/credentials.md#credentials-in-the-query-string on every route, not only the guarded ones: a response to a request that carries
  * `?access_token=` has `Cache-Control: no-store` and `Referrer-Policy: no-referrer`; and an error
  * answer under /auth that comes before the auth routes (413, 415) is not cacheable either.
  */

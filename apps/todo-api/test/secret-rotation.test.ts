@@ -1,5 +1,5 @@
 /**
- * Rotating AUTH_SECRET signs nobody out (CONTRACT §14), tried as an operator does it: restart
+ * Rotating AUTH_SECRET signs nobody out (docs/reference/operations.md#rotating-the-secret), tried as an operator does it: restart
  * the server with the new secret first and the old one after it, then, once the old tokens have
  * expired, without the old one.
  */

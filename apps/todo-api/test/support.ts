@@ -159,7 +159,7 @@ export const runServerToExit = (env: Env) =>
 
 export interface Mail {
   to: string[]
-  /** The `X-Latchkey-Kind` header: `reset-password`, `verify-email`, … (CONTRACT §9). */
+  /** The `X-Latchkey-Kind` header: `reset-password`, `verify-email`, … (docs/reference/lifecycle.md#mail). */
   kind: string | null
   /** The message as sent, quoted-printable soft breaks and escapes decoded. */
   text: string

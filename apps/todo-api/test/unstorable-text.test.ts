@@ -1,6 +1,6 @@
 /**
  * Text a store cannot hold (U+0000, a lone surrogate) is a 400 naming the field on every field of
- * every endpoint, on SQLite and on PostgreSQL alike (CONTRACT §14): on PostgreSQL it used to reach
+ * every endpoint, on SQLite and on PostgreSQL alike (docs/reference/operations.md#unstorable-text): on PostgreSQL it used to reach
  * the database and answer 500, and the error's log line carried the statement's parameters.
  * A todo id that is not a UUID matches nothing (404 naming it) and never reaches the store.
  */

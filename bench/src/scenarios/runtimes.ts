@@ -1,5 +1,5 @@
 /**
- * Scenario 8: the reference server on Bun and on Deno beside Node (CONTRACT §15), the same
+ * Scenario 8: the reference server on Bun and on Deno beside Node (docs/reference/operations.md#runtimes), the same
  * build on the same seeded file, each runtime with its own SQLite: guarded reads at 32
  * connections, taken in turns, and login p50 one request at a time, also in turns. Workers are
  * not comparable here (workerd emulates D1 in-process). The binaries are the library's

@@ -1,7 +1,8 @@
 /**
  * Access tokens: HS256 JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`, the session's
- * last proof as `auth_time` and `amr` (RFC 8176; a refresh copies them), and a `kid` header naming the secret that signed them. The first secret signs, every one verifies, so a
- * secret can be rotated without signing anyone out (CONTRACT §14). The algorithm is pinned on
+ * last proof as `auth_time` and `amr` (RFC 8176; a refresh copies them), and a `kid` header
+ * naming the secret that signed them. The first secret signs, every one verifies, so a
+ * secret can be rotated without signing anyone out (docs/reference/operations.md#rotating-the-secret). The algorithm is pinned on
  * verification, so `alg: none` and algorithm confusion are refused; so is a token whose `kid` is
  * missing, not a string, or names no current secret.
  */

@@ -1,6 +1,6 @@
 /**
  * Request hygiene that comes before any route: the body size limit (413) and the JSON-only
- * rule (415), in that order, as the contract ranks them ahead of 401.
+ * rule (415), in that order, ahead of 401 (docs/reference/conventions.md#which-error-wins).
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import { bodyLimit } from 'hono/body-limit'

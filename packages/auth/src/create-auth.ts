@@ -1,5 +1,5 @@
 /**
- * `createAuth`: validates the options once, wires the dependencies, and returns the eight
+ * `createAuth`: validates the options once, wires the dependencies, and returns the
  * `/auth` routes, the guard, and the guarded-route helper.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
@@ -24,7 +24,7 @@ import { twoFactorCore } from './two-factor/factor.js'
 import { secretBox } from './two-factor/secret-box.js'
 
 export interface Auth<U extends UserRecord, Name extends string> {
-  /** The eight auth routes. Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
+  /** The auth routes (docs/reference/endpoints.md). Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
   routes: OpenAPIHono
   /**
    * Middleware that lets through only a signed-in user (`true`) or one the named policy allows,

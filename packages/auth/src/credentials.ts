@@ -50,7 +50,7 @@ export const readCredential = (c: Context): Credential => {
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /**
- * CSRF defence for cookie-borne credentials (CONTRACT §3, §16): an unsafe request is refused
+ * CSRF defence for cookie-borne credentials (docs/reference/credentials.md#cross-site-requests): an unsafe request is refused
  * unless its `Origin` is absent or trusted, and one the browser marks `Sec-Fetch-Site:
  * cross-site` unless its `Origin` is trusted. `trusted`: `publicUrl`'s origin and
  * `trustedOrigins`; `null` (neither set) trusts the request's own origin only.
@@ -114,7 +114,7 @@ const safely = (read: () => string | undefined): string | undefined => {
   }
 }
 
-/** Longest `User-Agent` kept with a session or an event (CONTRACT §11). */
+/** Longest `User-Agent` kept with a session or an event (docs/reference/lifecycle.md#sessions). */
 const USER_AGENT_MAX = 256
 
 /**

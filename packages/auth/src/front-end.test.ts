@@ -1,5 +1,5 @@
 /**
- * Front ends on their own origin (CONTRACT §16): trusted origins for the cookie-borne
+ * Front ends on their own origin (docs/reference/credentials.md#cross-site-requests): trusted origins for the cookie-borne
  * credentials, logout with the refresh cookie alone, `auth.optional()` and `auth.verify()`.
  */
 import { Hono } from 'hono'

@@ -3,7 +3,7 @@
  * `createAuth`, its options and the types a guarded handler sees.
  * - `@latchkey/auth/http`: the problem-document layer for the rest of your app (error handler,
  *   404, body guard, OpenAPI response helpers).
- * - `@latchkey/auth/sqlite`, `@latchkey/auth/postgres`: the bundled stores.
+ * - `@latchkey/auth/sqlite`, `/bun-sqlite`, `/node-sqlite`, `/d1`, `/postgres`: the bundled stores.
  * - `@latchkey/auth/testing`: the store conformance suite, a fast hasher, and the types a store author implements.
  */
 export { type Auth, createAuth } from './create-auth.js'

@@ -1,5 +1,5 @@
 /**
- * Which keys each auth endpoint counts (CONTRACT §4, §14), built once from the options: per
+ * Which keys each auth endpoint counts (docs/reference/limits.md#rate-limits), built once from the options: per
  * client address everywhere, per email where a request names an account, per user where a
  * signed-in user's password is verified, per session on refresh.
  */
@@ -12,7 +12,7 @@ import { emailFromBody } from './schemas.js'
 
 /**
  * The account a limited request was found to concern before its limit ran (a token's or a
- * challenge's owner), so the `rate_limited` event names it (CONTRACT §9: `userId` whenever it is
+ * challenge's owner), so the `rate_limited` event names it (docs/reference/lifecycle.md#events: `userId` whenever it is
  * known). Kept by the keys below that look an account up.
  */
 const accounts = new WeakMap<Context, string>()

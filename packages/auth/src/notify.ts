@@ -1,5 +1,5 @@
 /**
- * What the library tells the application (CONTRACT §9): mails through `sendMail`, each with a
+ * What the library tells the application (docs/reference/lifecycle.md#mail, #events): mails through `sendMail`, each with a
  * `kind`, and security events through `onEvent`. Both run after the answer is decided, so a hook
  * that throws or hangs changes neither the answer nor its timing; a failure is logged by kind and
  * name only, never with a token.

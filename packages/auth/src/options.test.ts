@@ -54,7 +54,7 @@ describe('createAuth refuses bad options at construction, naming the option', ()
   })
 })
 
-describe('the client address on runtimes other than Node (CONTRACT §15)', () => {
+describe('the client address on runtimes other than Node (docs/reference/limits.md#client-address)', () => {
   /** Runs `f` as if on a runtime that defines `global` (Bun, Deno). */
   const pretending = <T>(global: 'Bun' | 'Deno', f: () => T): T => {
     const g = globalThis as Record<string, unknown>

@@ -71,7 +71,7 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   /** Named policies; guard names are checked against these keys by the compiler. */
   policies?: Record<Name, Policy<U & SignupExtras<F>>>
   /**
-   * Extra fields of `POST /signup` (CONTRACT §16), such as `z.object({ plan: z.enum(['free', 'pro']).default('free') })`:
+   * Extra fields of `POST /signup` (docs/reference/endpoints.md#signup), such as `z.object({ plan: z.enum(['free', 'pro']).default('free') })`:
    * validated with the rest of the body (400 with `errors[]`), stored with the user, documented
    * in OpenAPI, and typed on `c.get('user').raw`. Fields added later should have a default or be
    * optional: older accounts get the default when they are read.
@@ -97,7 +97,7 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    */
   freshAge?: number
   /**
-   * The second factor (CONTRACT §13). `issuer` names the account in authenticator apps (the
+   * The second factor (docs/reference/two-factor.md). `issuer` names the account in authenticator apps (the
    * `otpauth://` URI's issuer). Default `Latchkey`.
    */
   twoFactor?: { issuer?: string }
@@ -154,7 +154,7 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   publicUrl?: string
   /**
    * More origins whose front ends may send the cookie-borne credentials on unsafe methods
-   * (`https://app.example.com`, `http://localhost:5173`), beside `publicUrl`'s (CONTRACT §16).
+   * (`https://app.example.com`, `http://localhost:5173`), beside `publicUrl`'s (docs/reference/credentials.md#cross-site-requests).
    * Allow them in CORS too (`hono/cors` with `credentials: true`).
    */
   trustedOrigins?: readonly string[]

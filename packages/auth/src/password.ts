@@ -3,7 +3,7 @@
  * argon2id PHC strings everywhere: through the async, thread-pool API of @node-rs/argon2 where a
  * native addon loads (Node, Bun, Deno), so a login never blocks the event loop, and through
  * `@noble/hashes` (JavaScript) where none can (Cloudflare Workers). Both read and write the same
- * strings, so a database moves between runtimes without a re-hash (CONTRACT §15).
+ * strings, so a database moves between runtimes without a re-hash (docs/reference/limits.md#password-hashing).
  */
 import { argon2idAsync } from '@noble/hashes/argon2.js'
 import { decodeBase64IgnorePadding, encodeBase64NoPadding } from '@oslojs/encoding'
@@ -205,7 +205,7 @@ export const decoyHash = (hasher: PasswordHasher): Promise<string> => hasher.has
 /** Passwords are NFKC-normalised before hashing, never trimmed or case-changed. */
 export const normalizePassword = (password: string): string => password.normalize('NFKC')
 
-/** Length in code points, as the contract counts it. */
+/** Length in code points (docs/reference/conventions.md#passwords). */
 export const codePoints = (s: string): number => {
   let n = 0
   for (const _ of s) n++

@@ -1,5 +1,5 @@
 /**
- * Nothing piles up (CONTRACT §14), on both stores, with a frozen clock: 10,000 login / refresh /
+ * Nothing piles up (docs/reference/operations.md#the-sweep), on both stores, with a frozen clock: 10,000 login / refresh /
  * logout cycles leave no session behind, and 10,000 sessions that outlive their lifetime are
  * deleted by the sweep, leaving exactly the live rows. Reuse detection needs nothing more than
  * each live session's own row (its current and previous refresh hash).

@@ -1,5 +1,5 @@
 /**
- * The limiter's promises (CONTRACT §4, §14) on each store: counting and windows, a refused
+ * The limiter's promises (docs/reference/limits.md#how-a-limit-counts) on each store: counting and windows, a refused
  * attempt records nothing on any key, atomic check-and-count under concurrency (first attempts
  * included), and for the in-process store: a flood of new keys never makes it forget a key with
  * attempts in its window, and its memory stays bounded.

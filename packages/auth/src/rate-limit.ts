@@ -4,7 +4,7 @@ import { isStorableText } from './schemas.js'
 import { sha256Base64url } from './web.js'
 /**
  * Fixed-window attempt limits: the rules (which keys an endpoint counts, 429 with
- * `Retry-After`) and the in-process store. Three promises (CONTRACT §4, §14):
+ * `Retry-After`) and the in-process store. Three promises (docs/reference/limits.md#how-a-limit-counts):
  *
  * - A request refused by one key records nothing: it counts on no key. So a client that is
  *   already limited (one address past its 100) cannot create keys, fill the table or push other

@@ -29,7 +29,7 @@ export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRoute
   after: MiddlewareHandler[] = [],
 ): GuardedRoute<C, G> => {
   // An app may send the access token as the `token` cookie: on an unsafe method, from another
-  // site, that is 403 (CONTRACT §3), as is a policy's refusal.
+  // site, that is 403 (docs/reference/credentials.md#cross-site-requests), as is a policy's refusal.
   const refusals = [
     ...(auth === true ? [] : [`the "${auth}" policy refused the caller`]),
     ...(UNSAFE.has(config.method.toUpperCase()) ? ['the `token` cookie was sent from another site'] : []),

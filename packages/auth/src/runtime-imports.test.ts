@@ -1,5 +1,5 @@
 /**
- * What each entry point imports, followed through its files (CONTRACT §15), in the sources and,
+ * What each entry point imports, followed through its files (docs/reference/operations.md#runtimes), in the sources and,
  * once built (`pnpm test` builds first), in `dist/` as published: the main entry, the HTTP
  * helpers and the test kit only Web APIs and pure-JavaScript packages, so they load on Node,
  * Bun, Deno and Workers alike; a store subpath adds only its own driver. Type-only imports are

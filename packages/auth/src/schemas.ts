@@ -15,7 +15,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 /**
  * `true` for text every store can hold. PostgreSQL refuses U+0000 in `text` and cannot encode a
  * lone surrogate as UTF-8, so either one would turn into a 500 there and a stored oddity in
- * SQLite; every string field is checked with this, on every store alike (CONTRACT §14).
+ * SQLite; every string field is checked with this, on every store alike (docs/reference/operations.md#unstorable-text).
  */
 export const isStorableText = (s: string): boolean => !s.includes('\u0000') && !LONE_SURROGATE.test(s)
 
@@ -116,7 +116,7 @@ export const problemResponse = (description: string) => ({
   content: { 'application/problem+json': { schema: ProblemSchema } },
 })
 
-/** A 401: the problem document and its `WWW-Authenticate` challenge (CONTRACT §2). */
+/** A 401: the problem document and its `WWW-Authenticate` challenge (docs/reference/conventions.md#status-codes). */
 export const unauthorizedResponse = (description: string) => ({
   ...problemResponse(description),
   headers: z.object({
@@ -130,7 +130,7 @@ export const unauthorizedResponse = (description: string) => ({
 
 /**
  * The 413 and 415 of {@link jsonBodyGuard}: every operation whose method may carry a body (POST,
- * PUT, PATCH, DELETE) can answer them, before anything else (CONTRACT §2).
+ * PUT, PATCH, DELETE) can answer them, before anything else (docs/reference/conventions.md#which-error-wins).
  */
 export const bodyGuardResponses = {
   413: problemResponse('The body is over 64 KiB'),

@@ -299,7 +299,7 @@ export const sessionCore = <U extends UserRecord>({
 
     /**
      * Whether `presented` is the current refresh value of a live session, read only: nothing is
-     * spent, revoked or cleared (a cookie sent from another site is judged, CONTRACT §2 order:
+     * spent, revoked or cleared (a cookie sent from another site is judged, docs/reference/conventions.md#which-error-wins:
      * an invalid one is 401 before the cross-site 403).
      */
     async isCurrent(presented: string): Promise<boolean> {
@@ -309,7 +309,7 @@ export const sessionCore = <U extends UserRecord>({
 
     /**
      * Ends the session whose CURRENT refresh value is `presented` (logout with the cookie alone,
-     * CONTRACT §16), clearing the cookie. Answers the ended session, or `null` for an unknown,
+     * docs/reference/endpoints.md#logout), clearing the cookie. Answers the ended session, or `null` for an unknown,
      * malformed or already spent value (nothing is deleted then).
      */
     async endByRefresh(c: Context, presented: string): Promise<SessionRecord | null> {

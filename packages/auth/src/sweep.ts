@@ -1,5 +1,5 @@
 /**
- * The sweep that keeps the store's tables proportional to live data (CONTRACT §14): dead
+ * The sweep that keeps the store's tables proportional to live data (docs/reference/operations.md#the-sweep): dead
  * sessions, spent reset and email tokens and dead login challenges are deleted in bounded batches, on a timer the server owns
  * (unref'd, so it never keeps a process alive) and stops on shutdown. The session core says
  * what is dead; the store deletes it.

@@ -1,5 +1,5 @@
 /**
- * Problem documents clients can act on (CONTRACT §2): every field error of a request in one
+ * Problem documents clients can act on (docs/reference/conventions.md#field-errors): every field error of a request in one
  * answer, each with a stable `code` and an English message.
  */
 import { z } from '@hono/zod-openapi'

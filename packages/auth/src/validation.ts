@@ -1,5 +1,5 @@
 /**
- * Failed schemas as clients can act on them (CONTRACT §2): one 400 with every field error of the
+ * Failed schemas as clients can act on them (docs/reference/conventions.md#field-errors): one 400 with every field error of the
  * request, each with a stable `code` and an English `message`. Zod's own messages ("Too small:
  * expected string to have >=1 characters") are replaced; a refinement that names its code in
  * `params.code` keeps its own message.

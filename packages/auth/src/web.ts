@@ -1,7 +1,7 @@
 /**
  * The few primitives the core needs beyond Web APIs, on Web APIs and `@noble/hashes` (pure
  * JavaScript, audited): synchronous SHA-256 and HMAC, where Web Crypto has only async ones, and
- * base64url. Node, Bun, Deno and Workers run the same code (CONTRACT §15).
+ * base64url. Node, Bun, Deno and Workers run the same code (docs/reference/operations.md#runtimes).
  */
 
 import { hmac } from '@noble/hashes/hmac.js'

@@ -1,5 +1,5 @@
 /**
- * The library on the runtimes themselves (CONTRACT §15), started from here so `pnpm test` runs
+ * The library on the runtimes themselves (docs/reference/operations.md#runtimes), started from here so `pnpm test` runs
  * them: on Bun and on Deno, the store conformance suite on the runtime's SQLite (`bun:sqlite`,
  * `node:sqlite`) and on PostgreSQL through `pg` (Bun: `bun test`; Deno: vitest run by `deno`),
  * and each runtime's example driven over HTTP by the end-to-end flow. The binaries come from npm

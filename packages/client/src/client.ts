@@ -474,7 +474,7 @@ export const createAuthClient = (options: AuthClientOptions) => {
         await refreshing?.catch(() => undefined)
         // The token, while it is fresh, names the session; an expired one would decide the answer
         // (401) before the cookie is read and leave the session alive, so then, or when the token
-        // is refused anyway, the refresh cookie alone ends it (CONTRACT §16).
+        // is refused anyway, the refresh cookie alone ends it (docs/reference/endpoints.md#logout).
         const fresh = accessToken !== null && now() < expiresAt
         let response = await authRequest('POST', '/logout', undefined, fresh)
         if (fresh && response.status === 401) response = await authRequest('POST', '/logout')
@@ -502,7 +502,7 @@ export const createAuthClient = (options: AuthClientOptions) => {
     changeEmail: (input: { currentPassword?: string; newEmail: string }) =>
       call<{ message: string }>('POST', '/change-email', input, true),
     confirmEmail: (input: { token: string }) => call<null>('POST', '/confirm-email', input),
-    /** The second factor of the signed-in user (CONTRACT §13). */
+    /** The second factor of the signed-in user (docs/reference/two-factor.md). */
     twoFactor: {
       status: () => call<TwoFactorStatus>('GET', '/two-factor', undefined, true),
       /** A new key, pending until `enable`: put `uri` in a QR code, or `secret` into the app. */

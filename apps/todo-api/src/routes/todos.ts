@@ -1,5 +1,5 @@
 /**
- * The todo routes (CONTRACT §5), all `auth: true`. The owner is always the signed-in user,
+ * The todo routes (docs/reference/endpoints.md#todos), all `auth: true`. The owner is always the signed-in user,
  * never anything the client sends; PATCH and DELETE match id AND owner in one statement and
  * answer 404 naming the id (never 403) when nothing matches. Storage is the TodoStore's job.
  */
@@ -95,7 +95,7 @@ const IdParam = z.object({
   id: z.string().openapi({
     param: { name: 'id', in: 'path' },
     // Any segment is accepted and answered (404 when it is not one of the caller's todo ids,
-    // CONTRACT §5), so the schema may not refuse what the server answers: no uuid format, and
+    // docs/reference/endpoints.md#todos), so the schema may not refuse what the server answers: no uuid format, and
     // the longest path segment Node's 16 KiB header limit lets through.
     pattern: '^[^/]+$',
     maxLength: 16384,
@@ -121,7 +121,7 @@ export const todoJson = (todo: Todo) => ({
 
 const notFound = (id: string) => new AuthError('not_found', { detail: `No todo with id ${id}` })
 
-// Ids are UUIDs the server made. Anything else matches no todo (CONTRACT §5: 404 naming it) and
+// Ids are UUIDs the server made. Anything else matches no todo (docs/reference/endpoints.md#todos: 404 naming it) and
 // never reaches the store, so text it cannot hold (%00) is not a database error either.
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 

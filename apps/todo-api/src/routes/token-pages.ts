@@ -1,5 +1,5 @@
 /**
- * GET /verify-email?token=… and GET /confirm-email?token=… (CONTRACT §10, §12): the pages the
+ * GET /verify-email?token=… and GET /confirm-email?token=… (docs/reference/endpoints.md#pages): the pages the
  * verification and email-change mails link to. Opening one spends nothing (mail scanners open
  * links): the token is spent by a POST to the auth route when the person presses the button.
  */

@@ -225,7 +225,7 @@ export const fuzzSuite = (store: AttackStore) =>
       }
     }
 
-    /** Endpoints that verify the current password: limited per user, 10 per 15 minutes (CONTRACT §14). */
+    /** Endpoints that verify the current password: limited per user, 10 per 15 minutes (docs/reference/limits.md#rate-limits). */
     const PASSWORD_CHECKS = [
       '/auth/change-password',
       '/auth/reauth',
@@ -240,7 +240,7 @@ export const fuzzSuite = (store: AttackStore) =>
     type Oracle = (c: Case, req: Concrete, reply: Reply) => void | Promise<void>
 
     /**
-     * forgot-password writes its token and mails after it has answered (CONTRACT §14), so a later
+     * forgot-password writes its token and mails after it has answered (docs/reference/endpoints.md#forgot-password), so a later
      * case's snapshot could see that write: after an accepted one, wait until the rows stop changing.
      */
     const untilStill = async () => {
@@ -291,7 +291,7 @@ export const fuzzSuite = (store: AttackStore) =>
       }
       expect(leaked, `a response leaked: ${ctx}`).toEqual([])
 
-      // Precedence (CONTRACT §2): 413, then 415, before anything else.
+      // Precedence (docs/reference/conventions.md#which-error-wins): 413, then 415, before anything else.
       const bodyBytes = typeof req.body === 'string' ? Buffer.byteLength(req.body) : (req.body?.length ?? 0)
       if (bodyBytes > 64 * 1024) expect(reply.status, ctx).toBe(413)
       else if (
@@ -304,9 +304,9 @@ export const fuzzSuite = (store: AttackStore) =>
       const pathname = new URL(req.url).pathname
       const route = `${req.method} ${pathname.replace(/^\/todos\/.+/, '/todos/{id}').replace(/^\/auth\/sessions\/.+/, '/auth/sessions/{id}')} ${reply.status}`
       outcomes.set(route, (outcomes.get(route) ?? 0) + 1)
-      // Logout without an access credential is named by the refresh cookie alone (CONTRACT §16),
+      // Logout without an access credential is named by the refresh cookie alone (docs/reference/endpoints.md#logout),
       // checked as refresh checks it: 204 only for the current value; from another site 403 for
-      // the current value and 401 for any other (401 comes before 403, CONTRACT §2).
+      // the current value and 401 for any other (401 comes before 403, docs/reference/conventions.md#which-error-wins).
       const cookieLogout = route.startsWith('POST /auth/logout ') && c.auth.kind === 'none'
       const crossSite = ['foreign', 'null', 'crossSite'].includes(c.site)
       if ((cookieLogout || route.startsWith('POST /auth/refresh ')) && crossSite && ![413, 415].includes(reply.status)) {
@@ -347,7 +347,7 @@ export const fuzzSuite = (store: AttackStore) =>
         await oracle?.(c, req, reply)
         await follow(req, reply, pathname)
       }
-      // The attacker used up its account's password checks (10 per 15 minutes, CONTRACT §14):
+      // The attacker used up its account's password checks (10 per 15 minutes, docs/reference/limits.md#rate-limits):
       // a fresh account, so later cases can still reach a successful change.
       if (reply.status === 429 && PASSWORD_CHECKS.includes(pathname)) await renewAttacker()
     }
@@ -951,7 +951,7 @@ export const fuzzSuite = (store: AttackStore) =>
         expect(output).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+/)
         expect(output).not.toMatch(/unexpected error/)
         // Every line is the start line, one request's log line or one audit event (a JSON object,
-        // CONTRACT §9): no client text broke a line or reached the terminal raw.
+        // docs/reference/lifecycle.md#events): no client text broke a line or reached the terminal raw.
         const isAudit = (line: string) => {
           try {
             return typeof (JSON.parse(line) as { audit?: { type?: unknown } }).audit?.type === 'string'

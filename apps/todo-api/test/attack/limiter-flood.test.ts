@@ -1,5 +1,5 @@
 /**
- * The limiter under flood (CONTRACT §4: memory stays bounded however many distinct keys
+ * The limiter under flood (docs/reference/limits.md#memory-and-flooding: memory stays bounded however many distinct keys
  * arrive, and a flood of new keys never frees an already-limited key). The flood runs in its
  * own process with `--expose-gc` (limiter-flood.child.ts) so the heap it measures after a full
  * collection is the limiter's alone.

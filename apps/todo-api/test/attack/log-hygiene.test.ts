@@ -3,8 +3,8 @@
  * full end-to-end run, including failures, a dead mail server and credentials in the query
  * string, holds no password, JWT (nor its signature), refresh value, reset token, hash of
  * either, stored `$argon2` hash or the secret. The run is in production with SMTP, where
- * nothing prints a reset link; the development run excludes exactly the one line CONTRACT §1
- * prints by design and checks that line is the only place its token appears. A client-chosen
+ * nothing prints a reset link; the development run excludes exactly the one line the development mailer
+ * prints by design (docs/reference/lifecycle.md#mail) and checks that line is the only place its token appears. A client-chosen
  * path cannot forge log lines or write terminal escapes.
  */
 import { createHash } from 'node:crypto'
@@ -191,7 +191,7 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
   )
 
   it.skipIf(store.skip !== null)(
-    'in development without SMTP: the one reset-link line CONTRACT §1 prints is the only place its token appears',
+    'in development without SMTP: the one reset-link line the development mailer prints is the only place its token appears',
     async () => {
       const secret = randomSecret()
       const { server, view, done } = await serverOn(store, { NODE_ENV: 'development', TRUST_PROXY: 'true', AUTH_SECRET: secret })
@@ -222,7 +222,7 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
       const lines = (server.stdout() + server.stderr()).split('\n')
       const linkLines = lines.filter((l) => link.test(l))
       expect(linkLines).toHaveLength(1)
-      // Every mail with a token prints its link (CONTRACT §9): those lines are where tokens belong.
+      // Every mail with a token prints its link (docs/reference/lifecycle.md#mail): those lines are where tokens belong.
       const mailLink = /^\[dev mail\] [a-z ]+ link for \S+: http:\/\/localhost:\d+\/[a-z-]+\?token=[A-Za-z0-9_-]{43}$/
       expectClean(lines.filter((l) => !mailLink.test(l)).join('\n'), secrets, await storedTokenHashes(view))
       await done()

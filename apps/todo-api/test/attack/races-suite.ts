@@ -7,8 +7,8 @@
  * password wins. One todo patched and deleted at once by its owner (and by someone else): no 5xx
  * and a final state that some single order of the requests explains.
  *
- * The per-email limit (10 per 15 minutes for each of signup, login and reset-password, CONTRACT
- * §4) caps each race on one email at 10 requests: more would be 429s, not a race.
+ * The per-email limit (10 per 15 minutes for each of signup, login and reset-password,
+ * docs/reference/limits.md#rate-limits) caps each race on one email at 10 requests: more would be 429s, not a race.
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'

@@ -1,4 +1,4 @@
-/** The app's own routes (CONTRACT §5), through the client's authorized `fetch`. */
+/** The app's own routes (docs/reference/endpoints.md#todos), through the client's authorized `fetch`. */
 import { type AuthClient, AuthClientError } from '@latchkey/client'
 
 export interface Todo {

@@ -1,6 +1,6 @@
 /**
  * `@latchkey/auth/http`: the problem-document layer the auth routes use, for the rest of your
- * app, so every answer of it has one shape (RFC 9457, CONTRACT §2).
+ * app, so every answer of it has one shape (RFC 9457, docs/reference/conventions.md#problem-documents).
  *
  * @example
  * app.use('*', jsonBodyGuard())

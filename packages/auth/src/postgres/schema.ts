@@ -74,7 +74,7 @@ export const resetTokens = pgTable(
 )
 
 /**
- * Single-use tokens mailed to prove a mailbox (CONTRACT §10, §12): `verify-email` to the account's
+ * Single-use tokens mailed to prove a mailbox (docs/reference/lifecycle.md#mail): `verify-email` to the account's
  * address, `change-email` to the new one (`new_email`). SHA-256 at rest; the newest of a kind only.
  */
 export const emailTokens = pgTable(
@@ -93,7 +93,7 @@ export const emailTokens = pgTable(
 )
 
 /**
- * A user's second factor (CONTRACT §13): the TOTP key sealed with AES-256-GCM (never the key),
+ * A user's second factor (docs/reference/two-factor.md#the-key-at-rest): the TOTP key sealed with AES-256-GCM (never the key),
  * `enabled_at` once confirmed (`null` while pending), and the last time step a code was accepted
  * for, so a code works once.
  */

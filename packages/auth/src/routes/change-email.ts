@@ -1,5 +1,5 @@
 /**
- * Changing the email (CONTRACT §12): POST /change-email re-checks the password (or takes a fresh
+ * Changing the email (docs/reference/lifecycle.md#email-change): POST /change-email re-checks the password (or takes a fresh
  * session, README "Step-up") and mails a
  * `change-email` token to the new address; nothing changes yet. POST /confirm-email spends it:
  * the address becomes the account's (verified), every session ends, and the old address is told.
@@ -58,7 +58,7 @@ export const changeEmail = <U extends UserRecord>(
           503: overloadedResponse,
         },
       },
-      // Per the new address too (CONTRACT §12), so no set of accounts can flood one mailbox.
+      // Per the new address too (docs/reference/limits.md#rate-limits), so no set of accounts can flood one mailbox.
       [passwordOrFresh(options), limits.perUser('change-email', async (c) => emailFromBody(await peekJson(c), 'newEmail'))],
     ),
     async (c) => {

@@ -1,5 +1,5 @@
 /**
- * A session is only ever created for the password that was verified (CONTRACT §14): a login or a
+ * A session is only ever created for the password that was verified (docs/reference/lifecycle.md#credentials-version): a login or a
  * password change that verified a password which a concurrent reset replaced creates nothing and
  * overwrites nothing. The races are made deterministic by holding the verification at a latch.
  */

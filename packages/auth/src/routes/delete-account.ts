@@ -1,5 +1,5 @@
 /**
- * POST /delete-account (CONTRACT §12): with the current password or a fresh session, the user and every session and
+ * POST /delete-account (docs/reference/lifecycle.md#deleting-the-account): with the current password or a fresh session, the user and every session and
  * token of theirs are deleted in one atomic step; its access tokens and refresh cookie stop working.
  */
 import { z } from '@hono/zod-openapi'

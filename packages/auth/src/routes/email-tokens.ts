@@ -1,5 +1,5 @@
 /**
- * Mailed tokens that prove a mailbox (CONTRACT §10, §12): `verify-email` lives 24 hours and goes
+ * Mailed tokens that prove a mailbox (docs/reference/lifecycle.md#mail): `verify-email` lives 24 hours and goes
  * to the account's address, `change-email` lives 1 hour and goes to the new address. The raw token
  * is only ever in the mail; the store keeps its SHA-256.
  */
@@ -39,7 +39,7 @@ export const invalidEmailToken = () => new AuthError('invalid_email_token', { de
 
 /**
  * The owner of the `token` in the body while it is live, for the rate limit of a redemption
- * (CONTRACT §10, "as reset-password"); `null` (the address alone counts) otherwise.
+ * (docs/reference/limits.md#rate-limits, "as reset-password"); `null` (the address alone counts) otherwise.
  */
 export const tokenOwner =
   <U extends UserRecord>({ store, options }: Pick<RouteDeps<U>, 'store' | 'options'>, kind: EmailTokenKind) =>

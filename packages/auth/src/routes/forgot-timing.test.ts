@@ -1,7 +1,7 @@
 /**
  * forgot-password's answer must not tell whether an email has an account, in its time either
- * (CONTRACT §14). The one timing assertion the tests allow, because here timing is the contract:
- * the medians of many interleaved requests for a known and an unknown email, taken in one run.
+ * (docs/reference/endpoints.md#forgot-password). The one timing assertion the tests allow,
+ * because here timing is the promise: the medians of many interleaved requests for a known and an unknown email, taken in one run.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { harness } from '../../test/harness.js'

@@ -1,5 +1,5 @@
 /**
- * The eight `/auth` routes, assembled in one place: their shared middleware (problem documents,
+ * The `/auth` routes (docs/reference/endpoints.md), assembled in one place: their shared middleware (problem documents,
  * `no-store`, the body guard: once, here), the security schemes they document, and what each
  * route is given. Each route names the parts it uses; nothing else reaches them.
  */

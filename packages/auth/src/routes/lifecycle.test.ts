@@ -1,5 +1,5 @@
 /**
- * The account lifecycle over HTTP (CONTRACT §9–§12), on both stores: verification, sessions,
+ * The account lifecycle over HTTP (docs/reference/lifecycle.md), on both stores: verification, sessions,
  * email change, account deletion, the mails each step asks for and the events it reports.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -290,7 +290,7 @@ describe.each(STORES)('the account lifecycle on $name', ({ skip, open }) => {
       const second = await tokenOf(h, 'change-email', 'second@example.com')
       // From another address, with a live token: the owner's count refuses it, and nothing is spent.
       expect((await h.request('POST', '/auth/confirm-email', { json: { token: second }, ip: '198.51.100.2' })).status).toBe(429)
-      // The event names the account the token belongs to (CONTRACT §9: whenever it is known).
+      // The event names the account the token belongs to (docs/reference/lifecycle.md#events: whenever it is known).
       await h.auth.settled()
       expect(h.events.filter((e) => e.type === 'rate_limited')).toEqual([
         expect.objectContaining({ endpoint: 'confirm-email', userId: ada.user.id }),
@@ -368,7 +368,7 @@ describe.each(STORES)('the account lifecycle on $name', ({ skip, open }) => {
   })
 })
 
-describe('the order of CONTRACT §2 on the lifecycle routes', () => {
+describe('the order of errors (docs/reference/conventions.md#which-error-wins) on the lifecycle routes', () => {
   it('answers 413, then 415, then 401, then 429, then 400', async () => {
     const h = harness()
     const ada = await h.signup()

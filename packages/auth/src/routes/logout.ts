@@ -1,7 +1,7 @@
 /**
  * POST /logout: deletes the caller's session, so its refresh cookie and access tokens stop
  * working at once. The session is named by the access token or, without one, by the refresh
- * cookie alone (CONTRACT §16: a front end that reloaded has lost its in-memory token).
+ * cookie alone (docs/reference/endpoints.md#logout: a front end that reloaded has lost its in-memory token).
  */
 import { createRoute } from '@hono/zod-openapi'
 import type { Context, MiddlewareHandler } from 'hono'
@@ -51,7 +51,7 @@ export const logout = <U extends UserRecord>(
       }
       const presented = cookie.read(c)
       if (!presented) throw refreshRefused('The refresh cookie is malformed.')
-      // An invalid cookie is 401 before the cross-site 403 (CONTRACT §2 order), judged read only.
+      // An invalid cookie is 401 before the cross-site 403 (docs/reference/conventions.md#which-error-wins), judged read only.
       if (isCrossSiteUnsafe(c, options.trustedOrigins)) {
         if (!(await sessions.isCurrent(presented))) throw refreshRefused('The refresh cookie is invalid, spent or revoked.')
         throw crossSiteRefused(c, options.trustedOrigins)

@@ -1,5 +1,5 @@
 /**
- * The password-hashing queue is bounded (CONTRACT §14): past `hashQueue` hashings running or
+ * The password-hashing queue is bounded (docs/reference/limits.md#the-hash-queue): past `hashQueue` hashings running or
  * waiting, a request that would hash answers 503 with `Retry-After` before it hashes anything.
  */
 import { describe, expect, it } from 'vitest'

@@ -1,5 +1,5 @@
 /**
- * Every endpoint that verifies a password is limited per user and per address (CONTRACT §14):
+ * Every endpoint that verifies a password is limited per user and per address (docs/reference/limits.md#rate-limits):
  * a 15-minute access token is not unlimited password guessing.
  */
 import { describe, expect, it } from 'vitest'

@@ -60,13 +60,13 @@ export const refresh = <U extends UserRecord>(
           headers: { 'WWW-Authenticate': 'Bearer' },
         })
       if (isCrossSiteUnsafe(c, options.trustedOrigins)) {
-        // CONTRACT §2 order: a cookie that is no live credential is 401 before the 403. Judged
+        // docs/reference/conventions.md#which-error-wins: a cookie that is no live credential is 401 before the 403. Judged
         // read only: a request from another site spends, revokes and clears nothing.
         if (presented === null || !(await sessions.isCurrent(presented)))
           throw refreshRefused('The refresh cookie is invalid, expired or revoked.')
         throw crossSiteRefused(c, options.trustedOrigins)
       }
-      // After 401 (no cookie) and 403 (another site), before anything is looked up (CONTRACT §2 order).
+      // After 401 (no cookie) and 403 (another site), before anything is looked up (docs/reference/conventions.md#which-error-wins).
       await limit(c, async () => {})
       if (presented === null) {
         cookie.clear(c)

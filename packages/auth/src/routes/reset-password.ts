@@ -33,7 +33,7 @@ export const resetPassword = <U extends UserRecord>(
   app: AuthApp,
   { store, hasher, limits, options, notify }: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'options' | 'notify'>,
 ) => {
-  // The rate limit counts the email of the token's owner (CONTRACT §4), so the token is looked
+  // The rate limit counts the email of the token's owner (docs/reference/limits.md#rate-limits), so the token is looked
   // up before the limit; the handler reads the same lookup: one per request.
   const lookups = new WeakMap<Context, Promise<{ userId: string; email: string } | null>>()
   const owner = (c: Context) => {

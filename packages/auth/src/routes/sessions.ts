@@ -1,5 +1,5 @@
 /**
- * The caller's sessions (CONTRACT §11): list them, end one, end every other. Another user's
+ * The caller's sessions (docs/reference/endpoints.md#sessions): list them, end one, end every other. Another user's
  * session, an unknown or a malformed id all answer the same 404 naming the id, never 403.
  */
 import { z } from '@hono/zod-openapi'
@@ -26,7 +26,7 @@ export const SessionSchema = z
 const SessionIdParam = z.object({
   id: z.string().openapi({
     param: { name: 'id', in: 'path' },
-    // Any segment is answered (404 when it is not one of the caller's sessions, CONTRACT §11):
+    // Any segment is answered (404 when it is not one of the caller's sessions, docs/reference/endpoints.md#sessions):
     // the schema refuses nothing the server accepts.
     pattern: '^[^/]+$',
     maxLength: 16384,

@@ -1,5 +1,5 @@
 /**
- * Apps extend the user (CONTRACT §16): the extra signup fields an application declares are
+ * Apps extend the user (docs/reference/endpoints.md#signup): the extra signup fields an application declares are
  * validated with the rest of the body, stored with the user, typed and seen on `raw` by policies
  * and handlers (with defaults for accounts made before a field existed), and documented.
  */

@@ -39,7 +39,7 @@ const signupBody = (extra: z.ZodObject | null) =>
       params: fieldCode('password_is_email'),
       when: (payload) => !payload.issues.some((issue) => issue.path?.[0] === 'password' || issue.path?.length === 0),
     })
-    // The application's fields hold text too: what no store can hold is refused, as everywhere (§14).
+    // The application's fields hold text too: what no store can hold is refused, as everywhere (docs/reference/operations.md#unstorable-text).
     .superRefine((body, ctx) => {
       for (const key of Object.keys(extra?.shape ?? {}))
         for (const path of unstorablePaths(body?.[key as keyof typeof body], [key]))

@@ -1,5 +1,5 @@
 /**
- * The two-step answer comes only after a correct password (CONTRACT §13), so a wrong password
+ * The two-step answer comes only after a correct password (docs/reference/two-factor.md#signing-in), so a wrong password
  * costs a two-factor account exactly what it costs any other: the same store calls, the same one
  * password verification, the same bytes. Compared as work done, not as time (the machines are
  * noisy; `pnpm bench` measures time).

@@ -1,5 +1,5 @@
 /**
- * The second factor over HTTP (CONTRACT §13), on both stores, tried as an attacker would: wrong,
+ * The second factor over HTTP (docs/reference/two-factor.md), on both stores, tried as an attacker would: wrong,
  * malformed, early and late codes, replays, 20 concurrent answers to one challenge, one user's
  * code on another's challenge, expired and exhausted challenges, the rate limits, recovery codes
  * spent twice or concurrently, and every route that could hand out a token without the second
@@ -196,7 +196,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect(limited?.status).toBe(429)
     expect(Number(limited?.headers.get('retry-after'))).toBeGreaterThan(0)
     await h.auth.settled()
-    // The event names the challenge's account (CONTRACT §9: whenever the account is known).
+    // The event names the challenge's account (docs/reference/lifecycle.md#events: whenever the account is known).
     expect(h.events.find((e) => e.type === 'rate_limited')).toMatchObject({ endpoint: 'two-factor-verify', userId: ada.user.id })
 
     // Unknown challenges from one address: the per-address limit.
@@ -257,7 +257,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect((await verify(h, await challengeOf(h), recoveryCodes[3] as string)).status).toBe(200)
   })
 
-  run('setup, enable and disable refuse what the contract refuses, and a refusal changes nothing', async () => {
+  run('setup, enable and disable refuse what docs/reference/two-factor.md refuses, and a refusal changes nothing', async () => {
     const h = setup()
     const ada = await h.signup()
     const post = (path: string, body: Json) => h.request('POST', `/auth/two-factor/${path}`, { json: body, headers: ada.bearer })

@@ -1,5 +1,5 @@
 /**
- * The second factor (CONTRACT §13): set up a TOTP key (pending), enable it with a code (recovery
+ * The second factor (docs/reference/two-factor.md): set up a TOTP key (pending), enable it with a code (recovery
  * codes shown once; every other session ends), disable it or renew the recovery codes with the
  * password and a code, and finish a challenged login with `POST /two-factor/verify`. Every code
  * is spent atomically: a TOTP step once, a recovery code once.

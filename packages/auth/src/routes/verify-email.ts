@@ -1,5 +1,5 @@
 /**
- * Email verification (CONTRACT §10): POST /verify-email spends a `verify-email` token and marks
+ * Email verification (docs/reference/lifecycle.md#email-verification): POST /verify-email spends a `verify-email` token and marks
  * the account verified; POST /resend-verification mails a new token to an unverified account.
  * Verification gates nothing by itself: an app that wants it registers a policy.
  */
@@ -36,7 +36,7 @@ export const verifyEmail = <U extends UserRecord>(
       security: [],
       tags: ['auth'],
       summary: 'Mark the account verified with the token from the verification mail',
-      // As reset-password (CONTRACT §10): per address and per the email of the token's owner.
+      // As reset-password (docs/reference/limits.md#rate-limits): per address and per the email of the token's owner.
       middleware: [limits.onOwner('verify-email', tokenOwner(deps, 'verify-email'))],
       request: { body: jsonBody(TokenBody.openapi('VerifyEmailRequest')) },
       responses: {

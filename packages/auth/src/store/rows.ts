@@ -1,5 +1,5 @@
 /**
- * Rows of the bundled stores' tables (the same columns in both dialects) turned into what the
+ * Rows of the bundled stores' tables (the same columns in the SQLite and PostgreSQL dialects) turned into what the
  * store interface returns: never the password hash or a refresh hash where it is not asked for.
  */
 import type { AuthMethod, SessionAuthentication, SessionInfo, SessionRefreshState, UserRecord, UserWithHash } from './types.js'

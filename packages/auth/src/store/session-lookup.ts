@@ -1,5 +1,5 @@
 /**
- * The guard's session lookup as both bundled stores run it: one flat row of the columns it
+ * The guard's session lookup as every bundled store runs it (SQLite, D1, PostgreSQL): one flat row of the columns it
  * returns (never the password hash), turned into the session and its user.
  */
 import { type AuthenticationColumns, toAuthentication, withProfile } from './rows.js'

@@ -149,7 +149,7 @@ export interface ConsumeResetInput {
   passwordHash: string
 }
 
-/** The kinds of token mailed to prove a mailbox (CONTRACT §10, §12). */
+/** The kinds of token mailed to prove a mailbox (docs/reference/lifecycle.md#mail). */
 export type EmailTokenKind = 'verify-email' | 'change-email'
 
 export interface NewEmailToken {
@@ -174,7 +174,7 @@ export type EmailChangeOutcome =
   /** Unknown, used or expired. */
   | { status: 'invalid' }
 
-/** A user's second factor as stored (CONTRACT §13). */
+/** A user's second factor as stored (docs/reference/two-factor.md). */
 export interface TwoFactorRecord {
   /** The TOTP key, sealed by the library (AES-256-GCM): never the key itself. */
   secret: string

@@ -1,5 +1,5 @@
 /**
- * The second factor's rules (CONTRACT §13), between the routes and the store: opening the sealed
+ * The second factor's rules (docs/reference/two-factor.md), between the routes and the store: opening the sealed
  * key (and re-sealing one sealed under a rotated-away secret), spending a code exactly once, and
  * issuing login challenges. The routes decide what to answer; this decides what a code is worth.
  */
@@ -9,7 +9,7 @@ import { canonicalRecoveryCode, newRecoveryCodes, recoveryCodeHash } from './rec
 import type { SecretBox } from './secret-box.js'
 import { matchingStep } from './totp.js'
 
-/** A challenge lives five minutes (CONTRACT §13). */
+/** A challenge lives five minutes (docs/reference/two-factor.md#signing-in). */
 export const CHALLENGE_SECONDS = 300
 /** The fifth wrong code kills a challenge. */
 export const CHALLENGE_MAX_FAILURES = 5

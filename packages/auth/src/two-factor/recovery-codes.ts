@@ -1,5 +1,5 @@
 /**
- * Recovery codes (CONTRACT §13): ten single-use codes shown once, each 12 characters of
+ * Recovery codes (docs/reference/two-factor.md#recovery-codes): ten single-use codes shown once, each 12 characters of
  * Crockford's base32 (60 random bits; no I, L, O or U to misread), written `xxxx-xxxx-xxxx`.
  * Stored as SHA-256 of the user id and the code: a random 60-bit value needs no slow hash, and
  * the user id keeps one table scan from testing a guess against every account at once.

@@ -1,8 +1,8 @@
 /**
- * TOTP secrets at rest (CONTRACT §13): AES-256-GCM under a key derived from the signing secret
+ * TOTP secrets at rest (docs/reference/two-factor.md#the-key-at-rest): AES-256-GCM under a key derived from the signing secret
  * with HKDF-SHA-256 (Web Crypto), so a copy of the database alone yields no secret. The sealed
  * text names the secret it was sealed under by its `kid` (the one access tokens carry), so a
- * rotated secret list still opens it (§14); the user id is the additional data, so a sealed
+ * rotated secret list still opens it (docs/reference/operations.md#rotating-the-secret); the user id is the additional data, so a sealed
  * secret copied onto another account's row does not open.
  *
  * Format: `v1.<kid>.<iv, base64url>.<ciphertext and tag, base64url>`.

@@ -135,7 +135,7 @@ describe('recovery codes', () => {
     expect(codes).toHaveLength(RECOVERY_CODE_COUNT)
     expect(new Set(codes).size).toBe(RECOVERY_CODE_COUNT)
     for (const code of codes) expect(code).toMatch(/^[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}-[0-9a-hjkmnp-tv-z]{4}$/)
-    // 32 symbols, 12 of them: 60 bits, over the 50 the contract asks.
+    // 32 symbols, 12 of them: 60 bits, over the 50 a recovery code needs at least.
     expect(12 * Math.log2(32)).toBeGreaterThanOrEqual(50)
   })
 

@@ -1,5 +1,5 @@
 /**
- * The account lifecycle (CONTRACT §10–§12): email tokens (newest of a kind only, single use,
+ * The account lifecycle (docs/reference/lifecycle.md): email tokens (newest of a kind only, single use,
  * atomic with what they change), a session list without secrets, owner-bound session deletion,
  * and account deletion that takes everything of the user in one step.
  */

@@ -1,5 +1,5 @@
 /**
- * The second factor (CONTRACT §13): a pending key that a new setup replaces and an enabled one it
+ * The second factor (docs/reference/two-factor.md): a pending key that a new setup replaces and an enabled one it
  * cannot; enabling atomically with its step, recovery codes, the credentials version and the other
  * sessions; the replay guard and single-use recovery codes under 20 concurrent callers; challenges
  * that one attempt at a time can claim and that die at the failure limit or expiry.
