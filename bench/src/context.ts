@@ -78,7 +78,14 @@ export const runLoad = async (ctx: Ctx, server: Running, streams: Stream[]): Pro
  * The reference server as production runs it: built, NODE_ENV=production, SMTP configured, one
  * trusted proxy. `script` is another build's main.js when comparing builds (compare.ts).
  */
-export const startApp = (ctx: Ctx, name: string, dbPath: string, script = APP_MAIN, runtime?: string[]): Promise<Running> =>
+export const startApp = (
+  ctx: Ctx,
+  name: string,
+  dbPath: string,
+  script = APP_MAIN,
+  runtime?: string[],
+  env: Record<string, string> = {},
+): Promise<Running> =>
   startServer({
     name,
     script,
@@ -93,6 +100,7 @@ export const startApp = (ctx: Ctx, name: string, dbPath: string, script = APP_MA
       NODE_ENV: 'production',
       SMTP_URL: ctx.smtpUrl,
       TRUST_PROXY: 'true',
+      ...env,
     },
   })
 

@@ -11,14 +11,24 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BENCH_DIR, type Ctx, FULL, newSecret, QUICK } from './context.js'
 import { choosePinning, startSmtpSink } from './procs.js'
-import { limiterMemory, logins, type Outcome, prepareMain, type Row, runtimes, scale, throughput } from './scenarios/index.js'
+import {
+  limiterMemory,
+  logins,
+  type Outcome,
+  prepareMain,
+  type Row,
+  runtimes,
+  scale,
+  signingKeys,
+  throughput,
+} from './scenarios/index.js'
 import { passwordHash } from './seed.js'
 import { median } from './stats.js'
 
 const quick = process.argv.includes('--quick')
 const profile = process.argv.includes('--profile')
 const only = new Set(
-  (process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? '1,2,3,4,5,6,7,8')
+  (process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length) ?? '1,2,3,4,5,6,7,8,9')
     .split(',')
     .map((s) => s.trim()),
 )
@@ -73,12 +83,13 @@ const main = async () => {
   }
   const outcomes: Record<string, Outcome> = {}
   try {
-    if (['1', '2', '3', '4', '5', '8'].some((id) => only.has(id))) {
+    if (['1', '2', '3', '4', '5', '8', '9'].some((id) => only.has(id))) {
       progress('seeding the main data set')
       const data = await prepareMain(ctx)
       if (only.has('1') || only.has('2')) outcomes.throughput = await throughput(ctx, data)
       if (only.has('3') || only.has('4') || only.has('5')) outcomes.logins = await logins(ctx, data, (id) => only.has(id))
       if (only.has('8')) outcomes.runtimes = await runtimes(ctx, data)
+      if (only.has('9')) outcomes.signingKeys = await signingKeys(ctx, data)
     }
     if (only.has('6')) outcomes.scale = await scale(ctx)
     if (only.has('7')) outcomes.limiter = await limiterMemory(ctx)

@@ -133,6 +133,8 @@ export const createApp = (options: AppOptions) => {
   for (const path of ['/todos', '/todos/*', '/admin/*']) app.use(path, noStore)
 
   app.route('/auth', auth.routes)
+  // The public keys other services verify access tokens with (AUTH_SIGNING_KEYS).
+  app.route('/', auth.wellKnown)
   todoRoutes(app, { auth, todos: db.todos, newId: () => uuidv7(), now })
   adminRoutes(app, { auth, db })
   resetPageRoute(app)

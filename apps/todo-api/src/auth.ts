@@ -4,7 +4,7 @@
  * (`user.raw.emailVerified`, docs/reference/lifecycle.md#email-verification; no route of this app requires it). Every security
  * event goes to standard output as one JSON line, `{"audit":…}`.
  */
-import { type Auth, createAuth, type GetConnInfo, type UserRecord } from '@latchkey/auth'
+import { type Auth, createAuth, type GetConnInfo, type SigningKey, type UserRecord } from '@latchkey/auth'
 import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
 import { printable } from './printable.js'
@@ -15,6 +15,8 @@ export type AppAuth = Auth<UserRecord, 'admin' | 'verified'>
 export interface AppAuthOptions {
   /** One secret, or several: the first signs access tokens, every one verifies them. */
   secret: string | readonly string[]
+  /** `AUTH_SIGNING_KEYS`: EdDSA or ES256 private JWKs that sign access tokens instead of the secret. */
+  signingKeys?: readonly SigningKey[] | null
   db: AppDatabase
   mailer: Mailer
   /** Base URL of links and of the same-origin check, without a trailing slash. */
@@ -38,6 +40,7 @@ export interface AppAuthOptions {
 
 export const createAppAuth = ({
   secret,
+  signingKeys = null,
   db,
   mailer,
   publicUrl,
@@ -53,6 +56,7 @@ export const createAppAuth = ({
 }: AppAuthOptions): AppAuth =>
   createAuth({
     secret,
+    ...(signingKeys ? { signingKeys } : {}),
     store: db.authStore,
     // On PostgreSQL the counts live in the database, so every instance counts against one limit.
     ...(db.rateLimitStore ? { rateLimit: { store: db.rateLimitStore } } : {}),

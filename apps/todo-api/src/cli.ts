@@ -1,22 +1,47 @@
 /**
- * Command line for operators. `set-role <email> <role>`: sets the free-form role that policies
- * read (`admin` passes the reference app's admin policy). Uses DATABASE_URL like the server;
- * exits 1 when no account has that email, 2 on a usage error.
+ * Command line for operators.
+ *
+ * `set-role <email> <role>`: sets the free-form role that policies read (`admin` passes the
+ * reference app's admin policy). Uses DATABASE_URL like the server; exits 1 when no account has
+ * that email.
+ *
+ * `keys generate [--alg EdDSA|ES256]`: prints a new private signing key (a JWK with a fresh
+ * `kid`, one line) for AUTH_SIGNING_KEYS. Default EdDSA (Ed25519). The README's "Rotating
+ * signing keys" says where in the list it goes.
+ *
+ * Exits 2 on a usage error.
  *
  *   pnpm --filter @latchkey/todo-api cli set-role ada@example.com admin
+ *   pnpm --filter @latchkey/todo-api cli keys generate --alg ES256
  */
 import { canonicalEmail } from '@latchkey/auth'
+import { exportJWK, generateKeyPair } from 'jose'
 import { ConfigError, describeDatabase, parseDatabaseUrl } from './config.js'
 import { type AppDatabase, openDatabase } from './db/index.js'
 
-const USAGE = 'usage: cli set-role <email> <role>'
+const USAGE = 'usage: cli set-role <email> <role>\n       cli keys generate [--alg EdDSA|ES256]'
 
-const main = async (args: string[]): Promise<number> => {
-  const [command, email, role, ...rest] = args
-  if (command !== 'set-role' || !email || !role?.trim() || rest.length > 0) {
+/** A kid that sorts by creation and tells keys of the same day apart: `2026-11-25-Xc3q9LwA`. */
+const newKid = (now: Date) =>
+  `${now.toISOString().slice(0, 10)}-${Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString('base64url')}`
+
+const generateKey = async (args: string[]): Promise<number> => {
+  const alg = args.length === 0 ? 'EdDSA' : args[0] === '--alg' && args.length === 2 ? args[1] : undefined
+  if (alg !== 'EdDSA' && alg !== 'ES256') {
     console.error(USAGE)
     return 2
   }
+  const { privateKey } = await generateKeyPair(alg, { extractable: true })
+  const jwk = { ...(await exportJWK(privateKey)), alg, use: 'sig', kid: newKid(new Date()) }
+  console.log(JSON.stringify(jwk))
+  console.error(
+    'A private key: keep it as secret as AUTH_SECRET. Add it to AUTH_SIGNING_KEYS after the signing key, ' +
+      'and move it first only once every service has fetched it (README, "Rotating signing keys").',
+  )
+  return 0
+}
+
+const setRole = async (email: string, role: string): Promise<number> => {
   let target: ReturnType<typeof parseDatabaseUrl>
   try {
     target = parseDatabaseUrl(process.env.DATABASE_URL)
@@ -47,6 +72,15 @@ const main = async (args: string[]): Promise<number> => {
   } finally {
     await db.close()
   }
+}
+
+const main = async (args: string[]): Promise<number> => {
+  const [command, ...rest] = args
+  if (command === 'keys' && rest[0] === 'generate') return generateKey(rest.slice(1))
+  const [email, role, ...extra] = rest
+  if (command === 'set-role' && email && role?.trim() && extra.length === 0) return setRole(email, role)
+  console.error(USAGE)
+  return 2
 }
 
 process.exitCode = await main(process.argv.slice(2))

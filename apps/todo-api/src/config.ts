@@ -3,12 +3,12 @@
  * {@link ConfigError} whose one-line message names the variable. This file reads the
  * environment and the dev `.env` file; it opens no database and no socket.
  */
-import { randomBytes } from 'node:crypto'
+import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto'
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
-import { secretWeakness } from '@latchkey/auth'
+import { MAX_SIGNING_KEYS, type SigningKey, secretWeakness, signingKeyProblem } from '@latchkey/auth'
 
 /** A configuration problem; `message` is one line naming the variable. */
 export class ConfigError extends Error {
@@ -30,6 +30,8 @@ export interface Config {
   trustedOrigins: string[]
   /** `AUTH_SECRET`, split at commas: the first signs, every one verifies. */
   secrets: string[]
+  /** `AUTH_SIGNING_KEYS`, a JSON array of private JWKs: when set, the first signs access tokens instead of `AUTH_SECRET`. */
+  signingKeys: SigningKey[] | null
   smtpUrl: string | null
   mailFrom: string
   trustProxy: boolean
@@ -87,6 +89,46 @@ export const describeDatabase = (target: DatabaseTarget): string => {
   const url = new URL(target.url)
   if (url.password) url.password = '***'
   return url.href
+}
+
+/**
+ * `AUTH_SIGNING_KEYS`: a JSON array of private EdDSA (Ed25519) or ES256 (P-256) JWKs, each with
+ * a `kid` (`pnpm cli keys generate` prints one). The messages name the variable and the key's
+ * position, never key material.
+ */
+export const parseSigningKeys = (value: string | undefined): SigningKey[] | null => {
+  if (value === undefined || value.trim() === '') return null
+  const usage =
+    'AUTH_SIGNING_KEYS must be a JSON array of private JWKs, the signing key first (pnpm cli keys generate prints one)'
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(value)
+  } catch {
+    return fail(`${usage}; it is not valid JSON`)
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return fail(usage)
+  if (parsed.length > MAX_SIGNING_KEYS)
+    fail(`AUTH_SIGNING_KEYS holds more than ${MAX_SIGNING_KEYS} keys (a rotation needs two or three)`)
+  const keys = parsed as unknown[]
+  const kids = new Set<string>()
+  keys.forEach((key, i) => {
+    const which = `AUTH_SIGNING_KEYS (key ${i + 1} of ${keys.length})`
+    const checked = signingKeyProblem(key)
+    if ('problem' in checked) fail(`${which} ${checked.problem}`)
+    const { kid } = key as SigningKey
+    if (kids.has(kid)) fail(`${which} repeats the kid ${JSON.stringify(kid.slice(0, 40))} of an earlier key`)
+    kids.add(kid)
+    // The library checks the shape (synchronously, with Web APIs); Node can also tell whether
+    // `x` (and `y`) are the public half of `d`, which WebCrypto would only refuse on first use.
+    const jwk = key as SigningKey
+    let derived: { x?: string; y?: string } = {}
+    try {
+      derived = createPublicKey(createPrivateKey({ key: { ...jwk }, format: 'jwk' })).export({ format: 'jwk' })
+    } catch {}
+    if (derived.x !== jwk.x || derived.y !== jwk.y)
+      fail(`${which} is not a valid key: its public half does not belong to its private key`)
+  })
+  return keys as SigningKey[]
 }
 
 const parsePort = (value: string | undefined): number => {
@@ -193,6 +235,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     publicUrl: publicUrl ? publicUrl.href.replace(/\/+$/, '') : null,
     database: parseDatabaseUrl(env.DATABASE_URL, baseDir),
     secrets,
+    signingKeys: parseSigningKeys(env.AUTH_SIGNING_KEYS),
     smtpUrl: smtp ? smtp.href : null,
     mailFrom: env.MAIL_FROM?.trim() || 'Latchkey <no-reply@localhost>',
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),

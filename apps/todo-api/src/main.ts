@@ -113,6 +113,7 @@ server.listen(config.port, () => {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl, production: config.production })
     const app = createApp({
       secret: config.secrets,
+      signingKeys: config.signingKeys,
       db,
       mailer,
       publicUrl,

@@ -58,6 +58,7 @@ describe('GET /openapi.json', () => {
         .sort(),
     ).toEqual(
       [
+        'GET /.well-known/jwks.json',
         'POST /auth/signup',
         'POST /auth/login',
         'POST /auth/refresh',
@@ -188,6 +189,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'GET /reset-password': 'getResetPasswordPage',
       'GET /verify-email': 'getVerifyEmailPage',
       'GET /confirm-email': 'getConfirmEmailPage',
+      'GET /.well-known/jwks.json': 'getJwks',
     })
   })
 
@@ -206,6 +208,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'GET /reset-password',
         'GET /verify-email',
         'GET /confirm-email',
+        'GET /.well-known/jwks.json',
       ].sort(),
     )
     expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])

@@ -1,5 +1,5 @@
 /**
- * The seven scenarios of issue 5, one file each (1 and 2 together, 3 to 5 together: they share
+ * The scenarios of issue 5 (and 9, signing keys: issue 32), one file each (1 and 2 together, 3 to 5 together: they share
  * their servers). Each starts what it needs, drives it through the load generator, and returns
  * table rows (ratio against its baseline, target, verdict) plus the raw numbers for the JSON file.
  */
@@ -18,4 +18,5 @@ export {
   readTodos,
   userHeader,
 } from './shared.js'
+export { signingKeys } from './signing-keys.js'
 export { throughput } from './throughput.js'

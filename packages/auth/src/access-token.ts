@@ -1,12 +1,15 @@
 /**
- * Access tokens: HS256 JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`, the session's
- * last proof as `auth_time` and `amr` (RFC 8176; a refresh copies them), and a `kid` header
- * naming the secret that signed them. The first secret signs, every one verifies, so a
- * secret can be rotated without signing anyone out (docs/reference/operations.md#rotating-the-secret). The algorithm is pinned on
- * verification, so `alg: none` and algorithm confusion are refused; so is a token whose `kid` is
- * missing, not a string, or names no current secret.
+ * Access tokens: JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`, the session's last
+ * proof as `auth_time` and `amr` (RFC 8176; a refresh copies them), and a `kid` header naming the
+ * key that signed them. HS256 under `secret`, or, when `signingKeys` are given,
+ * EdDSA or ES256 under the first of them (and HS256 no longer verifies at all). The first key
+ * signs, every one verifies, so a key can be rotated without signing anyone out
+ * (docs/reference/operations.md#rotating-the-secret, README "Rotating signing keys"). The algorithm is pinned per key on verification, so `alg: none` and
+ * algorithm confusion (an HS256 token whose HMAC key is a public key) are refused; so is a token
+ * whose `kid` is missing, not a string, or names no current key.
  */
-import { decodeProtectedHeader, jwtVerify, SignJWT } from 'jose'
+import { type CryptoKey, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJWT } from 'jose'
+import type { ResolvedSigningKey } from './signing-keys.js'
 import type { AuthMethod } from './store/types.js'
 import { hmacSha256Base64url } from './web.js'
 
@@ -44,22 +47,69 @@ interface Verified {
  */
 export const keyIdOf = (secret: string): string => hmacSha256Base64url(secret, 'latchkey access-token key id').slice(0, 16)
 
+/** A key as the tokens use it: its id, its pinned algorithm, and the key imported once. */
+interface TokenKey {
+  kid: string
+  alg: 'HS256' | ResolvedSigningKey['alg']
+  key: Promise<CryptoKey>
+}
+
+/**
+ * The signing key and the verifying keys: the HMAC secrets, or, when `signingKeys` are given,
+ * those alone. Imported once (given raw bytes or a JWK, jose would import again on every call).
+ */
+const tokenKeys = (
+  secrets: readonly string[],
+  signingKeys: readonly ResolvedSigningKey[] | null,
+  log: (message: string) => void,
+): { signer: TokenKey; verifiers: Map<string, TokenKey> } => {
+  const imported = (what: string, key: Promise<CryptoKey>) => {
+    // Surfaced here once; the token that needs the key fails on its own (500 to sign, 401 to verify).
+    key.catch(() => log(`access tokens: ${what} could not be imported`))
+    return key
+  }
+  const keys: TokenKey[] = signingKeys
+    ? signingKeys.map(({ kid, alg, publicJwk }, i) => ({
+        kid,
+        alg,
+        key: imported(`signingKeys[${i}]`, importJWK(publicJwk, alg) as Promise<CryptoKey>),
+      }))
+    : secrets.map((secret) => ({
+        kid: keyIdOf(secret),
+        alg: 'HS256',
+        key: crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, [
+          'sign',
+          'verify',
+        ]),
+      }))
+  const [first] = keys
+  if (first === undefined) throw new TypeError('accessTokens: at least one secret or signing key is required')
+  const signingJwk = signingKeys?.[0]?.privateJwk
+  const signer = signingJwk
+    ? {
+        ...first,
+        key: imported('signingKeys[0]', importJWK({ ...signingJwk, key_ops: undefined } as JWK, first.alg) as Promise<CryptoKey>),
+      }
+    : first
+  return { signer, verifiers: new Map(keys.map((key) => [key.kid, key])) }
+}
+
 export const accessTokens = (opts: {
-  /** The first signs; every one verifies. */
+  /** The first signs; every one verifies (unless `signingKeys` are given). */
   secrets: readonly string[]
+  /** Asymmetric keys, the signing one first: when given, they alone sign and verify. */
+  signingKeys?: readonly ResolvedSigningKey[] | null
   issuer: string
   audience: string
   ttlSeconds: number
   now: () => Date
+  log?: (message: string) => void
 }): AccessTokens => {
-  // Imported once: given raw bytes, jose imports the key again on every call.
-  const importKey = (secret: string) =>
-    crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify'])
-  const [signer] = opts.secrets
-  if (signer === undefined) throw new TypeError('accessTokens: at least one secret is required')
-  const signingKid = keyIdOf(signer)
-  const signingKey = importKey(signer)
-  const keys = new Map(opts.secrets.map((secret) => [keyIdOf(secret), importKey(secret)]))
+  const { signer, verifiers } = tokenKeys(
+    opts.secrets,
+    opts.signingKeys ?? null,
+    opts.log ?? ((message) => console.error(message)),
+  )
   // A client sends the same token on every request of its 15 minutes. Its text was verified
   // once (WebCrypto, a thread-pool round trip each time); a repeat only re-runs the checks
   // that depend on the clock, exactly as jose makes them. Only verified tokens get in.
@@ -69,14 +119,14 @@ export const accessTokens = (opts: {
     async sign({ sub, sid, authenticatedAt, amr }) {
       const iat = Math.floor(opts.now().getTime() / 1000)
       return new SignJWT({ sid, auth_time: Math.floor(authenticatedAt.getTime() / 1000), amr: [...amr] })
-        .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: signingKid })
+        .setProtectedHeader({ alg: signer.alg, typ: 'JWT', kid: signer.kid })
         .setSubject(sub)
         .setJti(crypto.randomUUID())
         .setIssuedAt(iat)
         .setExpirationTime(iat + opts.ttlSeconds)
         .setIssuer(opts.issuer)
         .setAudience(opts.audience)
-        .sign(await signingKey)
+        .sign(await signer.key)
     },
     async verify(token) {
       const now = opts.now()
@@ -89,10 +139,10 @@ export const accessTokens = (opts: {
       }
       try {
         const { kid } = decodeProtectedHeader(token)
-        const key = typeof kid === 'string' ? keys.get(kid) : undefined
+        const key = typeof kid === 'string' ? verifiers.get(kid) : undefined
         if (!key) return null
-        const { payload } = await jwtVerify(token, await key, {
-          algorithms: ['HS256'],
+        const { payload } = await jwtVerify(token, await key.key, {
+          algorithms: [key.alg],
           issuer: opts.issuer,
           audience: opts.audience,
           requiredClaims: ['sub', 'sid', 'jti', 'iat', 'exp'],

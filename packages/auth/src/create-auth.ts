@@ -22,10 +22,20 @@ import type { UserRecord } from './store/types.js'
 import { type PruneCounts, sweeper } from './sweep.js'
 import { twoFactorCore } from './two-factor/factor.js'
 import { secretBox } from './two-factor/secret-box.js'
+import { wellKnownRoutes } from './well-known.js'
 
 export interface Auth<U extends UserRecord, Name extends string> {
   /** The auth routes (docs/reference/endpoints.md). Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
   routes: OpenAPIHono
+  /**
+   * `GET /.well-known/jwks.json`: the public keys of `signingKeys`, for other services to verify
+   * access tokens with (`@latchkey/verify`); an empty set under HS256. Mount it at the root, where
+   * verifiers look for it.
+   *
+   * @example
+   * app.route('/', auth.wellKnown)
+   */
+  wellKnown: OpenAPIHono
   /**
    * Middleware that lets through only a signed-in user (`true`) or one the named policy allows,
    * and with `{ fresh: seconds }` only a session that proved its holder that recently (else 401
@@ -80,8 +90,9 @@ export interface Auth<U extends UserRecord, Name extends string> {
 
 /**
  * Creates the authentication component. Throws a `TypeError` naming the option when `secret`
- * is missing or shorter than 32 characters, `store` or `sendMail` is missing, or argon2
- * parameters are below m=19456 KiB, t=2, p=1.
+ * is missing or shorter than 32 characters, a `signingKeys` entry is not a private EdDSA or ES256
+ * JWK with a unique `kid`, `store` or `sendMail` is missing, or argon2 parameters are below
+ * m=19456 KiB, t=2, p=1.
  *
  * @example
  * const auth = createAuth({
@@ -103,10 +114,12 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   decoy.catch((err: unknown) => resolved.log(`decoy hash failed: ${errorSummary(err)}`))
   const tokens = accessTokens({
     secrets: resolved.secrets,
+    signingKeys: resolved.signingKeys,
     issuer: resolved.issuer,
     audience: resolved.audience,
     ttlSeconds: resolved.accessTokenTtl,
     now: resolved.now,
+    log: resolved.log,
   })
   // Inside, the user is the store's `U`; its extra fields are the guard's to fill (defaults).
   const policies = (options.policies ?? {}) as Record<string, Policy<U>>
@@ -158,6 +171,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   const identity = makeIdentity<U>({ sessions, tokens, options: resolved })
   const auth: Auth<U, Name> = {
     routes,
+    wellKnown: wellKnownRoutes(resolved.signingKeys?.map((key) => key.publicJwk) ?? [], resolved.log),
     guard,
     optional: identity.optional,
     verify: identity.verify,

@@ -15,4 +15,5 @@ export { type AuthOptions, type AuthUser, type Policy, secretWeakness } from './
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
 export { canonicalEmail } from './schemas.js'
+export { MAX_SIGNING_KEYS, type PublicJwk, type SigningAlgorithm, type SigningKey, signingKeyProblem } from './signing-keys.js'
 export type { AuthMethod, Store, UserRecord } from './store/types.js'

@@ -9,6 +9,7 @@ import type { AuthEvent, AuthMail } from './notify.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
 import type { SessionLifetimes } from './session.js'
+import { type ResolvedSigningKey, resolveSigningKeys, type SigningKey } from './signing-keys.js'
 import type { Store, UserRecord } from './store/types.js'
 
 /** The signed-in user a guarded handler sees as `c.get('user')`. */
@@ -55,6 +56,18 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    * verifies, each token names its secret in its `kid` header.
    */
   secret: string | readonly string[]
+  /**
+   * Asymmetric keys for access tokens instead of HS256, so other services can verify them
+   * (`@latchkey/verify`) from the public keys at `GET /.well-known/jwks.json` (mount
+   * `auth.wellKnown` at the root). Private JWKs, EdDSA (Ed25519) or ES256 (P-256), each with a
+   * unique `kid`. The first signs; every one verifies and is published, so a key listed after
+   * the first is published before it signs. Once given, HS256 tokens are refused. `secret` is
+   * still required: it encrypts second-factor secrets.
+   *
+   * @example
+   * signingKeys: JSON.parse(process.env.AUTH_SIGNING_KEYS) // [{ kty: 'OKP', crv: 'Ed25519', kid: '2026-11', x, d }]
+   */
+  signingKeys?: readonly SigningKey[]
   store: Store<U>
   /**
    * Sends the mails the library asks for, each with a `kind` (reset and verification tokens,
@@ -178,6 +191,8 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
 export interface ResolvedOptions {
   /** The signing secret first. */
   secrets: string[]
+  /** The asymmetric keys, the signing one first, or `null` for HS256 under `secrets`. */
+  signingKeys: ResolvedSigningKey[] | null
   issuer: string
   audience: string
   accessTokenTtl: number
@@ -366,6 +381,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
 
   return {
     secrets,
+    signingKeys: options.signingKeys === undefined ? null : resolveSigningKeys(options.signingKeys, fail),
     issuer: options.issuer ?? 'latchkey',
     audience: options.audience ?? 'latchkey',
     accessTokenTtl: positive('accessTokenTtl', options.accessTokenTtl, 15 * 60),

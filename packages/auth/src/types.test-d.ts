@@ -208,3 +208,13 @@ createAuth({
     if (event.type === 'reauthenticated') expectTypeOf(event.amr).toEqualTypeOf<AuthMethod[]>()
   },
 })
+
+// signingKeys: private JWKs, each with its kid.
+const ed25519 = { kty: 'OKP', crv: 'Ed25519', kid: '2026-11', x: 'x', d: 'd' }
+new Hono().route('/', createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, signingKeys: [ed25519] }).wellKnown)
+// @ts-expect-error -- a PEM string is not a JWK
+createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, signingKeys: ['-----BEGIN PRIVATE KEY-----'] })
+// @ts-expect-error -- a public key (no `d`) cannot sign
+createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, signingKeys: [{ kty: 'OKP', crv: 'Ed25519', kid: 'k', x: 'x' }] })
+// @ts-expect-error -- nor a key without its kid
+createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, signingKeys: [{ kty: 'OKP', crv: 'Ed25519', x: 'x', d: 'd' }] })

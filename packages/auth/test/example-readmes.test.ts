@@ -14,6 +14,7 @@ describe.each([
   { runtime: 'node', file: 'server.js', lang: 'js' },
   { runtime: 'bun', file: 'server.ts', lang: 'ts' },
   { runtime: 'deno', file: 'server.ts', lang: 'ts' },
+  { runtime: 'other-service', file: 'server.js', lang: 'js' },
 ])('examples/$runtime', ({ runtime, file, lang }) => {
   it(`shows ${file} in its README, as it is`, () => {
     const readme = readFileSync(join(EXAMPLES, runtime, 'README.md'), 'utf8')

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
+import { exportJWK, generateKeyPair } from 'jose'
 import { Miniflare } from 'miniflare'
 import { afterAll, describe, expect, it } from 'vitest'
 import { runtimeFlow } from './runtime-flow.js'
@@ -82,6 +83,11 @@ const startServer = async (command: string, args: string[], cwd: string, env: Re
   throw new Error(`${command} ${args.join(' ')} did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)
 }
 
+// The reference server and the second service that trusts its tokens, both as built.
+const APP_MAIN = join(PACKAGE, '..', '..', 'apps', 'todo-api', 'dist', 'main.js')
+const secondServiceUnbuilt = [APP_MAIN, join(PACKAGE, '..', 'verify', 'dist', 'index.js')].find((file) => !existsSync(file))
+if (secondServiceUnbuilt) console.warn(`the second-service example skipped: ${secondServiceUnbuilt} is not built (pnpm build)`)
+
 // The runtimes side by side: each flow waits out the refresh grace, so they wait together.
 describe.concurrent('each runtime', () => {
   const stops: (() => void)[] = []
@@ -102,6 +108,52 @@ describe.concurrent('each runtime', () => {
         server.stop()
       }
     })
+  })
+
+  describe('a second service (examples/other-service) trusting the reference server through @latchkey/verify', () => {
+    it.skipIf(secondServiceUnbuilt !== undefined)(
+      'answers a token from a sign-in with 200, a tampered one with 401',
+      {
+        timeout: 60_000,
+      },
+      async () => {
+        const { privateKey } = await generateKeyPair('EdDSA', { extractable: true })
+        const signingKey = { ...(await exportJWK(privateKey)), kid: 'example-1' }
+        const latchkey = await startServer(process.execPath, [APP_MAIN], join(PACKAGE, '..', '..', 'apps', 'todo-api'), {
+          PORT: '0',
+          NODE_ENV: 'development',
+          AUTH_SECRET: SECRET,
+          AUTH_SIGNING_KEYS: JSON.stringify([signingKey]),
+          DATABASE_URL: `file:${join(mkdtempSync(join(tmpdir(), 'latchkey-other-service-')), 'todo.db')}`,
+        })
+        stops.push(latchkey.stop)
+        const service = await startServer(process.execPath, ['server.js'], join(EXAMPLES, 'other-service'), {
+          PORT: '0',
+          LATCHKEY_URL: latchkey.base,
+        })
+        stops.push(service.stop)
+        const account = { name: 'Ada', email: `ada-${Date.now()}@example.com`, password: 'plum tractor violet lantern' }
+        const signup = await fetch(`${latchkey.base}/auth/signup`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify(account),
+        })
+        expect(signup.status).toBe(201)
+        const { accessToken, user } = (await signup.json()) as { accessToken: string; user: { id: string } }
+        const reports = (token: string) => fetch(`${service.base}/reports`, { headers: { Authorization: `Bearer ${token}` } })
+
+        const trusted = await reports(accessToken)
+        expect(trusted.status).toBe(200)
+        expect(await trusted.json()).toMatchObject({ user: user.id, reports: [] })
+        const [header, payload, signature] = accessToken.split('.') as [string, string, string]
+        const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>
+        const tampered = `${header}.${Buffer.from(JSON.stringify({ ...claims, sub: 'someone-else' })).toString('base64url')}.${signature}`
+        const refused = await reports(tampered)
+        expect(refused.status).toBe(401)
+        expect(refused.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"')
+        expect((await fetch(`${service.base}/reports`)).status).toBe(401)
+      },
+    )
   })
 
   describe.skipIf(bunMissing !== null)('on Bun', () => {

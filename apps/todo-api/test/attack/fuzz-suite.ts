@@ -774,6 +774,7 @@ export const fuzzSuite = (store: AttackStore) =>
           const page = fc.constantFrom(
             ['admin', 'stats'],
             ['health'],
+            ['.well-known', 'jwks.json'],
             ['openapi.json'],
             ['docs'],
             ['reset-password'],

@@ -381,6 +381,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/.well-known/jwks.json': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The public keys that verify access tokens
+     * @description A JSON Web Key Set (RFC 7517) of the EdDSA or ES256 keys that sign access tokens, for other services to verify them (`@latchkey/verify`). A key is published before it first signs. Empty when the server signs with HS256, whose secret is never published. Cacheable for 300 seconds; a verifier that meets an unknown `kid` fetches the set again.
+     */
+    get: operations['getJwks']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/todos': {
     parameters: {
       query?: never
@@ -736,6 +756,23 @@ export interface components {
        * @example 123456
        */
       code: string
+    }
+    JsonWebKeySet: {
+      keys: components['schemas']['PublicJwk'][]
+    }
+    PublicJwk: {
+      /** @enum {string} */
+      kty: 'OKP' | 'EC'
+      /** @enum {string} */
+      crv: 'Ed25519' | 'P-256'
+      kid: string
+      /** @enum {string} */
+      alg: 'EdDSA' | 'ES256'
+      /** @enum {string} */
+      use: 'sig'
+      /** @description The public key (base64url of 32 bytes); P-256 keys add `y` */
+      x: string
+      y?: string
     }
     Todo: {
       /** Format: uuid */
@@ -2751,6 +2788,27 @@ export interface operations {
         }
         content: {
           'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getJwks: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The key set */
+      200: {
+        headers: {
+          'Cache-Control': 'public, max-age=300'
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['JsonWebKeySet']
         }
       }
     }
