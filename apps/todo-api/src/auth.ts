@@ -15,6 +15,8 @@ export type AppAuth = Auth<UserRecord, 'admin' | 'verified'>
 export interface AppAuthOptions {
   /** One secret, or several: the first signs access tokens, every one verifies them. */
   secret: string | readonly string[]
+  /** Keys of sealed data (`AUTH_ENCRYPTION_KEY`): the first seals, every one opens. `null`: the library's fallback. */
+  encryptionKeys?: readonly string[] | null
   /** `AUTH_SIGNING_KEYS`: EdDSA or ES256 private JWKs that sign access tokens instead of the secret. */
   signingKeys?: readonly SigningKey[] | null
   db: AppDatabase
@@ -31,6 +33,8 @@ export interface AppAuthOptions {
   accessTokenTtl?: number | null
   /** Seconds a session stays fresh for the account's sensitive actions (`AUTH_FRESH_AGE`). Default: the library's 300. */
   freshAge?: number | null
+  /** Most sessions per account (`AUTH_MAX_SESSIONS`). Default: the library's 100. */
+  maxSessions?: number | null
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -40,6 +44,7 @@ export interface AppAuthOptions {
 
 export const createAppAuth = ({
   secret,
+  encryptionKeys = null,
   signingKeys = null,
   db,
   mailer,
@@ -49,6 +54,7 @@ export const createAppAuth = ({
   trustedOrigins = [],
   accessTokenTtl = null,
   freshAge = null,
+  maxSessions = null,
   getConnInfo,
   log,
   audit = (line) => console.log(line),
@@ -56,6 +62,7 @@ export const createAppAuth = ({
 }: AppAuthOptions): AppAuth =>
   createAuth({
     secret,
+    ...(encryptionKeys ? { encryptionKeys } : {}),
     ...(signingKeys ? { signingKeys } : {}),
     store: db.authStore,
     // On PostgreSQL the counts live in the database, so every instance counts against one limit.
@@ -70,6 +77,7 @@ export const createAppAuth = ({
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
     ...(freshAge === null ? {} : { freshAge }),
+    ...(maxSessions === null ? {} : { maxSessions }),
     ...(getConnInfo ? { getConnInfo } : {}),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,

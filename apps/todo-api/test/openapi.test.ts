@@ -322,7 +322,11 @@ describe('GET /reset-password', () => {
     const page = await request(server.base, 'GET', `/reset-password?token=${encodeURIComponent(token)}`)
     expect(page.status).toBe(200)
     expect(page.text).not.toContain('alert(1)')
-    expect(page.text).not.toMatch(/\b(src|href)\s*=/i)
+    expect(page.text).not.toMatch(/\bsrc\s*=/i)
+    // Links only back into the app (the header and "Back to Latchkey todos"), never a load.
+    const hrefs = [...page.text.matchAll(/\bhref\s*=\s*"([^"]*)"/gi)].map((m) => m[1])
+    expect(hrefs).toEqual(['/', '/'])
+    expect(page.text).not.toMatch(/<link\b/i)
     expect(page.text).not.toMatch(/https?:\/\//)
     expect(page.text).not.toMatch(/@import|url\(/)
   })

@@ -56,7 +56,7 @@ export interface StartOptions {
   main?: string
   /** The runtime and its arguments before the script; default this Node (`process.execPath`). */
   runtime?: string[]
-  /** Leave `AUTH_SECRET` unset unless `env` sets it. */
+  /** Leave `AUTH_SECRET` and `AUTH_ENCRYPTION_KEY` unset unless `env` sets them. */
   noDefaultSecret?: boolean
   /** How long to wait for the listening line; default 10 s. */
   startTimeoutMs?: number
@@ -113,7 +113,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     PORT: '0',
     DATABASE_URL: `file:${dbPath}`,
     NODE_ENV: 'development',
-    ...(options.noDefaultSecret ? {} : { AUTH_SECRET: randomSecret() }),
+    ...(options.noDefaultSecret ? {} : { AUTH_SECRET: randomSecret(), AUTH_ENCRYPTION_KEY: randomSecret() }),
     ...options.env,
   })
   const [command = process.execPath, ...runtimeArgs] = options.runtime ?? []
@@ -291,6 +291,41 @@ export const signup = async (base: string, name = 'Ada'): Promise<Account> => {
   const refreshCookie = cookieFrom(reply, 'refresh_token')
   if (!refreshCookie) throw new Error('signup set no refresh cookie')
   return { email, password, token: body.accessToken, userId: body.user.id, refreshCookie }
+}
+
+/**
+ * In development without SMTP, the value at the end of the newest `[dev mail] <what> for <to>: …`
+ * line (`what`: `email verification link`, `add-credential code`, …), once more than `after` such
+ * lines were printed.
+ */
+export const devMail = async (server: RunningServer, what: string, to: string, after = 0, timeoutMs = 5_000) => {
+  const prefix = `[dev mail] ${what} for ${to}: `
+  const lines = () =>
+    server
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith(prefix))
+  const deadline = Date.now() + timeoutMs
+  while (lines().length <= after) {
+    if (Date.now() > deadline) throw new Error(`no ${what} line for ${to} within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return (lines().at(-1) as string).slice(prefix.length)
+}
+
+/** How many `[dev mail] <what> for <to>` lines were printed so far (the `after` of {@link devMail}). */
+export const devMailCount = (server: RunningServer, what: string, to: string) =>
+  server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith(`[dev mail] ${what} for ${to}: `)).length
+
+/** In development without SMTP: redeems the verification link printed for `email`. */
+export const verifyByDevMail = async (server: RunningServer, email: string) => {
+  const link = await devMail(server, 'email verification link', email)
+  const token = new URL(link).searchParams.get('token') ?? ''
+  const reply = await request(server.base, 'POST', '/auth/verify-email', { body: { token } })
+  if (reply.status !== 204) throw new Error(`verify-email answered ${reply.status}: ${reply.text}`)
 }
 
 export interface TodoJson {

@@ -57,6 +57,16 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    */
   secret: string | readonly string[]
   /**
+   * Keys of the data the library seals (the TOTP keys), each at least 32 characters and not
+   * trivially low-entropy, none of them a signing secret. A list rotates them: the first seals,
+   * every one opens, and the sweep seals again under the first whatever another key sealed
+   * (`auth.sealedUnderOldKeys()` counts what is left). Apart from `secret`, so rotating or
+   * dropping a signing secret never touches sealed data. Without it (not recommended; logged once
+   * at start) the first signing secret seals, as 0.1 did, and dropping a signing secret is only
+   * safe once `sealedUnderOldKeys()` is 0.
+   */
+  encryptionKeys?: string | readonly string[]
+  /**
    * Asymmetric keys for access tokens instead of HS256, so other services can verify them
    * (`@latchkey/verify`) from the public keys at `GET /.well-known/jwks.json` (mount
    * `auth.wellKnown` at the root). Private JWKs, EdDSA (Ed25519) or ES256 (P-256), each with a
@@ -101,6 +111,11 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   sessionAbsoluteTtl?: number
   /** Seconds during which a just-rotated refresh value is refused without revoking (parallel tabs). Default 10; 0 disables. */
   refreshReuseGrace?: number
+  /**
+   * Most sessions one account keeps. A sign-in past it ends the least recently used session
+   * (event `session.revoked`), so a script signing in in a loop cannot pile up rows. Default 100.
+   */
+  maxSessions?: number
   /** Seconds a reset token lives. Default 1800. */
   resetTokenTtl?: number
   /**
@@ -191,12 +206,16 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
 export interface ResolvedOptions {
   /** The signing secret first. */
   secrets: string[]
+  /** The sealing key first; `null` when none was given (the signing secrets seal). */
+  encryptionKeys: string[] | null
   /** The asymmetric keys, the signing one first, or `null` for HS256 under `secrets`. */
   signingKeys: ResolvedSigningKey[] | null
   issuer: string
   audience: string
   accessTokenTtl: number
   lifetimes: SessionLifetimes
+  /** Most sessions per account; a sign-in past it ends the least recently used. */
+  maxSessions: number
   resetTokenMs: number
   /** Seconds a session stays fresh for the sensitive endpoints. */
   freshAge: number
@@ -317,11 +336,33 @@ const resolveSecrets = (secret: unknown): string[] => {
   return secrets
 }
 
+/**
+ * The encryption keys, the sealing one first; `null` when none were given. Each is checked like a
+ * signing secret, and none may be one: the point is to keep them apart.
+ */
+const resolveEncryptionKeys = (value: unknown, secrets: readonly string[]): string[] | null => {
+  if (value === undefined) return null
+  const list: readonly unknown[] = typeof value === 'string' ? [value] : Array.isArray(value) ? value : []
+  if (list.length === 0) fail('encryptionKeys', 'must be a key of at least 32 characters, or a non-empty list of them')
+  const keys: string[] = []
+  for (const [i, key] of list.entries()) {
+    const option = typeof value === 'string' ? 'encryptionKeys' : `encryptionKeys[${i}]`
+    if (typeof key !== 'string') return fail(option, 'must be a string')
+    const weakness = secretWeakness(key)
+    if (weakness) fail(option, weakness)
+    if (keys.includes(key)) fail(option, 'repeats an earlier key')
+    if (secrets.includes(key)) fail(option, 'must not be one of the signing secrets (`secret`)')
+    keys.push(key)
+  }
+  return keys
+}
+
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
 export const resolveOptions = <U extends UserRecord, Name extends string, F extends z.ZodRawShape>(
   options: AuthOptions<U, Name, F>,
 ): ResolvedOptions => {
   const secrets = resolveSecrets(options?.secret)
+  const encryptionKeys = resolveEncryptionKeys(options.encryptionKeys, secrets)
   if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
   if (typeof options.sendMail !== 'function')
     fail('sendMail', 'is required: a function ({ kind, to, token? }) that sends the mails the library asks for')
@@ -381,6 +422,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
 
   return {
     secrets,
+    encryptionKeys,
     signingKeys: options.signingKeys === undefined ? null : resolveSigningKeys(options.signingKeys, fail),
     issuer: options.issuer ?? 'latchkey',
     audience: options.audience ?? 'latchkey',
@@ -390,6 +432,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
       absoluteMs: positive('sessionAbsoluteTtl', options.sessionAbsoluteTtl, 90 * DAY) * 1000,
       graceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
     },
+    maxSessions: positiveInteger('maxSessions', options.maxSessions, 100),
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
     freshAge: positiveInteger('freshAge', options.freshAge, 300),
     twoFactorIssuer,

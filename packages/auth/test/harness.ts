@@ -11,6 +11,7 @@ import { fastHasher } from '../src/testing/index.js'
 
 export const T0 = new Date('2026-11-21T10:00:00.000Z')
 export const SECRET = 'test-secret-that-is-long-enough-0123456789'
+export const ENCRYPTION_KEY = 'test-encryption-key-long-enough-ABCDEFGHIJ'
 export const PASSWORD = 'correct horse battery staple'
 
 export interface RequestInit {
@@ -44,6 +45,7 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
   const logs: string[] = []
   const auth = createAuth({
     secret: SECRET,
+    encryptionKeys: ENCRYPTION_KEY,
     store,
     sendMail: (mail) => {
       allMails.push(mail)
@@ -99,7 +101,42 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
     return res
   }
 
-  return { app, auth, db, store, clock, mails, allMails, events, logs, request, signup, login, counts: () => sqliteCounts(db) }
+  /** The newest mail of `kind` sent to `to`, once the hooks have run. */
+  const mailOf = async <K extends AuthMail['kind']>(kind: K, to: string) => {
+    await auth.settled()
+    const mail = allMails.findLast((m): m is Extract<AuthMail, { kind: K }> => m.kind === kind && m.to === to)
+    if (!mail) throw new Error(`no ${kind} mail to ${to}`)
+    return mail
+  }
+
+  /** Redeems the newest verification mail sent to `email`: the account proves its mailbox. */
+  const verifyEmail = async (email = 'ada@example.com') => {
+    const { token } = await mailOf('verify-email', email)
+    const res = await request('POST', '/auth/verify-email', { json: { token } })
+    if (res.status !== 204) throw new Error(`verify-email failed: ${res.status} ${await res.text()}`)
+  }
+
+  /** The code of the newest add-credential mail sent to `email` (mailed by two-factor setup). */
+  const emailCode = async (email = 'ada@example.com') => (await mailOf('add-credential', email)).code
+
+  return {
+    app,
+    auth,
+    db,
+    store,
+    clock,
+    mails,
+    allMails,
+    events,
+    logs,
+    request,
+    signup,
+    login,
+    mailOf,
+    verifyEmail,
+    emailCode,
+    counts: () => sqliteCounts(db),
+  }
 }
 
 /** The value of the refresh cookie a response sets, `''` when it clears it, `undefined` when untouched. */

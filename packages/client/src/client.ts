@@ -6,7 +6,7 @@
  * 'include'`); in Node the client keeps it itself.
  */
 import { type CrossTabMessage, type CrossTabOptions, HANDOVER_MS, PEER_WAIT_MS, tabsOf } from './cross-tab.js'
-import { AuthClientError, errorFrom, isStepUpChallenge, ReauthenticationRequiredError } from './errors.js'
+import { AuthClientError, errorFrom, isStepUpChallenge, networkError, ReauthenticationRequiredError } from './errors.js'
 
 export interface User {
   id: string
@@ -225,12 +225,16 @@ export const createAuthClient = (options: AuthClientOptions) => {
     if (body !== undefined) headers.set('Content-Type', 'application/json')
     if (token) headers.set('Authorization', `Bearer ${token}`)
     if (jar && cookie && path.startsWith(authPath)) headers.set('Cookie', cookie)
-    const response = await doFetch(`${base}${path}`, {
+    const url = `${base}${path}`
+    const response = await doFetch(url, {
       ...init,
       method,
       headers,
       credentials: 'include',
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((err: unknown) => {
+      // fetch's own failure (no answer); an abort (DOMException) stays what it is.
+      throw err instanceof TypeError ? networkError(url, err) : err
     })
     remember(response)
     return response
@@ -285,7 +289,9 @@ export const createAuthClient = (options: AuthClientOptions) => {
             signedOut(true)
             return false
           }
-          if (await peerToken(PEER_WAIT_MS)) return peerTaken()
+          // No other tab in line for the lock: no token is coming, the session is over (a session
+          // revoked elsewhere says so at once, not after the wait).
+          if (outcome !== 'refused-alone' && (await peerToken(PEER_WAIT_MS))) return peerTaken()
         }
         signedOut()
         return false
@@ -303,18 +309,26 @@ export const createAuthClient = (options: AuthClientOptions) => {
    * answer at once.
    */
   const refreshInTurn = (shared: NonNullable<typeof tabs>, seen: number) =>
-    new Promise<'ok' | 'refused' | 'peer'>((resolve, reject) => {
+    new Promise<'ok' | 'refused' | 'refused-alone' | 'peer'>((resolve, reject) => {
       shared.locks
         .request(shared.lock, async () => {
           if (generation !== seen && accessToken !== null && now() < expiresAt - skewMs) return resolve('peer')
           // Another tab signed out while this one waited: its cookie is gone, asking would only be refused.
           if (signedOutAt > seen && accessToken === null) return resolve('refused')
           const outcome = await refreshNow()
+          if (outcome === 'refused' && (await aloneInLine(shared))) return resolve('refused-alone')
           resolve(outcome)
           if (outcome === 'ok') await new Promise((done) => setTimeout(done, HANDOVER_MS))
         })
         .catch(reject)
     })
+
+  /** While holding the lock: whether no other tab waits for it (unknown, without `query()`: `false`). */
+  const aloneInLine = async (shared: NonNullable<typeof tabs>) => {
+    if (!shared.locks.query) return false
+    const { pending = [] } = await shared.locks.query().catch(() => ({ pending: [{ name: shared.lock }] }))
+    return !pending.some((request) => request.name === shared.lock)
+  }
 
   /** The refresh request itself; a refusal (401) is the caller's to settle. */
   const refreshNow = async (): Promise<'ok' | 'refused'> => {
@@ -505,19 +519,31 @@ export const createAuthClient = (options: AuthClientOptions) => {
     /** The second factor of the signed-in user (docs/reference/two-factor.md). */
     twoFactor: {
       status: () => call<TwoFactorStatus>('GET', '/two-factor', undefined, true),
-      /** A new key, pending until `enable`: put `uri` in a QR code, or `secret` into the app. */
+      /**
+       * A new key, pending until `enable`: put `uri` in a QR code, or `secret` into the app. The
+       * account's address must be verified (otherwise a 403 `email-unverified` problem); a 6-digit
+       * code is mailed to it for `enable`. `currentPassword` may be left out on a session that
+       * signed in recently (see {@link reauth}).
+       */
       setup: (input: { currentPassword?: string } = {}) =>
         call<{ secret: string; uri: string }>('POST', '/two-factor/setup', input, true),
-      /** Turns it on with the app's current code; answers the ten recovery codes, once. Other sessions end. */
-      enable: (input: { code: string }) => call<{ recoveryCodes: string[] }>('POST', '/two-factor/enable', input, true),
+      /**
+       * Turns it on with the app's current code and `emailCode`, the code setup mailed (10 minutes;
+       * the fifth wrong one kills it); answers the ten recovery codes, once. Other sessions end.
+       */
+      enable: (input: { code: string; emailCode: string }) =>
+        call<{ recoveryCodes: string[] }>('POST', '/two-factor/enable', input, true),
       /** `code`: a code from the app or an unused recovery code. */
       disable: (input: { currentPassword?: string; code: string }) => call<null>('POST', '/two-factor/disable', input, true),
       /** A fresh set of ten recovery codes; the old set stops working. `code`: a code from the app. */
       regenerateRecoveryCodes: (input: { currentPassword?: string; code: string }) =>
         call<{ recoveryCodes: string[] }>('POST', '/two-factor/recovery-codes', input, true),
     },
-    /** `currentPassword` may be left out on a session that signed in recently (see {@link reauth}). */
-    async deleteAccount(input: { currentPassword?: string } = {}): Promise<void> {
+    /**
+     * `currentPassword` may be left out on a session that signed in recently (see {@link reauth});
+     * `code` (a code from the app or an unused recovery code) is required while two-factor is on.
+     */
+    async deleteAccount(input: { currentPassword?: string; code?: string } = {}): Promise<void> {
       await call<null>('POST', '/delete-account', input, true)
       cookie = null
       signedOut()

@@ -25,5 +25,11 @@ export {
   type CrossTabOptions,
   type LockManagerLike,
 } from './cross-tab.js'
-export { AuthClientError, type FieldError, ReauthenticationRequiredError } from './errors.js'
+export {
+  AuthClientError,
+  type AuthClientErrorCode,
+  type FieldError,
+  NETWORK_ERROR,
+  ReauthenticationRequiredError,
+} from './errors.js'
 export { authMiddleware, type FetchMiddleware } from './openapi-fetch.js'

@@ -4,11 +4,12 @@
  * documents, and the openapi-fetch middleware.
  */
 import { randomUUID } from 'node:crypto'
+import { createServer } from 'node:net'
 import createClient from 'openapi-fetch'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { paths } from '../../../apps/todo-api/test/generated/openapi.js'
 import { type RunningServer, startServer } from '../../../apps/todo-api/test/support.js'
-import { AuthClientError, authMiddleware, createAuthClient } from '../src/index.js'
+import { AuthClientError, authMiddleware, createAuthClient, NETWORK_ERROR } from '../src/index.js'
 
 let server: RunningServer
 
@@ -216,5 +217,27 @@ describe('createAuthClient in Node', () => {
       expect(await auth.getAccessToken()).toBeNull()
     }
     expect(await keeper.sessions.list()).toEqual([expect.objectContaining({ current: true })])
+  })
+
+  it('says what most likely happened when fetch gets no answer at all: a typed network-error, status 0', async () => {
+    // A loopback port nothing listens on: fetch rejects with a TypeError ("fetch failed").
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number }
+        probe.close(() => resolve(port))
+      })
+    })
+    const auth = createAuthClient({ baseUrl: `http://127.0.0.1:${closed}` })
+    const failure = await auth.signIn({ email: 'ada@example.com', password: 'plum tractor lantern' }).catch((e: unknown) => e)
+    expect(failure).toBeInstanceOf(AuthClientError)
+    expect(failure).toMatchObject({ status: 0, code: NETWORK_ERROR, retryAfter: null })
+    expect((failure as AuthClientError).message).toBe(
+      `No answer from http://127.0.0.1:${closed}: the server is down, unreachable, or the URL is wrong.`,
+    )
+    expect((failure as AuthClientError).cause).toBeInstanceOf(TypeError)
+    // The same through auth.fetch; an abort stays an abort.
+    await expect(auth.fetch('/todos')).rejects.toMatchObject({ code: NETWORK_ERROR })
+    const aborted = createAuthClient({ baseUrl: server.base })
+    await expect(aborted.fetch('/health', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' })
   })
 })

@@ -6,6 +6,7 @@
  * collects in place.
  */
 import type { AuthClient, SessionView, User } from '@latchkey/client'
+import { deviceName } from './device.js'
 import { announce, describeError, form, h } from './dom.js'
 import { qrCode } from './qr.js'
 
@@ -19,10 +20,14 @@ interface AccountContext {
 
 const section = (title: string, ...content: (Node | string)[]) => {
   const id = `section-${title.toLowerCase().replace(/\W+/g, '-')}`
-  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content)
+  return h('section', { 'aria-labelledby': id, id: `${id}-region` }, h('h2', { id }, title), ...content)
 }
 
-const when = (iso: string) => new Date(iso).toLocaleString()
+const when = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' })
+
+/** Told when the sessions may have changed (a password change signs the others out). */
+const SESSIONS_CHANGED = 'latchkey:sessions-changed'
 
 const emailSection = ({ auth, user }: AccountContext) => {
   const status = h('p', { role: 'status' })
@@ -30,7 +35,7 @@ const emailSection = ({ auth, user }: AccountContext) => {
     h('p', {}, 'Signed in as ', h('strong', {}, user.email), user.emailVerified ? ' (verified).' : ' (not verified yet).'),
   ]
   if (!user.emailVerified) {
-    const resend = h('button', { type: 'button' }, 'Send the verification link again')
+    const resend = h('button', { type: 'button', class: 'secondary' }, 'Send the verification link again')
     resend.addEventListener('click', async () => {
       resend.disabled = true
       try {
@@ -61,11 +66,12 @@ const emailSection = ({ auth, user }: AccountContext) => {
   return section('Email', ...content)
 }
 
-const passwordSection = ({ auth }: AccountContext) =>
+const passwordSection = ({ auth, user }: AccountContext) =>
   section(
     'Password',
     form({
       label: 'Change your password',
+      username: user.email,
       submit: 'Change password',
       fields: [
         { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
@@ -75,6 +81,7 @@ const passwordSection = ({ auth }: AccountContext) =>
         await auth.changePassword({ currentPassword, newPassword })
         element.reset()
         announce('Password changed. Your other sessions are signed out.')
+        document.dispatchEvent(new Event(SESSIONS_CHANGED))
       },
     }),
   )
@@ -83,21 +90,33 @@ const sessionsSection = ({ auth }: AccountContext) => {
   const list = h('ul', { class: 'sessions', 'aria-label': 'Sessions' })
   const status = h('p', { class: 'error', role: 'alert' })
   const row = (session: SessionView) => {
-    const what = `${session.userAgent ?? 'Unknown browser'}${session.ip ? ` from ${session.ip}` : ''}`
+    const device = deviceName(session.userAgent)
+    const signedIn = when(session.createdAt)
+    const details = [`Signed in ${signedIn}`, `last active ${when(session.lastUsedAt)}`, session.ip ? `IP ${session.ip}` : null]
     const item = h(
       'li',
       {},
-      h('span', {}, what, h('br'), h('small', {}, `Last used ${when(session.lastUsedAt)}`)),
-      session.current ? h('strong', {}, 'This session') : null,
+      h(
+        'div',
+        { class: 'session' },
+        h('span', { class: 'device' }, device, session.current ? h('span', { class: 'badge' }, 'This device') : null),
+        h('small', {}, details.filter(Boolean).join(' · ')),
+      ),
     )
     if (!session.current) {
-      const end = h('button', { type: 'button', class: 'link', 'aria-label': `Sign out ${what}` }, 'Sign out')
+      const end = h(
+        'button',
+        { type: 'button', class: 'secondary', 'aria-label': `Sign out ${device}, signed in ${signedIn}` },
+        'Sign out',
+      )
       end.addEventListener('click', async () => {
+        end.disabled = true
         try {
           await auth.sessions.revoke(session.id)
-          announce('Session signed out.')
+          announce(`${device} is signed out.`)
           await load()
         } catch (err) {
+          end.disabled = false
           status.textContent = describeError(err)
         }
       })
@@ -105,14 +124,19 @@ const sessionsSection = ({ auth }: AccountContext) => {
     }
     return item
   }
+  const others = h('button', { type: 'button', class: 'secondary' }, 'Sign out everywhere else')
+  const alone = h('p', { class: 'empty' }, 'No other device is signed in.')
   const load = async () => {
     try {
-      list.replaceChildren(...(await auth.sessions.list()).map(row))
+      const sessions = await auth.sessions.list()
+      list.replaceChildren(...sessions.map(row))
+      const single = sessions.every((session) => session.current)
+      others.hidden = single
+      alone.hidden = !single
     } catch (err) {
       status.textContent = describeError(err)
     }
   }
-  const others = h('button', { type: 'button' }, 'Sign out everywhere else')
   others.addEventListener('click', async () => {
     try {
       await auth.sessions.revokeOthers()
@@ -122,8 +146,14 @@ const sessionsSection = ({ auth }: AccountContext) => {
       status.textContent = describeError(err)
     }
   })
+  alone.hidden = true
+  const changed = () => {
+    if (list.isConnected) void load()
+    else document.removeEventListener(SESSIONS_CHANGED, changed)
+  }
+  document.addEventListener(SESSIONS_CHANGED, changed)
   void load()
-  return section('Sessions', list, others, status)
+  return section('Sessions', list, alone, others, status)
 }
 
 const recoveryList = (codes: string[]) =>
@@ -148,6 +178,13 @@ const twoFactorSection = (context: AccountContext) => {
     if (!status.enabled) {
       body.replaceChildren(
         h('p', {}, 'Two-factor sign-in is off. Turn it on to ask for a code from an authenticator app at every sign-in.'),
+        h(
+          'p',
+          { class: 'hint' },
+          context.user.emailVerified
+            ? 'Setting it up emails you a code that turning it on needs.'
+            : 'Verify your email address first: two-factor sign-in needs a code sent to it.',
+        ),
         form({
           label: 'Set up two-factor sign-in',
           submit: 'Set up',
@@ -210,9 +247,18 @@ const twoFactorSection = (context: AccountContext) => {
             maxlength: 6,
             pattern: '[0-9]{6}',
           },
+          {
+            name: 'emailCode',
+            label: 'Code from the email we just sent you',
+            autocomplete: 'one-time-code',
+            inputmode: 'numeric',
+            maxlength: 6,
+            pattern: '[0-9]{6}',
+            hint: 'It works for 10 minutes. Setting up again sends a new one.',
+          },
         ],
-        async onSubmit({ code = '' }) {
-          const { recoveryCodes } = await auth.twoFactor.enable({ code: code.trim() })
+        async onSubmit({ code = '', emailCode = '' }) {
+          const { recoveryCodes } = await auth.twoFactor.enable({ code: code.trim(), emailCode: emailCode.trim() })
           body.replaceChildren(
             h('p', { role: 'status' }, 'Two-factor sign-in is on. Your other sessions are signed out.'),
             recoveryList(recoveryCodes),
@@ -234,11 +280,20 @@ const deleteSection = ({ auth, noticeNext }: AccountContext) =>
       label: 'Delete the account',
       submit: 'Delete my account',
       className: 'danger',
-      fields: [],
-      async onSubmit() {
+      fields: [
+        {
+          name: 'code',
+          label: 'Code or recovery code',
+          autocomplete: 'one-time-code',
+          maxlength: 20,
+          required: false,
+          hint: 'Needed when two-factor sign-in is on.',
+        },
+      ],
+      async onSubmit({ code = '' }) {
         noticeNext('Your account is deleted.')
         try {
-          await auth.deleteAccount()
+          await auth.deleteAccount(code.trim() ? { code: code.trim() } : {})
         } catch (err) {
           noticeNext('')
           throw err

@@ -209,7 +209,12 @@ const todoScreen = async () => {
     try {
       const found = await todos.list(filter)
       list.replaceChildren(...found.map(item))
-      empty.textContent = found.length === 0 ? (filter === 'all' ? 'Nothing to do yet.' : `No ${filter} todos.`) : ''
+      empty.textContent =
+        found.length === 0
+          ? filter === 'all'
+            ? 'Nothing to do yet. Add your first todo above.'
+            : `No ${filter} todos. Choose “All” to see every todo.`
+          : ''
     } catch (err) {
       status.textContent = describeError(err)
     }

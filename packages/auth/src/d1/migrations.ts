@@ -69,7 +69,18 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     ],
   },
   {
-    tag: '0009_session_authentication',
+    tag: '0009_add_credential_codes',
+    statements: [
+      'CREATE TABLE `auth_add_credential_codes` (\n\t`user_id` text PRIMARY KEY NOT NULL,\n\t`hash` text NOT NULL,\n\t`failures` integer DEFAULT 0 NOT NULL,\n\t`expires_at` integer NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_add_credential_codes_expires_idx` ON `auth_add_credential_codes` (`expires_at`);',
+    ],
+  },
+  {
+    tag: '0010_session_refresh_key',
+    statements: ['ALTER TABLE `auth_sessions` ADD `refresh_key_hash` text;'],
+  },
+  {
+    tag: '0011_session_authentication',
     statements: ['ALTER TABLE `auth_sessions` ADD `authenticated_at` integer;', 'ALTER TABLE `auth_sessions` ADD `amr` text;'],
   },
 ]

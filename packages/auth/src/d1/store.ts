@@ -10,7 +10,18 @@
 import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/d1'
 import * as schema from '../sqlite/schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from '../sqlite/schema.js'
+import {
+  addCredentialCodes,
+  challenges,
+  emailTokens,
+  notSealedWith,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  trimmedSessions,
+  twoFactors,
+  users,
+} from '../sqlite/schema.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
@@ -90,12 +101,22 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return changes(await db.update(users).set({ role }).where(eq(users.email, email)).run()) === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, amr = ['pwd'], userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      amr = ['pwd'],
+      userAgent = null,
+      ip = null,
+    }) {
       // One statement: the row is written only while the version the login verified is current.
       const at = now.getTime()
       const written = await db.run(
-        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, authenticated_at, amr, refresh_hash, user_agent, ip)
-            select ${id}, ${userId}, ${at}, ${at}, ${at}, ${JSON.stringify(amr)}, ${refreshHash}, ${userAgent}, ${ip}
+        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, authenticated_at, amr, refresh_hash, refresh_key_hash, user_agent, ip)
+            select ${id}, ${userId}, ${at}, ${at}, ${at}, ${JSON.stringify(amr)}, ${refreshHash}, ${refreshKeyHash}, ${userAgent}, ${ip}
             where ${versionIs(userId, credentialsVersion)}`,
       )
       return changes(written) === 1
@@ -127,9 +148,9 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       const current = and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from))
-      const set = { refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now }
+      const set = { refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now }
       return changes(await db.update(sessions).set(set).where(current).run()) === 1
     },
 
@@ -191,14 +212,20 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
           .from(table)
           .where(or(isNotNull(table.usedAt), sql`${table.expiresAt} <= ${now.getTime()}`))
           .limit(limit)
+      const expiredCodes = db
+        .select({ userId: addCredentialCodes.userId })
+        .from(addCredentialCodes)
+        .where(sql`${addCredentialCodes.expiresAt} <= ${now.getTime()}`)
+        .limit(limit)
       const results = await db.batch([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spent(resetTokens))),
         db.delete(emailTokens).where(inArray(emailTokens.hash, spent(emailTokens))),
         db.delete(challenges).where(inArray(challenges.hash, spent(challenges))),
+        db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       ])
-      const [s, r, e, c] = results.map(changes) as [number, number, number, number]
-      return { sessions: s, resetTokens: r, emailTokens: e, challenges: c }
+      const [s, r, e, c, a] = results.map(changes) as [number, number, number, number, number]
+      return { sessions: s, resetTokens: r, emailTokens: e, challenges: c, addCredentialCodes: a }
     },
 
     async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
@@ -306,6 +333,11 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return (await db.delete(sessions).where(others).returning({ id: sessions.id })).map((row) => row.id)
     },
 
+    async trimSessions(userId, keep) {
+      const beyond = trimmedSessions(userId, keep)
+      return (await db.delete(sessions).where(beyond).returning({ id: sessions.id })).map((row) => row.id)
+    },
+
     async deleteUser(userId, credentialsVersion) {
       // Sessions and tokens go with the user (ON DELETE CASCADE; D1 enforces foreign keys).
       const current = and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion))
@@ -394,6 +426,19 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return changes(await db.update(twoFactors).set({ secret: to }).where(current).run()) === 1
     },
 
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
+    },
+
     async deleteTwoFactor(userId) {
       const results = await db.batch([
         db.delete(challenges).where(eq(challenges.userId, userId)),
@@ -401,6 +446,33 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         db.delete(twoFactors).where(eq(twoFactors.userId, userId)),
       ])
       return changes(results[2]) === 1
+    },
+
+    async createAddCredentialCode({ userId, codeHash, expiresAt }) {
+      const row = { hash: codeHash, failures: 0, expiresAt }
+      await db
+        .insert(addCredentialCodes)
+        .values({ userId, ...row })
+        .onConflictDoUpdate({ target: addCredentialCodes.userId, set: row })
+        .run()
+    },
+
+    async spendAddCredentialCode({ userId, codeHash, now, maxFailures }) {
+      // Two statements, each atomic (D1 runs one at a time): the right hash deletes the live row;
+      // otherwise a live row counts a wrong try.
+      const live = and(
+        eq(addCredentialCodes.userId, userId),
+        gt(addCredentialCodes.expiresAt, now),
+        lt(addCredentialCodes.failures, maxFailures),
+      )
+      const right = and(live, eq(addCredentialCodes.hash, codeHash))
+      if (changes(await db.delete(addCredentialCodes).where(right).run()) === 1) return true
+      await db
+        .update(addCredentialCodes)
+        .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+        .where(live)
+        .run()
+      return false
     },
 
     async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {

@@ -34,6 +34,11 @@ export const sessions = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: at('created_at').notNull(),
     refreshedAt: at('refreshed_at').notNull(),
+    /**
+     * SHA-256 of the session key every refresh value of the session carries (`null` for a session
+     * from before 0.2 until its next rotation): it tells a value the session issued from a made-up one.
+     */
+    refreshKeyHash: text('refresh_key_hash'),
     /** SHA-256 of the current refresh value (the part after the session id in the cookie). */
     refreshHash: text('refresh_hash'),
     /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
@@ -118,6 +123,25 @@ export const recoveryCodes = pgTable(
     usedAt: at('used_at'),
   },
   (t) => [index('auth_recovery_codes_user_idx').on(t.userId)],
+)
+
+/**
+ * The code mailed before a credential that outlives a reset is added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox): one per
+ * account (a new one replaces it), a hash of the user id and the code, ten minutes, and dead at
+ * the fifth wrong try. Spending deletes the row.
+ */
+export const addCredentialCodes = pgTable(
+  'auth_add_credential_codes',
+  {
+    userId: text('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    failures: integer('failures').notNull().default(0),
+    expiresAt: at('expires_at').notNull(),
+  },
+  // The sweep finds expired codes (a killed one expires within its ten minutes too) by this.
+  (t) => [index('auth_add_credential_codes_expires_idx').on(t.expiresAt)],
 )
 
 /**

@@ -7,14 +7,14 @@
  * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
  * It does not create tables: {@link migratePostgres} does.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import { addCredentialCodes, challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
 
 type Db = NodePgDatabase<typeof schema>
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
@@ -28,6 +28,12 @@ const pendingEmailChange = (userId: string) =>
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
   and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
+/** The user's add-credential code while it can still be spent at `now`. */
+const addCredentialCodeLive = (userId: string, now: Date, maxFailures: number) =>
+  and(eq(addCredentialCodes.userId, userId), gt(addCredentialCodes.expiresAt, now), lt(addCredentialCodes.failures, maxFailures))
+
+/** A second factor whose secret is not sealed under the key that `sealingPrefix` names (a prefix compare, no LIKE pattern). */
+const notSealedWith = (sealingPrefix: string) => sql`substr(${twoFactors.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
 /** A step newer than the last one used (the replay guard). */
 const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 
@@ -129,15 +135,34 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.length === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, amr = ['pwd'], userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      amr = ['pwd'],
+      userAgent = null,
+      ip = null,
+    }) {
       return db.transaction(async (tx) => {
         // FOR SHARE conflicts with the row lock of a password change or reset: either it waits
         // for them and reads their new version, or they wait for this session and then delete it.
         const [user] = await tx.select({ version: users.credentialsVersion }).from(users).where(eq(users.id, userId)).for('share')
         if (user?.version !== credentialsVersion) return false
-        await tx
-          .insert(sessions)
-          .values({ id, userId, createdAt: now, refreshedAt: now, authenticatedAt: now, amr, refreshHash, userAgent, ip })
+        await tx.insert(sessions).values({
+          id,
+          userId,
+          createdAt: now,
+          refreshedAt: now,
+          authenticatedAt: now,
+          amr,
+          refreshHash,
+          refreshKeyHash,
+          userAgent,
+          ip,
+        })
         return true
       })
     },
@@ -170,12 +195,12 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       // One conditional UPDATE: concurrent callers queue on the row lock, and each one after the
       // first re-reads the row (READ COMMITTED), finds `from` no longer current and changes nothing.
       const rows = await db
         .update(sessions)
-        .set({ refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now })
+        .set({ refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now })
         .where(and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from)))
         .returning({ id: sessions.id })
       return rows.length === 1
@@ -259,17 +284,25 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(or(isNotNull(challenges.usedAt), lte(challenges.expiresAt, now)))
         .limit(limit)
         .for('update', { skipLocked: true })
-      const [dead, spent, spentEmail, spentChallenges] = await Promise.all([
+      const expiredCodes = db
+        .select({ userId: addCredentialCodes.userId })
+        .from(addCredentialCodes)
+        .where(lte(addCredentialCodes.expiresAt, now))
+        .limit(limit)
+        .for('update', { skipLocked: true })
+      const [dead, spent, spentEmail, spentChallenges, expired] = await Promise.all([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
         db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
         db.delete(challenges).where(inArray(challenges.hash, deadChallenges)),
+        db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       ])
       return {
         sessions: dead.rowCount ?? 0,
         resetTokens: spent.rowCount ?? 0,
         emailTokens: spentEmail.rowCount ?? 0,
         challenges: spentChallenges.rowCount ?? 0,
+        addCredentialCodes: expired.rowCount ?? 0,
       }
     },
 
@@ -357,6 +390,21 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       const rows = await db
         .delete(sessions)
         .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
+        .returning({ id: sessions.id })
+      return rows.map((row) => row.id)
+    },
+
+    async trimSessions(userId, keep) {
+      const beyond = db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(eq(sessions.userId, userId))
+        .orderBy(desc(sessions.refreshedAt), desc(sessions.id))
+        .offset(keep)
+      // The user's own rows only: without it the planner scans every session against the subquery.
+      const rows = await db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), inArray(sessions.id, beyond)))
         .returning({ id: sessions.id })
       return rows.map((row) => row.id)
     },
@@ -463,6 +511,19 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.length === 1
     },
 
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
+    },
+
     async deleteTwoFactor(userId) {
       return db.transaction(async (tx) => {
         await lockUser(tx, userId)
@@ -471,6 +532,30 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         await tx.delete(challenges).where(eq(challenges.userId, userId))
         return deleted.length === 1
       })
+    },
+
+    async createAddCredentialCode({ userId, codeHash, expiresAt }) {
+      const row = { hash: codeHash, failures: 0, expiresAt }
+      await db
+        .insert(addCredentialCodes)
+        .values({ userId, ...row })
+        .onConflictDoUpdate({ target: addCredentialCodes.userId, set: row })
+    },
+
+    async spendAddCredentialCode({ userId, codeHash, now, maxFailures }) {
+      // Two conditional statements, each atomic on the row lock: the right hash deletes the live
+      // row (one of concurrent callers gets it); otherwise a live row counts a wrong try.
+      const live = addCredentialCodeLive(userId, now, maxFailures)
+      const spent = await db
+        .delete(addCredentialCodes)
+        .where(and(live, eq(addCredentialCodes.hash, codeHash)))
+        .returning({ userId: addCredentialCodes.userId })
+      if (spent.length === 1) return true
+      await db
+        .update(addCredentialCodes)
+        .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+        .where(live)
+      return false
     },
 
     async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {

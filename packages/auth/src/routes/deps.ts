@@ -1,6 +1,7 @@
 /** What the auth routes are given by `createAuth`; each route picks the parts it uses. */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
+import type { AddCredentialCodes } from '../add-credential-code.js'
 import type { AfterAnswer } from '../background.js'
 import type { RefreshCookie } from '../cookies.js'
 import type { GuardEnv } from '../guard.js'
@@ -18,8 +19,8 @@ export interface RouteDeps<U extends UserRecord> {
   store: Store<U>
   sessions: SessionCore<U>
   hasher: PasswordHasher
-  /** Verified against when the email is unknown, so both login paths cost one verification. */
-  decoy: Promise<string>
+  /** Verified against when the email is unknown, so both login paths cost one verification; made inside the login. */
+  decoy: () => Promise<string>
   limits: RouteLimits
   guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
   cookie: RefreshCookie
@@ -28,5 +29,7 @@ export interface RouteDeps<U extends UserRecord> {
   afterAnswer: AfterAnswer
   /** The second factor: sealed keys, spending codes, login challenges. */
   twoFactor: TwoFactorCore
+  /** The mailed code that proves the mailbox before a credential is added. */
+  addCredential: AddCredentialCodes
   options: ResolvedOptions
 }

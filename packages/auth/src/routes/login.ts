@@ -70,9 +70,10 @@ export const login = <U extends UserRecord>(
     }),
     async (c) => {
       const { email, password } = c.req.valid('json')
+      const decoyHash = await decoy()
       const found = await store.findUserByEmail(email)
       const candidate = normalizePassword(password)
-      const ok = await hasher.verify(found?.passwordHash ?? (await decoy), candidate)
+      const ok = await hasher.verify(found?.passwordHash ?? decoyHash, candidate)
       if (!found || !ok) {
         notify.event(c, { type: 'login.failed', ...(found ? { userId: found.user.id } : {}) })
         throw invalidCredentials()

@@ -75,7 +75,7 @@ export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
     }
     if (spent === 'recovery') {
       notify.event(c, { type: 'recovery_code.used', userId: user.id })
-      notify.mail({ kind: 'recovery-code-used', to: found.user.email })
+      notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'reauth' })
     }
     return { credentialsVersion: found.credentialsVersion, code: true }
   }

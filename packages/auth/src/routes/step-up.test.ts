@@ -35,14 +35,21 @@ const expectReauthenticationRequired = async (res: Response, maxAge: number) => 
   expect(await res.json()).toMatchObject({ type: 'urn:latchkey:problem:reauthentication-required', status: 401, maxAge })
 }
 
-/** Signs up and turns two-factor on; `code(steps)` is the code `steps` steps from the frozen clock. */
+/**
+ * Signs up, proves the mailbox and turns two-factor on (with the mailed code); `code(steps)` is the
+ * code `steps` steps from the frozen clock.
+ */
 const withTwoFactor = async (h: H, email = 'ada@example.com') => {
   const user = await h.signup(email)
+  await h.verifyEmail(email)
   const setup = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: user.bearer })
   expect(setup.status).toBe(200)
   const totp = OTPAuth.URI.parse(((await setup.json()) as { uri: string }).uri) as OTPAuth.TOTP
   const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * STEP_MS })
-  const enable = await h.request('POST', '/auth/two-factor/enable', { json: { code: code() }, headers: user.bearer })
+  const enable = await h.request('POST', '/auth/two-factor/enable', {
+    json: { code: code(), emailCode: await h.emailCode(email) },
+    headers: user.bearer,
+  })
   expect(enable.status).toBe(200)
   const { recoveryCodes } = (await enable.json()) as { recoveryCodes: string[] }
   h.clock.advance(STEP_MS)
@@ -283,6 +290,33 @@ describe.each(STORES)('step-up on $name', ({ skip, open }) => {
         h.clock.advance(STEP_MS)
       }
       // The last one deleted the account.
+      expect((await h.request('GET', '/auth/me', { headers: ada.bearer })).status).toBe(401)
+    })
+
+    run('a stale session is 401 before an unverified address is 403; a fresh one gets the 403', async () => {
+      const h = setup()
+      const ada = await h.signup()
+      h.clock.advance(301_000)
+      await expectReauthenticationRequired(
+        await h.request('POST', '/auth/two-factor/setup', { headers: ada.bearer, json: {} }),
+        300,
+      )
+      expect((await reauth(h, ada.accessToken, { password: PASSWORD })).status).toBe(200)
+      const unverified = await h.request('POST', '/auth/two-factor/setup', { headers: ada.bearer, json: {} })
+      expect(unverified.status).toBe(403)
+      expect(((await unverified.json()) as Json).type).toMatch(/email-unverified$/)
+      await h.auth.settled()
+      expect(h.allMails.filter((m) => m.kind === 'add-credential')).toEqual([])
+    })
+
+    run('a fresh session deletes a two-factor account only with a code', async () => {
+      const h = setup()
+      const ada = await withTwoFactor(h)
+      const without = await h.request('POST', '/auth/delete-account', { headers: ada.bearer, json: {} })
+      expect(without.status).toBe(400)
+      expect(((await without.json()) as Json).errors).toEqual([expect.objectContaining({ path: 'code', code: 'required' })])
+      const res = await h.request('POST', '/auth/delete-account', { headers: ada.bearer, json: { code: ada.code() } })
+      expect(res.status).toBe(204)
       expect((await h.request('GET', '/auth/me', { headers: ada.bearer })).status).toBe(401)
     })
 

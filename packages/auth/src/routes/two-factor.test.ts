@@ -19,6 +19,7 @@ const json = async (res: Response) => (await res.json()) as Json
 /** Signs up `email`, sets up and enables two-factor with the code of the current step. */
 const withTwoFactor = async (h: H, email = 'ada@example.com') => {
   const user = await h.signup(email)
+  await h.verifyEmail(email)
   const setup = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: user.bearer })
   expect(setup.status).toBe(200)
   const { secret, uri } = (await setup.json()) as { secret: string; uri: string }
@@ -26,7 +27,8 @@ const withTwoFactor = async (h: H, email = 'ada@example.com') => {
   expect(totp.secret.base32).toBe(secret)
   /** The code `steps` steps from now by the frozen clock. */
   const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * STEP_MS })
-  const enable = await h.request('POST', '/auth/two-factor/enable', { json: { code: code() }, headers: user.bearer })
+  const emailCode = await h.emailCode(email)
+  const enable = await h.request('POST', '/auth/two-factor/enable', { json: { code: code(), emailCode }, headers: user.bearer })
   expect(enable.status).toBe(200)
   const { recoveryCodes } = (await enable.json()) as { recoveryCodes: string[] }
   // The enabling code is spent for its window: the tests start one step later.
@@ -231,7 +233,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect(first).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/i)
     expect((await verify(h, await challengeOf(h), first)).status).toBe(200)
     await h.auth.settled()
-    expect(h.allMails.map((m) => m.kind)).toContain('recovery-code-used')
+    expect(await h.mailOf('recovery-code-used', 'ada@example.com')).toMatchObject({ usedFor: 'sign-in' })
     expect(h.events.map((e) => e.type)).toContain('recovery_code.used')
     expect((await verify(h, await challengeOf(h), first)).status).toBe(401)
 
@@ -260,18 +262,20 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
   run('setup, enable and disable refuse what docs/reference/two-factor.md refuses, and a refusal changes nothing', async () => {
     const h = setup()
     const ada = await h.signup()
+    await h.verifyEmail()
     const post = (path: string, body: Json) => h.request('POST', `/auth/two-factor/${path}`, { json: body, headers: ada.bearer })
     expect((await post('setup', { currentPassword: 'not the password at all' })).status).toBe(400)
-    expect((await post('enable', { code: '123456' })).status).toBe(409)
+    expect((await post('enable', { code: '123456', emailCode: '123456' })).status).toBe(409)
     expect((await post('disable', { currentPassword: PASSWORD, code: '123456' })).status).toBe(409)
     const { uri } = (await (await post('setup', { currentPassword: PASSWORD })).json()) as { uri: string }
     const totp = OTPAuth.URI.parse(uri)
     const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * STEP_MS })
-    const wrongEnable = await post('enable', { code: code(5) })
+    const emailCode = await h.emailCode()
+    const wrongEnable = await post('enable', { code: code(5), emailCode })
     expect(wrongEnable.status).toBe(400)
     expect(await json(wrongEnable)).toMatchObject({ errors: [expect.objectContaining({ path: 'code', code: 'wrong_code' })] })
-    expect((await post('enable', { code: code() })).status).toBe(200)
-    expect((await post('enable', { code: code(1) })).status).toBe(409)
+    expect((await post('enable', { code: code(), emailCode })).status).toBe(200)
+    expect((await post('enable', { code: code(1), emailCode })).status).toBe(409)
     expect((await post('setup', { currentPassword: PASSWORD })).status).toBe(409)
     // Disabling needs a code, and the password or a fresh session (README, "Step-up").
     expect((await post('disable', { currentPassword: PASSWORD })).status).toBe(400)
@@ -289,12 +293,16 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
   run('enabling signs out every other session and keeps the current one', async () => {
     const h = setup()
     const ada = await h.signup()
+    await h.verifyEmail()
     const other = refreshCookie(await h.login()) as string
     const { uri } = (await json(
       await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer }),
     )) as { uri: string }
     const code = OTPAuth.URI.parse(uri).generate({ timestamp: h.clock.now().getTime() })
-    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code }, headers: ada.bearer })).status).toBe(200)
+    const emailCode = await h.emailCode()
+    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code, emailCode }, headers: ada.bearer })).status).toBe(
+      200,
+    )
     expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(other) })).status).toBe(401)
     expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(ada.refresh) })).status).toBe(200)
   })
@@ -319,12 +327,16 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     const h = setup()
     await h.signup('bob@example.com')
     const ada = await h.signup()
+    await h.verifyEmail()
     const older = refreshCookie(await h.login()) as string
     const { uri } = (await json(
       await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer }),
     )) as { uri: string }
     const code = OTPAuth.URI.parse(uri).generate({ timestamp: h.clock.now().getTime() })
-    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code }, headers: ada.bearer })).status).toBe(200)
+    const emailCode = await h.emailCode()
+    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code, emailCode }, headers: ada.bearer })).status).toBe(
+      200,
+    )
 
     // Every operation whose success carries a token (AuthResult or Token), from the routes' own
     // OpenAPI document: a new one fails this test until it is tried here.
@@ -371,7 +383,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     const tables = ['auth_two_factors', 'auth_recovery_codes', 'auth_challenges']
     const stored = JSON.stringify(await Promise.all(tables.map((t) => opened.rows(t))))
     const [factor] = await opened.rows('auth_two_factors')
-    expect(String(factor?.secret)).toMatch(/^v1\./)
+    expect(String(factor?.secret)).toMatch(/^v2\./)
     const reported = JSON.stringify([h.events, h.logs])
     for (const secret of secrets) {
       expect(stored).not.toContain(secret)
@@ -380,27 +392,31 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect(reported).not.toContain(ada.code())
   })
 
-  run('a key sealed under a retired secret still works after rotation, and is sealed under the new one when used', async () => {
-    const OLD = 'an-old-secret-that-is-long-enough-0123456789'
-    const NEW = 'a-new-secret-that-is-long-enough-9876543210'
-    const before = setup({ secret: OLD })
-    const ada = await withTwoFactor(before)
-    const [sealed] = await opened.rows('auth_two_factors')
-    const after = setup({ secret: [NEW, OLD] })
-    after.clock.advance(before.clock.now().getTime() - after.clock.now().getTime())
-    const challenge = await challengeOf(after)
-    expect((await verify(after, challenge, ada.code())).status).toBe(200)
-    const [resealed] = await opened.rows('auth_two_factors')
-    expect(resealed?.secret).not.toBe(sealed?.secret)
-    // Sealed under the new secret alone: a server that knows only NEW still verifies it.
-    const only = setup({ secret: NEW })
-    only.clock.advance(before.clock.now().getTime() - only.clock.now().getTime() + STEP_MS)
-    expect((await verify(only, await challengeOf(only), ada.code(1))).status).toBe(200)
-  })
+  run(
+    'a key sealed under a retired encryption key still works after rotation, and is sealed under the new one when used',
+    async () => {
+      const OLD = 'an-old-encryption-key-long-enough-0123456789'
+      const NEW = 'a-new-encryption-key-long-enough-9876543210'
+      const before = setup({ encryptionKeys: OLD })
+      const ada = await withTwoFactor(before)
+      const [sealed] = await opened.rows('auth_two_factors')
+      const after = setup({ encryptionKeys: [NEW, OLD] })
+      after.clock.advance(before.clock.now().getTime() - after.clock.now().getTime())
+      const challenge = await challengeOf(after)
+      expect((await verify(after, challenge, ada.code())).status).toBe(200)
+      const [resealed] = await opened.rows('auth_two_factors')
+      expect(resealed?.secret).not.toBe(sealed?.secret)
+      // Sealed under the new key alone: a server that knows only NEW still verifies it.
+      const only = setup({ encryptionKeys: NEW })
+      only.clock.advance(before.clock.now().getTime() - only.clock.now().getTime() + STEP_MS)
+      expect((await verify(only, await challengeOf(only), ada.code(1))).status).toBe(200)
+    },
+  )
 
   run('setup, disable and new recovery codes are limited per user, each on its own count', async () => {
     const h = setup()
     const plain = await h.signup('bob@example.com')
+    await h.verifyEmail('bob@example.com')
     const ada = await withTwoFactor(h)
     /** Wrong passwords from ever new addresses until a 429: how many were answered 400. */
     const triesUntilLimited = async (path: string, bearer: Record<string, string>, body: Json) => {

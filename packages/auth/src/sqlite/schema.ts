@@ -1,4 +1,5 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
+import { type SQL, sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import type { AuthMethod } from '../store/types.js'
 
@@ -31,6 +32,11 @@ export const sessions = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     refreshedAt: integer('refreshed_at', { mode: 'timestamp_ms' }).notNull(),
+    /**
+     * SHA-256 of the session key every refresh value of the session carries (`null` for a session
+     * from before 0.2 until its next rotation): it tells a value the session issued from a made-up one.
+     */
+    refreshKeyHash: text('refresh_key_hash'),
     /** SHA-256 of the current refresh value (the part after the session id in the cookie). */
     refreshHash: text('refresh_hash'),
     /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
@@ -56,6 +62,14 @@ export const sessions = sqliteTable(
     index('auth_sessions_created_idx').on(t.createdAt),
   ],
 )
+
+/**
+ * The user's sessions past the `keep` most recently used (latest `refreshed_at`, then the greater
+ * id), for `trimSessions` of both SQLite stores. SQLite has no OFFSET without LIMIT (-1: none).
+ */
+export const trimmedSessions = (userId: string, keep: number): SQL =>
+  sql`${sessions.userId} = ${userId} and ${sessions.id} in (select ${sessions.id} from ${sessions} where ${sessions.userId} = ${userId}
+    order by ${sessions.refreshedAt} desc, ${sessions.id} desc limit -1 offset ${keep})`
 
 export const resetTokens = sqliteTable(
   'auth_reset_tokens',
@@ -104,6 +118,10 @@ export const twoFactors = sqliteTable('auth_two_factors', {
   createdAt: tsMs('created_at').notNull(),
 })
 
+/** A second factor whose secret is not sealed under the key `sealingPrefix` names (a prefix compare: no LIKE pattern). */
+export const notSealedWith = (sealingPrefix: string): SQL =>
+  sql`substr(${twoFactors.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
+
 /** Single-use recovery codes, SHA-256 of the user id and the code. */
 export const recoveryCodes = sqliteTable(
   'auth_recovery_codes',
@@ -115,6 +133,25 @@ export const recoveryCodes = sqliteTable(
     usedAt: tsMs('used_at'),
   },
   (t) => [index('auth_recovery_codes_user_idx').on(t.userId)],
+)
+
+/**
+ * The code mailed before a credential that outlives a reset is added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox): one per
+ * account (a new one replaces it), a hash of the user id and the code, ten minutes, and dead at
+ * the fifth wrong try. Spending deletes the row.
+ */
+export const addCredentialCodes = sqliteTable(
+  'auth_add_credential_codes',
+  {
+    userId: text('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    failures: integer('failures').notNull().default(0),
+    expiresAt: tsMs('expires_at').notNull(),
+  },
+  // The sweep finds expired codes (a killed one expires within its ten minutes too) by this.
+  (t) => [index('auth_add_credential_codes_expires_idx').on(t.expiresAt)],
 )
 
 /**

@@ -11,7 +11,18 @@ import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.j
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import type * as schema from './schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import {
+  addCredentialCodes,
+  challenges,
+  emailTokens,
+  notSealedWith,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  trimmedSessions,
+  twoFactors,
+  users,
+} from './schema.js'
 
 /** A synchronous Drizzle SQLite database whose `run()` reports the rows it changed. */
 export type SyncSqliteDb = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
@@ -33,6 +44,9 @@ const pendingEmailChange = (userId: string) =>
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
   and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
+/** The user's add-credential code while it can still be spent at `now`. */
+const addCredentialCodeLive = (userId: string, now: Date, maxFailures: number) =>
+  and(eq(addCredentialCodes.userId, userId), gt(addCredentialCodes.expiresAt, now), lt(addCredentialCodes.failures, maxFailures))
 /** A step newer than the last one used (the replay guard). */
 const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 /**
@@ -74,6 +88,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         authenticatedAt: p('now'),
         amr: p('amr'),
         refreshHash: p('hash'),
+        refreshKeyHash: p('keyHash'),
         userAgent: p('userAgent'),
         ip: p('ip'),
       })
@@ -146,12 +161,22 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return db.update(users).set({ role }).where(eq(users.email, email)).run().changes === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, amr = ['pwd'], userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      amr = ['pwd'],
+      userAgent = null,
+      ip = null,
+    }) {
       const { versionOf, insertSession } = hot()
       // IMMEDIATE: the version read and the insert happen under the write lock a reset needs too.
       return db.transaction(() => {
         if (versionOf.get({ id: userId })?.version !== credentialsVersion) return false
-        insertSession.run({ id, userId, now, amr, hash: refreshHash, userAgent, ip })
+        insertSession.run({ id, userId, now, amr, hash: refreshHash, keyHash: refreshKeyHash, userAgent, ip })
         return true
       }, immediate)
     },
@@ -180,9 +205,9 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       const current = and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from))
-      const set = { refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now }
+      const set = { refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now }
       return durable(() => db.update(sessions).set(set).where(current).run().changes === 1)
     },
 
@@ -256,11 +281,17 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         .from(challenges)
         .where(or(isNotNull(challenges.usedAt), lte(challenges.expiresAt, now)))
         .limit(limit)
+      const expiredCodes = db
+        .select({ userId: addCredentialCodes.userId })
+        .from(addCredentialCodes)
+        .where(lte(addCredentialCodes.expiresAt, now))
+        .limit(limit)
       return {
         sessions: db.delete(sessions).where(inArray(sessions.id, deadSessions)).run().changes,
         resetTokens: db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)).run().changes,
         emailTokens: db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)).run().changes,
         challenges: db.delete(challenges).where(inArray(challenges.hash, deadChallenges)).run().changes,
+        addCredentialCodes: db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)).run().changes,
       }
     },
 
@@ -345,6 +376,18 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         db
           .delete(sessions)
           .where(others)
+          .returning({ id: sessions.id })
+          .all()
+          .map((row) => row.id),
+      )
+    },
+
+    async trimSessions(userId, keep) {
+      const beyond = trimmedSessions(userId, keep)
+      return durable(() =>
+        db
+          .delete(sessions)
+          .where(beyond)
           .returning({ id: sessions.id })
           .all()
           .map((row) => row.id),
@@ -447,6 +490,20 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return db.update(twoFactors).set({ secret: to }).where(current).run().changes === 1
     },
 
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+        .all()
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
+    },
+
     async deleteTwoFactor(userId) {
       return durable(() =>
         db.transaction((tx) => {
@@ -455,6 +512,33 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
           return tx.delete(twoFactors).where(eq(twoFactors.userId, userId)).run().changes === 1
         }, immediate),
       )
+    },
+
+    async createAddCredentialCode({ userId, codeHash, expiresAt }) {
+      const row = { hash: codeHash, failures: 0, expiresAt }
+      db.insert(addCredentialCodes)
+        .values({ userId, ...row })
+        .onConflictDoUpdate({ target: addCredentialCodes.userId, set: row })
+        .run()
+    },
+
+    async spendAddCredentialCode({ userId, codeHash, now, maxFailures }) {
+      const live = addCredentialCodeLive(userId, now, maxFailures)
+      return durable(() => {
+        // Two statements, each atomic: the right hash deletes the live row; otherwise a live row counts a wrong try.
+        if (
+          db
+            .delete(addCredentialCodes)
+            .where(and(live, eq(addCredentialCodes.hash, codeHash)))
+            .run().changes === 1
+        )
+          return true
+        db.update(addCredentialCodes)
+          .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+          .where(live)
+          .run()
+        return false
+      })
     },
 
     async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {

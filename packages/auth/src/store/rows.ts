@@ -54,6 +54,7 @@ export const toRefreshState = (
   userId: row.userId,
   createdAt: row.createdAt,
   refreshedAt: row.refreshedAt,
+  refreshKeyHash: row.refreshKeyHash,
   refreshHash: row.refreshHash,
   previousRefreshHash: row.previousRefreshHash,
   rotatedAt: row.rotatedAt,

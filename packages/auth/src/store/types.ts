@@ -82,6 +82,8 @@ export interface SessionInfo extends SessionRecord {
 export interface NewSession {
   id: string
   userId: string
+  /** SHA-256 of the session key every refresh value of this session carries. */
+  refreshKeyHash?: string | null
   refreshHash: string
   now: Date
   /** The credentials version of the password just verified (or just set, at signup). */
@@ -98,6 +100,12 @@ export interface NewSession {
  * last proof comes along, for the access token a rotation issues (a refresh never changes it).
  */
 export interface SessionRefreshState extends SessionRecord, SessionAuthentication {
+  /**
+   * SHA-256 of the session key: every refresh value the session issues carries it, so a value it
+   * issued is told apart from one made up by someone who knows only the session id. `null` for a
+   * session from before session keys (until its next rotation).
+   */
+  refreshKeyHash: string | null
   /** SHA-256 of the current refresh value. */
   refreshHash: string | null
   /** The value the current one replaced, kept to tell a parallel tab from reuse. */
@@ -112,6 +120,8 @@ export interface SwapRefreshInput {
   from: string
   /** Hash of the value that replaces it. */
   to: string
+  /** Becomes the session key's hash (the same for a session that has one). */
+  keyHash: string
   /** Becomes the session's `refreshedAt` and `rotatedAt`. */
   now: Date
 }
@@ -200,6 +210,25 @@ export interface EnableTwoFactorInput {
   now: Date
 }
 
+/**
+ * A code mailed to the account to prove the mailbox before a credential that outlives a reset is
+ * added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox): one per account at a time, stored as a hash, with a count of wrong tries.
+ */
+export interface NewAddCredentialCode {
+  userId: string
+  /** The hash of the code (the library's `addCredentialCodeHash`): never the code. */
+  codeHash: string
+  expiresAt: Date
+}
+
+export interface SpendAddCredentialCodeInput {
+  userId: string
+  codeHash: string
+  now: Date
+  /** The code dies when its wrong tries reach this. */
+  maxFailures: number
+}
+
 export interface NewChallenge {
   /** SHA-256 of the challenge handed to the client. */
   hash: string
@@ -269,8 +298,8 @@ export interface Store<U extends UserRecord = UserRecord> {
   findRefresh(ref: { sessionId: string } | { currentHash: string }): Promise<{ session: SessionRefreshState; user: U } | null>
   /**
    * The atomic step of a rotation, a compare-and-swap: only while `from` is still the session's
-   * current value, makes `to` current, keeps `from` as the previous value and sets `refreshedAt`
-   * and `rotatedAt` to `now`. Of concurrent callers with one `from`, exactly one gets `true`.
+   * current value, makes `to` current, keeps `from` as the previous value, sets the key hash to
+   * `keyHash` and `refreshedAt` and `rotatedAt` to `now`. Of concurrent callers with one `from`, exactly one gets `true`.
    */
   swapRefresh(input: SwapRefreshInput): Promise<boolean>
   deleteSession(sessionId: string): Promise<void>
@@ -289,10 +318,17 @@ export interface Store<U extends UserRecord = UserRecord> {
 
   /**
    * Deletes dead rows, at most `limit` of each kind: sessions past the cutoffs the session core
-   * computed, and used or expired reset tokens. Answers how many of each it deleted; fewer than
+   * computed, used or expired reset and email tokens and challenges, and expired add-credential
+   * codes. Answers how many of each it deleted; fewer than
    * `limit` of a kind means none of that kind is left.
    */
-  prune(input: PruneInput): Promise<{ sessions: number; resetTokens: number; emailTokens: number; challenges: number }>
+  prune(input: PruneInput): Promise<{
+    sessions: number
+    resetTokens: number
+    emailTokens: number
+    challenges: number
+    addCredentialCodes: number
+  }>
 
   /** Stores a verification or email-change token; every earlier unused token of that kind and user dies. */
   createEmailToken(input: NewEmailToken): Promise<void>
@@ -317,6 +353,11 @@ export interface Store<U extends UserRecord = UserRecord> {
   deleteUserSession(userId: string, sessionId: string): Promise<boolean>
   /** Deletes every session of the user except `keepSessionId`; answers the ids it deleted. */
   deleteOtherSessions(userId: string, keepSessionId: string): Promise<string[]>
+  /**
+   * Keeps the user's `keep` most recently used sessions (latest `refreshedAt` first, then the
+   * greater id) and deletes the others in one statement; answers the ids it deleted.
+   */
+  trimSessions(userId: string, keep: number): Promise<string[]>
   /**
    * Deletes the user with every session and token, in one atomic step, only while the
    * credentials version is still `credentialsVersion` (the password that was re-checked).
@@ -348,10 +389,30 @@ export interface Store<U extends UserRecord = UserRecord> {
   useRecoveryCode(userId: string, codeHash: string, now: Date): Promise<boolean>
   /** Replaces every recovery code of the user, only while the second factor is enabled; answers whether it did. */
   replaceRecoveryCodes(userId: string, codeHashes: string[]): Promise<boolean>
-  /** Re-seals the secret (after a secret rotation), only while it is still `from`; answers whether it wrote. */
+  /** Re-seals the secret (after a key rotation), only while it is still `from`; answers whether it wrote. */
   resealTwoFactor(userId: string, from: string, to: string): Promise<boolean>
+  /**
+   * Second factors whose sealed secret does not begin with `sealingPrefix` (sealed under another
+   * key than the sealing one), by user id after `afterUserId`, at most `limit`: the sweep's pages.
+   */
+  staleSeals(input: {
+    sealingPrefix: string
+    afterUserId: string | null
+    limit: number
+  }): Promise<{ userId: string; secret: string }[]>
+  /** How many second factors' sealed secrets do not begin with `sealingPrefix`. */
+  countStaleSeals(sealingPrefix: string): Promise<number>
   /** Deletes the user's second factor, recovery codes and challenges; answers whether there was one. */
   deleteTwoFactor(userId: string): Promise<boolean>
+  /** Stores the user's add-credential code; an earlier one of the user, used or not, dies. */
+  createAddCredentialCode(input: NewAddCredentialCode): Promise<void>
+  /**
+   * Checks and spends the user's add-credential code, atomically: when it is unexpired, has fewer
+   * than `maxFailures` wrong tries and its hash is `codeHash`, it is spent (never again) and the
+   * answer is `true`. Otherwise the answer is `false`, and a live code counts one more wrong try.
+   * Of concurrent calls with the right hash exactly one gets `true`.
+   */
+  spendAddCredentialCode(input: SpendAddCredentialCodeInput): Promise<boolean>
   /** Stores a login challenge (the password step passed for a two-factor account). */
   createChallenge(input: NewChallenge): Promise<void>
   /**

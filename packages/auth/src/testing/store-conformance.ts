@@ -12,6 +12,7 @@
  */
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
+import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
 import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
@@ -46,5 +47,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     pruneConformance(t)
     lifecycleConformance(t)
     twoFactorConformance(t)
+    addCredentialCodesConformance(t)
   })
 }

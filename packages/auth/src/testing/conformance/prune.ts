@@ -1,6 +1,6 @@
-/** Pruning: dead sessions and spent reset tokens go, in batches of at most `limit`; live rows stay. */
+/** Pruning: dead sessions, spent tokens and challenges and expired add-credential codes go, in batches of at most `limit`; live rows stay. */
 import { describe, expect, it } from 'vitest'
-import { at, type Conformance, DAY, T0 } from './context.js'
+import { at, type Conformance, DAY, SESSION_KEY, T0 } from './context.js'
 
 export const pruneConformance = (t: Conformance) => {
   const { newUser, newSession } = t
@@ -14,7 +14,7 @@ export const pruneConformance = (t: Conformance) => {
       const idle = await newSession(user.id, 'p-idle', at(20 * DAY))
       const old = await newSession(user.id, 'p-old', T0)
       // Created before the absolute cutoff but refreshed lately: still dead.
-      await t.store.swapRefresh({ sessionId: old, from: 'p-old', to: 'p-old-2', now: at(95 * DAY) })
+      await t.store.swapRefresh({ sessionId: old, from: 'p-old', to: 'p-old-2', keyHash: SESSION_KEY, now: at(95 * DAY) })
       const onTheEdge = await newSession(user.id, 'p-edge', at(70 * DAY))
       const live = await newSession(user.id, 'p-live', at(71 * DAY))
 
@@ -23,6 +23,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 0,
+        addCredentialCodes: 0,
       })
       for (const dead of [idle, old, onTheEdge]) expect(await t.store.findSession(dead)).toBeNull()
       expect(await t.store.findSession(live)).not.toBeNull()
@@ -31,6 +32,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 0,
+        addCredentialCodes: 0,
       })
     })
 
@@ -46,6 +48,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 2,
         emailTokens: 0,
         challenges: 0,
+        addCredentialCodes: 0,
       })
       expect(await t.store.findResetToken('live', now)).toEqual({ userId: c.id, email: c.email })
     })
@@ -63,6 +66,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 2,
         challenges: 0,
+        addCredentialCodes: 0,
       })
       expect(await t.store.verifyEmail({ tokenHash: 'live', now })).toBe(c.id)
     })
@@ -80,8 +84,23 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 2,
+        addCredentialCodes: 0,
       })
       expect(await t.store.findChallenge('c-live', now)).toEqual({ userId: c.id })
+    })
+
+    it('deletes expired add-credential codes and keeps the live one', async () => {
+      const [a, b] = [await newUser(), await newUser()]
+      await t.store.createAddCredentialCode({ userId: a.id, codeHash: 'expired', expiresAt: now })
+      await t.store.createAddCredentialCode({ userId: b.id, codeHash: 'live', expiresAt: at(100 * DAY + 1) })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
+        sessions: 0,
+        resetTokens: 0,
+        emailTokens: 0,
+        challenges: 0,
+        addCredentialCodes: 1,
+      })
+      expect(await t.store.spendAddCredentialCode({ userId: b.id, codeHash: 'live', now, maxFailures: 5 })).toBe(true)
     })
 
     it('deletes at most `limit` rows of each kind per call', async () => {
