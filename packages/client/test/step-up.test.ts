@@ -5,16 +5,18 @@
  */
 import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { type RunningServer, startServer } from '../../../apps/todo-api/test/support.js'
+import { type RunningServer, startServerWithMail } from '../../../apps/todo-api/test/support.js'
 import { AuthClientError, createAuthClient, type ReauthenticationPrompt, ReauthenticationRequiredError } from '../src/index.js'
 
 const FRESH_AGE = 2
 let server: RunningServer
+let smtp: Awaited<ReturnType<typeof startServerWithMail>>['smtp']
 beforeAll(async () => {
-  server = await startServer({ env: { AUTH_FRESH_AGE: String(FRESH_AGE) } })
+  ;({ server, smtp } = await startServerWithMail({ env: { AUTH_FRESH_AGE: String(FRESH_AGE) } }))
 })
 afterAll(async () => {
   await server?.stop()
+  await smtp?.close()
 })
 
 const stale = () => new Promise((resolve) => setTimeout(resolve, (FRESH_AGE + 1) * 1000))
@@ -54,6 +56,9 @@ it('the hook asks for the password, again after a wrong one, and the original ca
     },
   })
   await auth.signUp(input)
+  // Two-factor setup needs a verified address.
+  const mail = await smtp.waitFor(input.email, 0, 5_000, 'verify-email')
+  await auth.verifyEmail({ token: decodeURIComponent(/token=(\S+)/.exec(mail.text)?.[1] ?? '') })
   await stale()
   // Two calls refused at once share one ask.
   const [email, codes] = await Promise.allSettled([auth.changeEmail({ newEmail: `c-${input.email}` }), auth.twoFactor.setup()])
