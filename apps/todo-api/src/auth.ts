@@ -25,6 +25,8 @@ export interface AppAuthOptions {
   publicUrl: string
   production: boolean
   trustProxy: boolean
+  /** `EMAIL_SIGN_UP`: an address without an account may sign up by email. Default `false`. */
+  emailSignUp?: boolean
   /** Front ends on other origins that may use the refresh cookie (`TRUSTED_ORIGINS`); `PUBLIC_URL`'s is always trusted. */
   trustedOrigins?: readonly string[]
   /** The client address where the library cannot read Node's request itself (Bun, Deno). */
@@ -51,6 +53,7 @@ export const createAppAuth = ({
   publicUrl,
   production,
   trustProxy,
+  emailSignUp = false,
   trustedOrigins = [],
   accessTokenTtl = null,
   freshAge = null,
@@ -74,6 +77,7 @@ export const createAppAuth = ({
     policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },
     publicUrl,
     trustProxy,
+    emailSignIn: { signUp: emailSignUp },
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
     ...(freshAge === null ? {} : { freshAge }),

@@ -40,6 +40,8 @@ export interface Config {
   smtpUrl: string | null
   mailFrom: string
   trustProxy: boolean
+  /** `EMAIL_SIGN_UP=true`: an address without an account may sign up by email (docs/reference/email-sign-in.md). */
+  emailSignUp: boolean
   /**
    * `ACCESS_TOKEN_TTL`: seconds an access token lives (default 900). For tests and trying the
    * refresh dance with short tokens; refused when NODE_ENV=production.
@@ -269,6 +271,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     smtpUrl: smtp ? smtp.href : null,
     mailFrom: env.MAIL_FROM?.trim() || 'Latchkey <no-reply@localhost>',
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),
+    emailSignUp: parseBoolean('EMAIL_SIGN_UP', env.EMAIL_SIGN_UP),
     trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
     accessTokenTtl: ttl === '' ? null : Number(ttl),
     freshAge: freshAge === '' ? null : Number(freshAge),

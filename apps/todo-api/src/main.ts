@@ -120,6 +120,7 @@ server.listen(config.port, () => {
       publicUrl,
       production: config.production,
       trustProxy: config.trustProxy,
+      emailSignUp: config.emailSignUp,
       trustedOrigins: config.trustedOrigins,
       accessTokenTtl: config.accessTokenTtl,
       freshAge: config.freshAge,

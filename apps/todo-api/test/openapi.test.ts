@@ -91,6 +91,9 @@ describe('GET /openapi.json', () => {
         'GET /reset-password',
         'GET /verify-email',
         'GET /confirm-email',
+        'GET /sign-in',
+        'POST /auth/email-sign-in',
+        'POST /auth/email-sign-in/verify',
       ].sort(),
     )
   })
@@ -189,6 +192,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'GET /reset-password': 'getResetPasswordPage',
       'GET /verify-email': 'getVerifyEmailPage',
       'GET /confirm-email': 'getConfirmEmailPage',
+      'POST /auth/email-sign-in': 'emailSignIn',
+      'POST /auth/email-sign-in/verify': 'verifyEmailSignIn',
+      'GET /sign-in': 'getSignInPage',
       'GET /.well-known/jwks.json': 'getJwks',
     })
   })
@@ -208,6 +214,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'GET /reset-password',
         'GET /verify-email',
         'GET /confirm-email',
+        'POST /auth/email-sign-in',
+        'POST /auth/email-sign-in/verify',
+        'GET /sign-in',
         'GET /.well-known/jwks.json',
       ].sort(),
     )

@@ -4,12 +4,13 @@
  */
 
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
 import { addCredentialCodes } from './add-credential-code.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
+import { rateLimitAddress } from './credentials.js'
 import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { accountOf, routeLimits } from './limits.js'
 import { notifier } from './notify.js'
@@ -121,8 +122,11 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   const box = secretBox(resolved.encryptionKeys, resolved.secrets)
   if (options.hasher)
     resolved.log('createAuth: a custom hasher is in use; the argon2id floor (m=19456 KiB, t=2, p=1) is not checked on it')
-  const hasher = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
-  const decoy = decoyHash(hasher, options.hasher ? undefined : resolved.argon2)
+  const shared = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
+  // A client's share of the hashing queue: its IPv4 address, or its IPv6 /48 (a site's usual
+  // allocation; a /64 per request would otherwise be a new client each time).
+  const hasher = (c: Context) => shared.of(rateLimitAddress(resolved.clientAddress(c), Math.min(48, resolved.ipv6Prefix)))
+  const decoy = decoyHash(shared.own, options.hasher ? undefined : resolved.argon2)
   const tokens = accessTokens({
     secrets: resolved.secrets,
     signingKeys: resolved.signingKeys,

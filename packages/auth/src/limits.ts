@@ -37,6 +37,8 @@ export interface RouteLimits {
   perUser(endpoint: string, emailOf?: KeyRule['valueOf']): MiddlewareHandler
   /** Per address and per the account `userOf` finds (two-factor verify: the challenge's owner). */
   perAccount(endpoint: string, userOf: (c: Context) => Promise<string | null>): MiddlewareHandler
+  /** Per address only (email sign-in verify: its flow counts its own tries). */
+  perAddress(endpoint: string): MiddlewareHandler
   /** `POST /refresh`: per session (`sessionOf`: the id the cookie names, or the value's hash) and per address. */
   refresh(sessionOf: KeyRule['valueOf']): MiddlewareHandler
 }
@@ -69,6 +71,7 @@ export const routeLimits = (
           return owner?.email ?? null
         }),
       ]),
+    perAddress: (endpoint) => limit(endpoint, [ip()]),
     perAccount: (endpoint, userOf) => limit(endpoint, [ip(), user(async (c) => noted(c, await userOf(c)) ?? null)]),
     perUser: (endpoint, emailOf) =>
       limit(endpoint, [

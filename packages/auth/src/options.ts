@@ -129,6 +129,13 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    * `otpauth://` URI's issuer). Default `Latchkey`.
    */
   twoFactor?: { issuer?: string }
+  /**
+   * Sign-in by email (docs/reference/email-sign-in.md). `signUp: true` lets an address without an
+   * account sign up by email: it gets a sign-up link and code, and using one creates the account
+   * (verified, without a password; its name is the address's local part). Default `false`: such
+   * an address gets no mail (and the same answer).
+   */
+  emailSignIn?: { signUp?: boolean }
   /** argon2id parameters; below the OWASP floor (m=19456, t=2, p=1) construction fails. */
   argon2?: Partial<Argon2Params>
   /**
@@ -221,6 +228,8 @@ export interface ResolvedOptions {
   freshAge: number
   /** The issuer of `otpauth://` URIs. */
   twoFactorIssuer: string
+  /** Whether an address without an account may sign up by email. */
+  emailSignUp: boolean
   argon2: Argon2Params
   hashQueue: number
   ipLimit: Limit
@@ -419,6 +428,8 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
   if (typeof twoFactorIssuer !== 'string' || !/^[^:]{1,64}$/.test(twoFactorIssuer))
     fail('twoFactor.issuer', 'must be 1 to 64 characters without a colon')
   if (!cookiePath.startsWith('/')) fail('cookiePath', 'must start with /')
+  const emailSignUp = options.emailSignIn?.signUp ?? false
+  if (typeof emailSignUp !== 'boolean') fail('emailSignIn.signUp', 'must be true or false')
 
   return {
     secrets,
@@ -436,6 +447,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
     freshAge: positiveInteger('freshAge', options.freshAge, 300),
     twoFactorIssuer,
+    emailSignUp,
     argon2,
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),
     ipLimit: limit('rateLimit.ip', options.rateLimit?.ip, { max: 100, windowSeconds: 15 * 60 }),

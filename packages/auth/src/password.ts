@@ -56,32 +56,51 @@ export const boundedConcurrency = (slots: number) => {
   }
 }
 
+/** The password hasher as the routes use it: each call counts toward one client's share of the queue. */
+export interface SharedHasher {
+  /** The hasher for calls made on behalf of `client` (an IPv4 address or an IPv6 /48). */
+  of(client: string): PasswordHasher
+  /** The hasher for the library's own calls (a custom hasher's decoy): the whole queue's bound only. */
+  own: PasswordHasher
+}
+
 /**
- * Admits at most `max` hasher calls at once (running or queued). A call past that is refused
- * with 503 and `Retry-After` before it hashes anything: a flood of password guesses, however it
- * is spread over addresses and accounts, then costs other users a short wait or a quick 503,
- * never seconds of queueing behind it.
+ * Admits at most `max` hasher calls at once (running or queued), and at most a quarter of them
+ * (at least one) for any one client. A call past either is refused with 503 and `Retry-After`
+ * before it hashes anything: a flood of password guesses, however it is spread over addresses
+ * and accounts, then costs other users a short wait or a quick 503, never seconds of queueing
+ * behind it; and one client's flood leaves three quarters of the queue to everyone else.
  */
-export const admittedHasher = (hasher: PasswordHasher, max: number): PasswordHasher => {
+export const admittedHasher = (hasher: PasswordHasher, max: number): SharedHasher => {
+  const share = Math.max(1, Math.floor(max / 4))
   let admitted = 0
-  const admit = async <T>(task: () => Promise<T>): Promise<T> => {
-    if (admitted >= max)
+  const perClient = new Map<string, number>()
+  const admit = async <T>(client: string | null, task: () => Promise<T>): Promise<T> => {
+    const held = client === null ? 0 : (perClient.get(client) ?? 0)
+    if (admitted >= max || held >= share)
       throw new AuthError('overloaded', {
         detail: 'Too many password checks are in progress. Try again in a second.',
         headers: { 'Retry-After': '1' },
       })
     admitted++
+    if (client !== null) perClient.set(client, held + 1)
     try {
       return await task()
     } finally {
       admitted--
+      if (client !== null) {
+        const left = (perClient.get(client) ?? 1) - 1
+        if (left === 0) perClient.delete(client)
+        else perClient.set(client, left)
+      }
     }
   }
-  return {
-    hash: (password) => admit(() => hasher.hash(password)),
-    verify: (stored, password) => admit(() => hasher.verify(stored, password)),
+  const hasherOf = (client: string | null): PasswordHasher => ({
+    hash: (password) => admit(client, () => hasher.hash(password)),
+    verify: (stored, password) => admit(client, () => hasher.verify(stored, password)),
     needsRehash: (stored) => hasher.needsRehash(stored),
-  }
+  })
+  return { of: hasherOf, own: hasherOf(null) }
 }
 
 /** One way to compute argon2id. */

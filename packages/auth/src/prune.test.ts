@@ -64,6 +64,7 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           emailTokens: 0,
           challenges: 0,
           addCredentialCodes: 0,
+          emailSignIns: 0,
           resealed: 0,
         })
 
@@ -95,6 +96,7 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           emailTokens: USERS,
           challenges: 0,
           addCredentialCodes: 0,
+          emailSignIns: 0,
           resealed: 0,
         })
         expect(await count('auth_sessions')).toBe(5)

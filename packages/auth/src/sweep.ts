@@ -16,6 +16,8 @@ export interface PruneCounts {
   emailTokens: number
   challenges: number
   addCredentialCodes: number
+  /** Used or expired sign-in mails (docs/reference/email-sign-in.md). */
+  emailSignIns: number
   /** Sealed values sealed again under the first encryption key. */
   resealed: number
 }
@@ -62,7 +64,15 @@ export const sweeper = <U extends UserRecord>(deps: {
     return resealed
   }
   const sweepAll = async (): Promise<PruneCounts> => {
-    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0, addCredentialCodes: 0, resealed: 0 }
+    const total: PruneCounts = {
+      sessions: 0,
+      resetTokens: 0,
+      emailTokens: 0,
+      challenges: 0,
+      addCredentialCodes: 0,
+      emailSignIns: 0,
+      resealed: 0,
+    }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
       const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
@@ -71,7 +81,9 @@ export const sweeper = <U extends UserRecord>(deps: {
       total.emailTokens += deleted.emailTokens
       total.challenges += deleted.challenges
       total.addCredentialCodes += deleted.addCredentialCodes
-      if (Math.max(...Object.values(deleted)) < deps.batchSize) break
+      const signIns = await deps.store.pruneEmailSignIns(now, deps.batchSize)
+      total.emailSignIns += signIns
+      if (Math.max(...Object.values(deleted), signIns) < deps.batchSize) break
       // Requests go first between batches.
       await new Promise((resolve) => setTimeout(resolve, 0))
     }

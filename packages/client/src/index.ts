@@ -10,6 +10,8 @@ export {
   type AuthClientOptions,
   type AuthState,
   createAuthClient,
+  type EmailSignInProof,
+  type EmailSignInStarted,
   type ReauthenticationPrompt,
   type ReauthProof,
   type SessionView,

@@ -9,6 +9,7 @@
  */
 import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/d1'
+import { emailSignInD1 } from '../email-sign-in/d1.js'
 import * as schema from '../sqlite/schema.js'
 import {
   addCredentialCodes,
@@ -62,6 +63,8 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
   const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 
   return {
+    ...emailSignInD1(db),
+
     async createUser(input) {
       const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
       return row ? toUser(row) : null

@@ -25,12 +25,15 @@ export const wrongPassword = (path = 'currentPassword') =>
 /** The account as stored, when `password` is its current password; otherwise throws {@link wrongPassword}. */
 export const checkCurrentPassword = async <U extends UserRecord>(
   { store, hasher }: Pick<RouteDeps<U>, 'store' | 'hasher'>,
+  c: Context,
   userId: string,
   password: string,
   path?: string,
 ): Promise<UserWithHash<U>> => {
   const found = await store.findUserById(userId)
-  if (!found || !(await hasher.verify(found.passwordHash, normalizePassword(password)))) throw wrongPassword(path)
+  // An account without a password (docs/reference/email-sign-in.md) has none to be right.
+  if (!found || found.passwordHash === null || !(await hasher(c).verify(found.passwordHash, normalizePassword(password))))
+    throw wrongPassword(path)
   return found
 }
 
@@ -60,7 +63,7 @@ export const confirmHolder = async <U extends UserRecord>(
   currentPassword: string | undefined,
 ): Promise<UserWithHash<U>> => {
   const { user } = c.var
-  if (currentPassword !== undefined) return checkCurrentPassword(deps, user.id, currentPassword)
+  if (currentPassword !== undefined) return checkCurrentPassword(deps, c, user.id, currentPassword)
   const { now, freshAge } = deps.options
   if (!isFresh(c.var, now(), freshAge)) throw reauthenticationRequired(freshAge)
   const found = await deps.store.findUserById(user.id)

@@ -5,6 +5,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { jsonBodyGuard } from '../body.js'
+import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
 import { BEARER_SCHEME } from '../route.js'
 import type { UserRecord } from '../store/types.js'
@@ -73,5 +74,6 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
   changeEmail(routes, deps)
   deleteAccount(routes, deps)
   twoFactorRoutes(routes, deps)
+  emailSignInRoutes(routes, deps)
   return routes
 }

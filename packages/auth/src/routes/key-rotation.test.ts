@@ -47,6 +47,7 @@ describe.each(STORES)('key rotation on $name', ({ skip, open }) => {
     expect(setup.status).toBe(200)
     const totp = OTPAuth.URI.parse(((await setup.json()) as { uri: string }).uri) as OTPAuth.TOTP
     const code = (at: H) => totp.generate({ timestamp: at.clock.now().getTime() })
+    // Adding a factor needs the mailbox: the code mailed by setup.
     const enable = await h.request('POST', '/auth/two-factor/enable', {
       json: { code: code(h), emailCode: await h.emailCode() },
       headers: user.bearer,

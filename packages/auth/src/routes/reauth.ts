@@ -59,7 +59,7 @@ export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
     const { user, sessionId } = c.var
     let found: Awaited<ReturnType<typeof checkCurrentPassword<U>>>
     try {
-      found = await checkCurrentPassword(deps, user.id, body.password, 'password')
+      found = await checkCurrentPassword(deps, c, user.id, body.password, 'password')
     } catch (err) {
       if (err instanceof AuthError && err.code === 'wrong_password')
         notify.event(c, { type: 'reauthentication.failed', userId: user.id, sessionId })

@@ -4,7 +4,10 @@
  * It decides no policy: lifetimes, races and reuse are judged by the session core (`session.ts`).
  * Every store runs the same conformance suite (`@latchkey/auth/testing`).
  * Stores hold only SHA-256 hashes of refresh values and reset tokens, never the values.
+ * `Store` is the intersection of the core's methods and each feature's facet
+ * (`email-sign-in/store.ts`).
  */
+import type { EmailSignInStore } from '../email-sign-in/store.js'
 
 /** A user as the store keeps it, without the password hash. Policies read it as `user.raw`. */
 export interface UserRecord {
@@ -24,7 +27,8 @@ export const INITIAL_CREDENTIALS_VERSION = 0
 /** A user together with the stored password hash: only login and password changes see it. */
 export interface UserWithHash<U extends UserRecord = UserRecord> {
   user: U
-  passwordHash: string
+  /** `null` for an account without a password (created or settled by sign-in by email): no password opens it. */
+  passwordHash: string | null
   /**
    * The user's credentials version as read with this hash. Every password change bumps it; a
    * session or a re-hash for the password that was verified is written only while it is current.
@@ -256,7 +260,7 @@ export interface PruneInput {
  * import { sqliteStore } from '@latchkey/auth/sqlite'
  * const store = sqliteStore(new Database('app.db'))
  */
-export interface Store<U extends UserRecord = UserRecord> {
+export interface Store<U extends UserRecord = UserRecord> extends EmailSignInStore {
   /** Inserts a user; answers `null` when the (canonical) email is already taken. */
   createUser(input: NewUser): Promise<U | null>
   findUserByEmail(email: string): Promise<UserWithHash<U> | null>

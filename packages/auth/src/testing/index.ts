@@ -5,6 +5,14 @@
  */
 
 export { keyIdOf } from '../access-token.js'
+export type {
+  EmailSignInClaim,
+  EmailSignInProof,
+  EmailSignInStore,
+  NewEmailSignIn,
+  SettledEmailSignIn,
+  SettleEmailSignInInput,
+} from '../email-sign-in/store.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
   ConsumeResetInput,

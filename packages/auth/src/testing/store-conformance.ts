@@ -15,6 +15,7 @@ import type { Store, UserRecord } from '../store/types.js'
 import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
 import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
+import { emailSignInConformance } from './conformance/email-sign-in.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
 import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
@@ -48,5 +49,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     lifecycleConformance(t)
     twoFactorConformance(t)
     addCredentialCodesConformance(t)
+    emailSignInConformance(t)
   })
 }
