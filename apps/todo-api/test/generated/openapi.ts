@@ -105,6 +105,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/auth/reauth': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Prove who you are again (password, and a code when two-factor is on): the session becomes fresh
+     * @description For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.
+     */
+    post: operations['reauthenticate']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/auth/forgot-password': {
     parameters: {
       query?: never
@@ -617,6 +637,11 @@ export interface components {
         /** @example Password must be at least 8 characters */
         message: string
       }[]
+      /**
+       * Format: int32
+       * @description `reauthentication-required` only: the most seconds since the session last proved its holder that the operation accepts (re-authenticate with POST /auth/reauth)
+       */
+      maxAge?: number
     }
     SignupRequest: {
       name: string
@@ -654,6 +679,15 @@ export interface components {
       currentPassword: string
       /** Format: password */
       newPassword: string
+    }
+    ReauthRequest: {
+      /** Format: password */
+      password: string
+      /**
+       * @description Required when the account has two-factor authentication on: a code of the authenticator app, or an unused recovery code
+       * @example 123456
+       */
+      code?: string
     }
     Accepted: {
       message: string
@@ -701,8 +735,11 @@ export interface components {
       current: boolean
     }
     ChangeEmailRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * Format: email
        * @example ada@example.com
@@ -713,8 +750,11 @@ export interface components {
       token: string
     }
     DeleteAccountRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * @description Required when two-factor authentication is on: a code of the authenticator app or an unused recovery code
        * @example 123456
@@ -735,8 +775,11 @@ export interface components {
       uri: string
     }
     TwoFactorSetupRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
     }
     RecoveryCodes: {
       /** @description Single-use codes that stand in for the app once each. Shown only now. */
@@ -755,8 +798,11 @@ export interface components {
       emailCode: string
     }
     TwoFactorDisableRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * @description A 6-digit code of the authenticator app, or an unused recovery code
        * @example 123456
@@ -764,8 +810,11 @@ export interface components {
       code: string
     }
     RecoveryCodesRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * @description The current 6-digit code of the authenticator app
        * @example 123456
@@ -1006,7 +1055,7 @@ export interface operations {
       /** @description Wrong email or password */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1090,7 +1139,7 @@ export interface operations {
       /** @description Missing, invalid, expired, revoked or reused refresh cookie */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1170,7 +1219,7 @@ export interface operations {
       /** @description No valid access token, and no current refresh cookie */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1237,7 +1286,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1288,7 +1337,113 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the `token` cookie was sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  reauthenticate: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReauthRequest']
+      }
+    }
+    responses: {
+      /** @description The session is fresh; a new access token for it (the refresh cookie is unchanged) */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description Invalid input, a wrong password, or a missing, wrong or used code */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1613,7 +1768,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1695,7 +1850,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1733,7 +1888,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1801,7 +1956,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1887,10 +2042,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2082,10 +2237,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2178,7 +2333,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2228,10 +2383,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2346,7 +2501,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2445,10 +2600,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2560,10 +2715,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2678,7 +2833,7 @@ export interface operations {
       /** @description A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2848,7 +3003,7 @@ export interface operations {
       /** @description An invalid, used or expired link, a wrong code (the fifth kills the mail), or an unknown or dead flow: one answer for all */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2956,7 +3111,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3009,7 +3164,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3077,7 +3232,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3169,7 +3324,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3245,7 +3400,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }

@@ -96,4 +96,8 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE INDEX `auth_devices_last_seen_idx` ON `auth_devices` (`last_seen_at`);',
     ],
   },
+  {
+    tag: '0013_session_authentication',
+    statements: ['ALTER TABLE `auth_sessions` ADD `authenticated_at` integer;', 'ALTER TABLE `auth_sessions` ADD `amr` text;'],
+  },
 ]
