@@ -23,7 +23,9 @@ const binaries: Record<string, string> = {
 
 describe.concurrent.each(['node', 'bun', 'deno', 'workers'])('pnpm --filter @latchkey/example-%s start', (runtime) => {
   const missing = unbuilt ?? (binaries[runtime] && !existsSync(binaries[runtime]) ? `${binaries[runtime]} not found` : null)
-  it.skipIf(missing !== null)('stops on Ctrl-C with status 0 and no pnpm error', { timeout: 60_000 }, async () => {
+  // Ctrl-C reaches pnpm and the runtime at once; under load pnpm now and then reports a child that
+  // was still stopping. Tried up to three times: a start script that never stops cleanly fails each.
+  it.skipIf(missing !== null)('stops on Ctrl-C with status 0 and no pnpm error', { timeout: 60_000, retry: 2 }, async () => {
     const scratch = mkdtempSync(join(tmpdir(), `latchkey-${runtime}-start-`))
     const child = spawn('pnpm', ['--filter', `@latchkey/example-${runtime}`, 'start'], {
       cwd: ROOT,
