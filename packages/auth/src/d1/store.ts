@@ -9,6 +9,7 @@
  */
 import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/d1'
+import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import * as schema from '../sqlite/schema.js'
 import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from '../sqlite/schema.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
@@ -51,6 +52,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
   const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 
   return {
+    ...sqlitePasskeyStore(db),
     async createUser(input) {
       const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
       return row ? toUser(row) : null

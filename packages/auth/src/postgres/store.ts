@@ -10,6 +10,7 @@
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
+import { postgresPasskeyStore } from '../passkeys/postgres-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
@@ -81,6 +82,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     .prepare('latchkey_user_by_email')
 
   return {
+    ...postgresPasskeyStore(db),
     async createUser(input) {
       const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
       return row ? toUser(row) : null

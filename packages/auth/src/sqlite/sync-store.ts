@@ -7,6 +7,7 @@
  */
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
@@ -99,6 +100,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
   }
 
   return {
+    ...sqlitePasskeyStore(db),
     async createUser(input) {
       const rows = db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning().all()
       const row = rows[0]

@@ -6,6 +6,10 @@
  * Stores hold only SHA-256 hashes of refresh values and reset tokens, never the values.
  */
 
+import type { PasskeyStore } from '../passkeys/store.js'
+
+export type * from '../passkeys/store.js'
+
 /** A user as the store keeps it, without the password hash. Policies read it as `user.raw`. */
 export interface UserRecord {
   id: string
@@ -192,7 +196,7 @@ export interface PruneInput {
  * import { sqliteStore } from '@latchkey/auth/sqlite'
  * const store = sqliteStore(new Database('app.db'))
  */
-export interface Store<U extends UserRecord = UserRecord> {
+export interface Store<U extends UserRecord = UserRecord> extends PasskeyStore {
   /** Inserts a user; answers `null` when the (canonical) email is already taken. */
   createUser(input: NewUser): Promise<U | null>
   findUserByEmail(email: string): Promise<UserWithHash<U> | null>

@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { conformance } from './conformance/context.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
+import { passkeysConformance } from './conformance/passkeys.js'
 import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
 import { sessionsConformance } from './conformance/sessions.js'
@@ -44,5 +45,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     pruneConformance(t)
     lifecycleConformance(t)
     twoFactorConformance(t)
+    passkeysConformance(t)
   })
 }
