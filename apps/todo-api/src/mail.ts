@@ -95,6 +95,10 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
       return notice(mail.to, 'Two-factor sign-in is off', 'Two-factor sign-in was just turned off for your account.')
     case 'recovery-code-used':
       return notice(mail.to, 'A recovery code was used', 'One of your recovery codes was just used to sign in.')
+    case 'passkey-added':
+      return notice(mail.to, 'A passkey was added', `A passkey named "${mail.name}" was just added to your account.`)
+    case 'passkey-removed':
+      return notice(mail.to, 'A passkey was removed', `The passkey named "${mail.name}" was just removed from your account.`)
   }
 }
 

@@ -35,6 +35,8 @@ export interface RouteLimits {
    * guard (401 before 429).
    */
   perUser(endpoint: string, emailOf?: KeyRule['valueOf']): MiddlewareHandler
+  /** Per client address only: where no account is known before the work (a passkey sign-in). */
+  perIp(endpoint: string): MiddlewareHandler
   /** Per address and per the account `userOf` finds (two-factor verify: the challenge's owner). */
   perAccount(endpoint: string, userOf: (c: Context) => Promise<string | null>): MiddlewareHandler
   /** `POST /refresh`: per session (`sessionOf`: the id the cookie names, or the value's hash) and per address. */
@@ -69,6 +71,7 @@ export const routeLimits = (
           return owner?.email ?? null
         }),
       ]),
+    perIp: (endpoint) => limit(endpoint, [ip()]),
     perAccount: (endpoint, userOf) => limit(endpoint, [ip(), user(async (c) => noted(c, await userOf(c)) ?? null)]),
     perUser: (endpoint, emailOf) =>
       limit(endpoint, [

@@ -46,6 +46,9 @@ export type AuthMail =
   | Notice<'two-factor-enabled'>
   | Notice<'two-factor-disabled'>
   | Notice<'recovery-code-used'>
+  /** A passkey was added to the account (`name`: the name it was given). */
+  | (Notice<'passkey-added'> & { name: string })
+  | (Notice<'passkey-removed'> & { name: string })
 
 export type AuthMailKind = AuthMail['kind']
 
@@ -63,6 +66,8 @@ interface EventBase {
 
 type UserEvent<T extends string> = EventBase & { type: T; userId: string }
 type SessionEvent<T extends string> = UserEvent<T> & { sessionId: string }
+/** `passkeyId`: the WebAuthn credential id, base64url. */
+type PasskeyEvent<T extends string> = UserEvent<T> & { passkeyId: string }
 
 /**
  * One security-relevant step, after it happened. Never a password, hash, token or code.
@@ -88,6 +93,10 @@ export type AuthEvent =
   | UserEvent<'two_factor.disabled'>
   | UserEvent<'two_factor.failed'>
   | UserEvent<'recovery_code.used'>
+  | PasskeyEvent<'passkey.added'>
+  | PasskeyEvent<'passkey.removed'>
+  /** An assertion whose signature counter did not increase: a cloned authenticator, or a replay. The sign-in was refused. */
+  | PasskeyEvent<'passkey.counter_regressed'>
 
 export type AuthEventType = AuthEvent['type']
 

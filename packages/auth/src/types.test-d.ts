@@ -100,6 +100,8 @@ const exhaustive = (mail: AuthMail): string => {
     case 'two-factor-enabled':
     case 'two-factor-disabled':
     case 'recovery-code-used':
+    case 'passkey-added':
+    case 'passkey-removed':
       // @ts-expect-error -- a notice carries no token
       return mail.token
     default: {
