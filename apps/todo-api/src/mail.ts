@@ -4,7 +4,7 @@
  * built from request headers) and the delivery: SMTP when `SMTP_URL` is set, each mail with an
  * `X-Latchkey-Kind` header; otherwise one terminal line per mail, outside production only.
  */
-import type { AuthMail } from '@latchkey/auth'
+import type { AddedCredential, AuthMail, RecoveryCodeUse } from '@latchkey/auth'
 import nodemailer from 'nodemailer'
 
 export interface MailerOptions {
@@ -94,13 +94,57 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
     case 'two-factor-disabled':
       return notice(mail.to, 'Two-factor sign-in is off', 'Two-factor sign-in was just turned off for your account.')
     case 'recovery-code-used':
-      return notice(mail.to, 'A recovery code was used', 'One of your recovery codes was just used to sign in.')
+      return notice(
+        mail.to,
+        'A recovery code was used',
+        `One of your recovery codes was just used ${RECOVERY_USE[mail.usedFor]}.`,
+      )
+    case 'add-credential':
+      return addCredential(mail.to, mail.code, CREDENTIAL[mail.credential])
+    case 'account-deleted':
+      return {
+        subject: 'Your account was deleted',
+        text: [
+          'Your account and everything in it were just deleted.',
+          '',
+          'If this was not you, someone had your password (and your second factor, if you had one on).',
+          'The address is free again: you can sign up with it anew.',
+        ].join('\n'),
+        line: `notice for ${mail.to}: Your account was deleted`,
+      }
     case 'passkey-added':
       return notice(mail.to, 'A passkey was added', `A passkey named "${mail.name}" was just added to your account.`)
     case 'passkey-removed':
       return notice(mail.to, 'A passkey was removed', `The passkey named "${mail.name}" was just removed from your account.`)
   }
 }
+
+/** What a recovery code was used for, as the notice's sentence ends. */
+const RECOVERY_USE: Record<RecoveryCodeUse, string> = {
+  'sign-in': 'to sign in',
+  'disable-two-factor': 'to turn two-factor sign-in off',
+  'delete-account': 'to delete your account',
+}
+
+/** What the credential an add-credential code is for is called in the mail. */
+const CREDENTIAL: Record<AddedCredential, string> = {
+  'two-factor': 'two-factor sign-in (an authenticator app)',
+  passkey: 'a passkey',
+}
+
+/** The mailed code that proves the mailbox before a credential is added. The development line shows the code. */
+const addCredential = (to: string, code: string, what: string): Composed => ({
+  subject: 'Your code to add a sign-in method',
+  text: [
+    `Someone signed in to your account is adding ${what}. To go on, they need this code:`,
+    '',
+    `    ${code}`,
+    '',
+    'It works once and expires in 10 minutes.',
+    'If this was not you, someone has your password: do not share the code, reset your password now.',
+  ].join('\n'),
+  line: `add-credential code for ${to}: ${code}`,
+})
 
 const notice = (to: string, subject: string, what: string): Composed => ({
   subject,

@@ -4,6 +4,7 @@
  * deletion taking the todos with it, and the audit lines: one JSON line per event, no secret.
  */
 import Database from 'better-sqlite3'
+import * as OTPAuth from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   freshPostgresSchema,
@@ -78,6 +79,41 @@ describe('the account lifecycle in the reference server', () => {
     expect(changed.status).toBe(204)
     const notice = await smtp.waitFor(ada.email, before, 5_000, 'password-changed')
     expect(notice.text).not.toMatch(/token=/)
+  })
+
+  it('mails the two-factor code (add-credential) and, at a deletion, account-deleted; a recovery code names its use', async () => {
+    const ada = await signup(server.base)
+    secrets.add(ada.token).add(ada.password)
+    const post = (path: string, body: unknown) => request(server.base, 'POST', path, { token: ada.token, body })
+    expect((await post('/auth/two-factor/setup', { currentPassword: ada.password })).status).toBe(403)
+    const verify = await smtp.waitFor(ada.email, 0, 5_000, 'verify-email')
+    expect(
+      (await request(server.base, 'POST', '/auth/verify-email', { body: { token: tokenIn(verify.text, 'verify-email') } }))
+        .status,
+    ).toBe(204)
+
+    const before = smtp.mails.length
+    const setup = await post('/auth/two-factor/setup', { currentPassword: ada.password })
+    expect(setup.status).toBe(200)
+    const mail = await smtp.waitFor(ada.email, before, 5_000, 'add-credential')
+    expect(mail.text).toMatch(/^X-Latchkey-Kind: add-credential\r?$/m)
+    expect(mail.text).toMatch(/two-factor sign-in/)
+    const emailCode = /^ {4}([0-9]{6})\r?$/m.exec(mail.text)?.[1] ?? ''
+    expect(emailCode).toMatch(/^[0-9]{6}$/)
+    secrets.add(emailCode)
+    const totp = OTPAuth.URI.parse((setup.body as { uri: string }).uri)
+    const enabled = await post('/auth/two-factor/enable', { code: totp.generate(), emailCode })
+    expect(enabled.status).toBe(200)
+    const [recovery] = (enabled.body as { recoveryCodes: string[] }).recoveryCodes
+
+    expect((await post('/auth/delete-account', { currentPassword: ada.password })).status).toBe(400)
+    const gone = smtp.mails.length
+    expect((await post('/auth/delete-account', { currentPassword: ada.password, code: recovery })).status).toBe(204)
+    const used = await smtp.waitFor(ada.email, gone, 5_000, 'recovery-code-used')
+    expect(used.text).toMatch(/used to delete your account/)
+    const deleted = await smtp.waitFor(ada.email, gone, 5_000, 'account-deleted')
+    expect(deleted.text).toMatch(/^X-Latchkey-Kind: account-deleted\r?$/m)
+    expect(deleted.text).not.toMatch(/token=/)
   })
 
   it('writes one JSON audit line per event, with no secret in any of them', async () => {

@@ -16,7 +16,7 @@ import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript'
 import * as OTPAuth from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { paths } from './generated/openapi.js'
-import { REPO_ROOT, type RunningServer, startServer } from './support.js'
+import { devMail, REPO_ROOT, type RunningServer, startServer, verifyByDevMail } from './support.js'
 
 const GENERATED = fileURLToPath(new URL('generated/openapi.ts', import.meta.url))
 const HEADER = [
@@ -165,13 +165,18 @@ describe('a full flow through openapi-fetch', () => {
     const signup = await client.POST('/auth/signup', { body: { name: 'Ada', email, password } })
     if (!signup.data) throw new Error(`signup failed: ${JSON.stringify(signup.error)}`)
     const bearer = { Authorization: `Bearer ${signup.data.accessToken}` }
+    const unverified = await client.POST('/auth/two-factor/setup', { body: { currentPassword: password }, headers: bearer })
+    expect(unverified.response.status).toBe(403)
+    expect(unverified.error).toMatchObject({ type: 'urn:latchkey:problem:email-unverified' })
+    await verifyByDevMail(server, email)
 
     const setup = await client.POST('/auth/two-factor/setup', { body: { currentPassword: password }, headers: bearer })
     if (!setup.data) throw new Error(`setup failed: ${JSON.stringify(setup.error)}`)
     // Codes from an independent TOTP implementation, as an authenticator app would make them.
     const totp = OTPAuth.URI.parse(setup.data.uri)
     expect(totp.secret.base32).toBe(setup.data.secret)
-    const enabled = await client.POST('/auth/two-factor/enable', { body: { code: totp.generate() }, headers: bearer })
+    const emailCode = await devMail(server, 'add-credential code', email)
+    const enabled = await client.POST('/auth/two-factor/enable', { body: { code: totp.generate(), emailCode }, headers: bearer })
     expect(enabled.data?.recoveryCodes).toHaveLength(10)
     expect((await client.GET('/auth/two-factor', { headers: bearer })).data).toEqual({
       enabled: true,

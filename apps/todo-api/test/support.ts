@@ -293,6 +293,41 @@ export const signup = async (base: string, name = 'Ada'): Promise<Account> => {
   return { email, password, token: body.accessToken, userId: body.user.id, refreshCookie }
 }
 
+/**
+ * In development without SMTP, the value at the end of the newest `[dev mail] <what> for <to>: …`
+ * line (`what`: `email verification link`, `add-credential code`, …), once more than `after` such
+ * lines were printed.
+ */
+export const devMail = async (server: RunningServer, what: string, to: string, after = 0, timeoutMs = 5_000) => {
+  const prefix = `[dev mail] ${what} for ${to}: `
+  const lines = () =>
+    server
+      .stdout()
+      .split('\n')
+      .filter((l) => l.startsWith(prefix))
+  const deadline = Date.now() + timeoutMs
+  while (lines().length <= after) {
+    if (Date.now() > deadline) throw new Error(`no ${what} line for ${to} within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return (lines().at(-1) as string).slice(prefix.length)
+}
+
+/** How many `[dev mail] <what> for <to>` lines were printed so far (the `after` of {@link devMail}). */
+export const devMailCount = (server: RunningServer, what: string, to: string) =>
+  server
+    .stdout()
+    .split('\n')
+    .filter((l) => l.startsWith(`[dev mail] ${what} for ${to}: `)).length
+
+/** In development without SMTP: redeems the verification link printed for `email`. */
+export const verifyByDevMail = async (server: RunningServer, email: string) => {
+  const link = await devMail(server, 'email verification link', email)
+  const token = new URL(link).searchParams.get('token') ?? ''
+  const reply = await request(server.base, 'POST', '/auth/verify-email', { body: { token } })
+  if (reply.status !== 204) throw new Error(`verify-email answered ${reply.status}: ${reply.text}`)
+}
+
 export interface TodoJson {
   id: string
   userId: string

@@ -2,10 +2,12 @@
  * `createAuth`: validates the options once, wires the dependencies, and returns the
  * `/auth` routes, the guard, and the guarded-route helper.
  */
+
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
+import { addCredentialCodes } from './add-credential-code.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
 import { errorSummary } from './errors.js'
@@ -163,6 +165,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     notify,
     afterAnswer: after,
     twoFactor: twoFactorCore({ store: options.store, box: secretBox(resolved.secrets), now: resolved.now }),
+    addCredential: addCredentialCodes({ store: options.store, notify, now: resolved.now }),
     passkeys: resolved.passkeys && passkeyCore({ store: options.store, options: resolved.passkeys, now: resolved.now }),
     options: resolved,
   })

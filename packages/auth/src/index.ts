@@ -10,7 +10,15 @@ export { type Auth, createAuth } from './create-auth.js'
 export type { GetConnInfo } from './credentials.js'
 export { AuthError, type AuthErrorCode } from './errors.js'
 export type { GuardEnv, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
-export type { AuthEvent, AuthEventType, AuthMail, AuthMailKind, ResetMail } from './notify.js'
+export type {
+  AddedCredential,
+  AuthEvent,
+  AuthEventType,
+  AuthMail,
+  AuthMailKind,
+  RecoveryCodeUse,
+  ResetMail,
+} from './notify.js'
 export { type AuthOptions, type AuthUser, type Policy, secretWeakness } from './options.js'
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'

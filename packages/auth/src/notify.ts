@@ -45,12 +45,30 @@ export type AuthMail =
   | (Notice<'email-changed'> & { newEmail: string })
   | Notice<'two-factor-enabled'>
   | Notice<'two-factor-disabled'>
-  | Notice<'recovery-code-used'>
+  /**
+   * A recovery code was spent: `usedFor` says what for (`sign-in`, `disable-two-factor`,
+   * `delete-account`), so the owner can tell their own use from someone else's.
+   */
+  | (Notice<'recovery-code-used'> & { usedFor: RecoveryCodeUse })
+  /**
+   * The 6-digit code that proves the mailbox before `credential` is added to the account (ten
+   * minutes, single use). Say what it is for: a mail the owner did not expect means someone
+   * else holds their password.
+   */
+  | (Notice<'add-credential'> & { code: string; credential: AddedCredential })
+  /** The account was deleted; sent to the address it had. */
+  | Notice<'account-deleted'>
   /** A passkey was added to the account (`name`: the name it was given). */
   | (Notice<'passkey-added'> & { name: string })
   | (Notice<'passkey-removed'> & { name: string })
 
 export type AuthMailKind = AuthMail['kind']
+
+/** What an `add-credential` code is for: the credential about to be added. */
+export type AddedCredential = 'two-factor' | 'passkey'
+
+/** What a recovery code was spent for (the `recovery-code-used` mail's `usedFor`). */
+export type RecoveryCodeUse = 'sign-in' | 'disable-two-factor' | 'delete-account'
 
 /** The reset mail (`kind: 'reset-password'`). */
 export type ResetMail = Extract<AuthMail, { kind: 'reset-password' }>

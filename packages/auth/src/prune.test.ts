@@ -56,7 +56,7 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
         for (let u = 0; u < USERS; u++)
           expect((await post('/signup', { json: { name: 'P', email: email(u), password: PASSWORD } })).status).toBe(201)
         // The signups' sessions are alive: nothing to delete yet.
-        expect(await auth.prune()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0 })
+        expect(await auth.prune()).toEqual({ sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0, addCredentialCodes: 0 })
 
         await inParallel(10_000, 16, async (i) => {
           const login = await post('/login', { json: { email: email(i), password: PASSWORD } })
@@ -80,7 +80,13 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           expect((await post('/login', { json: { email: email(i), password: PASSWORD } })).status).toBe(200)
         const pruned = await auth.prune()
         // The signups' verification tokens (24 hours) have expired too.
-        expect(pruned).toEqual({ sessions: USERS + 10_000, resetTokens: 0, emailTokens: USERS, challenges: 0 })
+        expect(pruned).toEqual({
+          sessions: USERS + 10_000,
+          resetTokens: 0,
+          emailTokens: USERS,
+          challenges: 0,
+          addCredentialCodes: 0,
+        })
         expect(await count('auth_sessions')).toBe(5)
         expect(await count('auth_users')).toBe(USERS)
         expect(await count('auth_reset_tokens')).toBe(0)

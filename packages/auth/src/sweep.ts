@@ -1,6 +1,6 @@
 /**
  * The sweep that keeps the store's tables proportional to live data (docs/reference/operations.md#the-sweep): dead
- * sessions, spent reset and email tokens and dead login challenges are deleted in bounded batches, on a timer the server owns
+ * sessions, spent reset and email tokens, dead login challenges and expired add-credential codes are deleted in bounded batches, on a timer the server owns
  * (unref'd, so it never keeps a process alive) and stops on shutdown. The session core says
  * what is dead; the store deletes it.
  */
@@ -13,6 +13,7 @@ export interface PruneCounts {
   resetTokens: number
   emailTokens: number
   challenges: number
+  addCredentialCodes: number
 }
 
 export interface Sweep {
@@ -36,7 +37,7 @@ export const sweeper = <U extends UserRecord>(deps: {
 }): Sweep => {
   let running: Promise<PruneCounts> | null = null
   const sweepAll = async (): Promise<PruneCounts> => {
-    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0 }
+    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0, addCredentialCodes: 0 }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
       const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
@@ -44,7 +45,8 @@ export const sweeper = <U extends UserRecord>(deps: {
       total.resetTokens += deleted.resetTokens
       total.emailTokens += deleted.emailTokens
       total.challenges += deleted.challenges
-      if (Math.max(deleted.sessions, deleted.resetTokens, deleted.emailTokens, deleted.challenges) < deps.batchSize) break
+      total.addCredentialCodes += deleted.addCredentialCodes
+      if (Math.max(...Object.values(deleted)) < deps.batchSize) break
       // Requests go first between batches.
       await new Promise((resolve) => setTimeout(resolve, 0))
     }

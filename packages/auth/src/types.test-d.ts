@@ -99,11 +99,15 @@ const exhaustive = (mail: AuthMail): string => {
     case 'password-changed':
     case 'two-factor-enabled':
     case 'two-factor-disabled':
-    case 'recovery-code-used':
+    case 'account-deleted':
     case 'passkey-added':
     case 'passkey-removed':
       // @ts-expect-error -- a notice carries no token
       return mail.token
+    case 'recovery-code-used':
+      return mail.usedFor
+    case 'add-credential':
+      return mail.code
     default: {
       const never: never = mail
       return never

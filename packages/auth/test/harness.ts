@@ -99,7 +99,42 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
     return res
   }
 
-  return { app, auth, db, store, clock, mails, allMails, events, logs, request, signup, login, counts: () => sqliteCounts(db) }
+  /** The newest mail of `kind` sent to `to`, once the hooks have run. */
+  const mailOf = async <K extends AuthMail['kind']>(kind: K, to: string) => {
+    await auth.settled()
+    const mail = allMails.findLast((m): m is Extract<AuthMail, { kind: K }> => m.kind === kind && m.to === to)
+    if (!mail) throw new Error(`no ${kind} mail to ${to}`)
+    return mail
+  }
+
+  /** Redeems the newest verification mail sent to `email`: the account proves its mailbox. */
+  const verifyEmail = async (email = 'ada@example.com') => {
+    const { token } = await mailOf('verify-email', email)
+    const res = await request('POST', '/auth/verify-email', { json: { token } })
+    if (res.status !== 204) throw new Error(`verify-email failed: ${res.status} ${await res.text()}`)
+  }
+
+  /** The code of the newest add-credential mail sent to `email` (mailed by two-factor setup). */
+  const emailCode = async (email = 'ada@example.com') => (await mailOf('add-credential', email)).code
+
+  return {
+    app,
+    auth,
+    db,
+    store,
+    clock,
+    mails,
+    allMails,
+    events,
+    logs,
+    request,
+    signup,
+    login,
+    mailOf,
+    verifyEmail,
+    emailCode,
+    counts: () => sqliteCounts(db),
+  }
 }
 
 /** The value of the refresh cookie a response sets, `''` when it clears it, `undefined` when untouched. */

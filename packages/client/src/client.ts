@@ -418,18 +418,27 @@ export const createAuthClient = (options: AuthClientOptions) => {
     /** The second factor of the signed-in user (docs/reference/two-factor.md). */
     twoFactor: {
       status: () => call<TwoFactorStatus>('GET', '/two-factor', undefined, true),
-      /** A new key, pending until `enable`: put `uri` in a QR code, or `secret` into the app. */
+      /**
+       * A new key, pending until `enable`: put `uri` in a QR code, or `secret` into the app. The
+       * account's address must be verified (otherwise a 403 `email-unverified` problem); a 6-digit
+       * code is mailed to it for `enable`.
+       */
       setup: (input: { currentPassword: string }) =>
         call<{ secret: string; uri: string }>('POST', '/two-factor/setup', input, true),
-      /** Turns it on with the app's current code; answers the ten recovery codes, once. Other sessions end. */
-      enable: (input: { code: string }) => call<{ recoveryCodes: string[] }>('POST', '/two-factor/enable', input, true),
+      /**
+       * Turns it on with the app's current code and `emailCode`, the code setup mailed (10 minutes;
+       * the fifth wrong one kills it); answers the ten recovery codes, once. Other sessions end.
+       */
+      enable: (input: { code: string; emailCode: string }) =>
+        call<{ recoveryCodes: string[] }>('POST', '/two-factor/enable', input, true),
       /** `code`: a code from the app or an unused recovery code. */
       disable: (input: { currentPassword: string; code: string }) => call<null>('POST', '/two-factor/disable', input, true),
       /** A fresh set of ten recovery codes; the old set stops working. `code`: a code from the app. */
       regenerateRecoveryCodes: (input: { currentPassword: string; code: string }) =>
         call<{ recoveryCodes: string[] }>('POST', '/two-factor/recovery-codes', input, true),
     },
-    async deleteAccount(input: { currentPassword: string }): Promise<void> {
+    /** `code` (a code from the app or an unused recovery code) is required while two-factor is on. */
+    async deleteAccount(input: { currentPassword: string; code?: string }): Promise<void> {
       await call<null>('POST', '/delete-account', input, true)
       cookie = null
       signedOut()

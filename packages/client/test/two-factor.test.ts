@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import * as OTPAuth from 'otpauth'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { type RunningServer, startServer } from '../../../apps/todo-api/test/support.js'
+import { devMail, type RunningServer, startServer, verifyByDevMail } from '../../../apps/todo-api/test/support.js'
 import { AuthClientError, createAuthClient } from '../src/index.js'
 
 let server: RunningServer
@@ -17,6 +17,7 @@ it('sets up, signs in through the challenge, renews the recovery codes and turns
   const auth = createAuthClient({ baseUrl: server.base })
   const input = { name: 'Otto', email: `otto-${randomUUID().slice(0, 8)}@example.com`, password: `plum ${randomUUID()}` }
   await auth.signUp(input)
+  await verifyByDevMail(server, input.email)
   expect(await auth.twoFactor.status()).toEqual({ enabled: false, pending: false, recoveryCodesLeft: 0 })
   const { secret, uri } = await auth.twoFactor.setup({ currentPassword: input.password })
   expect(uri).toMatch(/^otpauth:\/\/totp\//)
@@ -24,7 +25,8 @@ it('sets up, signs in through the challenge, renews the recovery codes and turns
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
   while (Date.now() % 30_000 > 27_000) await new Promise((resolve) => setTimeout(resolve, 200))
   const at = (steps: number) => totp.generate({ timestamp: Date.now() + steps * 30_000 })
-  const { recoveryCodes } = await auth.twoFactor.enable({ code: at(0) })
+  const emailCode = await devMail(server, 'add-credential code', input.email)
+  const { recoveryCodes } = await auth.twoFactor.enable({ code: at(0), emailCode })
   expect(recoveryCodes).toHaveLength(10)
   await auth.signOut()
 
@@ -57,13 +59,14 @@ it('answers the challenge with a code from the app, once: the same code on a new
   const auth = createAuthClient({ baseUrl: server.base })
   const input = { name: 'Tess', email: `tess-${randomUUID().slice(0, 8)}@example.com`, password: `plum ${randomUUID()}` }
   await auth.signUp(input)
+  await verifyByDevMail(server, input.email)
   const { secret } = await auth.twoFactor.setup({ currentPassword: input.password })
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
   // Away from a step's edge, so that the server's step is the one the codes were made for.
   while (Date.now() % 30_000 > 27_000) await new Promise((resolve) => setTimeout(resolve, 200))
   const at = (steps: number) => totp.generate({ timestamp: Date.now() + steps * 30_000 })
   // The previous step (within ±1) turns it on; the current one is still unused.
-  await auth.twoFactor.enable({ code: at(-1) })
+  await auth.twoFactor.enable({ code: at(-1), emailCode: await devMail(server, 'add-credential code', input.email) })
   await auth.signOut()
 
   const first = await auth.signIn({ email: input.email, password: input.password })

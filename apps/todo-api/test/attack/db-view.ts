@@ -23,7 +23,7 @@ export interface DbView {
   snapshot(): Promise<DbSnapshot>
   /** Every row that belongs to one user (account, sessions with their refresh hashes, todos), as JSON. */
   userRows(userId: string): Promise<string>
-  /** Every stored secret-derived value: password hashes and the hashes of refresh values, reset and email tokens. */
+  /** Every stored secret-derived value: password hashes and the hashes of refresh values, reset and email tokens and mailed codes. */
   storedHashes(): Promise<string[]>
   /** `true` when a reset token with this hash is stored and unused. */
   resetTokenLive(hash: string): Promise<boolean>
@@ -38,7 +38,8 @@ const HASHES = `select password_hash from auth_users
   union all select refresh_hash from auth_sessions where refresh_hash is not null
   union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null
   union all select hash from auth_reset_tokens
-  union all select hash from auth_email_tokens`
+  union all select hash from auth_email_tokens
+  union all select hash from auth_add_credential_codes`
 const OF_USER = [
   'select * from auth_users where id = ?',
   'select * from auth_sessions where user_id = ? order by id',

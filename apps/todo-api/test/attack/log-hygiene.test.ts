@@ -8,16 +8,34 @@
  * path cannot forge log lines or write terminal escapes.
  */
 import { createHash } from 'node:crypto'
+import * as OTPAuth from 'otpauth'
 import { describe, expect, it } from 'vitest'
-import { cookieFrom, type RunningServer, randomSecret, request, startServer, startSmtp } from '../support.js'
+import {
+  cookieFrom,
+  devMail,
+  devMailCount,
+  type RunningServer,
+  randomSecret,
+  request,
+  startServer,
+  startSmtp,
+} from '../support.js'
 import { ATTACK_STORES, type AttackStore, type DbView } from './db-view.js'
 import { forgeJwt, freshIp, strongPassword, until } from './helpers.js'
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 
 /** Drives every endpoint, good and bad, and returns every secret it handled. */
-const endToEnd = async (server: RunningServer, view: DbView, resetToken: (email: string) => Promise<string>) => {
+const endToEnd = async (
+  server: RunningServer,
+  view: DbView,
+  resetToken: (email: string) => Promise<string>,
+  mailedCode: (email: string, after: number) => Promise<string>,
+  mailCount: (email: string) => number,
+) => {
   const secrets: string[] = []
+  /** Six-digit codes (mailed or from the app), looked for as whole numbers. */
+  const codes: string[] = []
   const keep = (...values: (string | undefined | null)[]) => {
     for (const v of values) if (v) secrets.push(v)
   }
@@ -93,12 +111,29 @@ const endToEnd = async (server: RunningServer, view: DbView, resetToken: (email:
   expect((await call('POST', '/auth/reset-password', { body: { token: `${token}x`, newPassword: third } })).status).toBe(400)
 
   const last = keepAuth(await call('POST', '/auth/login', { body: { email, password: third } }))
+
+  // Two-factor, verified by the reset: the code mailed by setup, a wrong one, then the right one.
+  const before = mailCount(email)
+  const setup = await call('POST', '/auth/two-factor/setup', { token: last.token, body: { currentPassword: third } })
+  expect(setup.status).toBe(200)
+  const { secret: totpSecret, uri } = setup.body as { secret: string; uri: string }
+  keep(totpSecret)
+  const emailCode = await mailedCode(email, before)
+  const totpCode = OTPAuth.URI.parse(uri).generate()
+  const wrongCode = String((Number(emailCode) + 1) % 1_000_000).padStart(6, '0')
+  codes.push(emailCode, totpCode, wrongCode)
+  const enable = (code: string) =>
+    call('POST', '/auth/two-factor/enable', { token: last.token, body: { code: totpCode, emailCode: code } })
+  expect((await enable(wrongCode)).status).toBe(400)
+  const enabled = await enable(emailCode)
+  expect(enabled.status).toBe(200)
+  keep(...(enabled.body as { recoveryCodes: string[] }).recoveryCodes)
   expect((await call('POST', '/auth/logout', { token: last.token })).status).toBe(204)
   expect((await call('GET', '/auth/me', { token: last.token })).status).toBe(401)
 
   // Every stored password hash, refresh hash and reset-token hash is a secret too.
   keep(...(await view.storedHashes()))
-  return { email, secrets }
+  return { email, secrets, codes }
 }
 
 /** Hashes of every secret value the server stored (refresh values, reset tokens, passwords), read after it stopped. */
@@ -109,10 +144,13 @@ const storedTokenHashes = async (view: DbView): Promise<Set<string>> => new Set(
  * SHA-256 the server stored (which catches tokens the test itself never saw, such as the one
  * minted for a mail that could not be sent).
  */
-const expectClean = (output: string, secrets: string[], tokenHashes: Set<string>) => {
+const expectClean = (output: string, secrets: string[], tokenHashes: Set<string>, codes: string[]) => {
   expect(secrets.length).toBeGreaterThan(20)
   const found = secrets.filter((s) => output.includes(s))
   expect(found, 'a secret reached the server output').toEqual([])
+  expect(codes.length).toBeGreaterThan(0)
+  const foundCodes = codes.filter((code) => new RegExp(`(?<![0-9A-Za-z])${code}(?![0-9A-Za-z])`).test(output))
+  expect(foundCodes, 'a two-factor or mailed code reached the server output').toEqual([])
   expect(output).not.toContain('$argon2')
   expect(output).not.toContain('access_token')
   expect(output).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+/)
@@ -148,17 +186,28 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
         AUTH_SECRET: secret,
       })
       let secrets: string[] = []
+      let codes: string[] = []
       try {
-        const run = await endToEnd(server, view, async (email) => {
-          const before = smtp.mails.length
-          await request(server.base, 'POST', '/auth/forgot-password', {
-            body: { email },
-            headers: { 'x-forwarded-for': freshIp() },
-          })
-          const mail = await smtp.waitFor(email, before)
-          return decodeURIComponent(/token=(\S+)/.exec(mail.text)?.[1] ?? '')
-        })
+        const run = await endToEnd(
+          server,
+          view,
+          async (email) => {
+            const before = smtp.mails.length
+            await request(server.base, 'POST', '/auth/forgot-password', {
+              body: { email },
+              headers: { 'x-forwarded-for': freshIp() },
+            })
+            const mail = await smtp.waitFor(email, before)
+            return decodeURIComponent(/token=(\S+)/.exec(mail.text)?.[1] ?? '')
+          },
+          async (email, after) => {
+            const mail = await smtp.waitFor(email, after, 5_000, 'add-credential')
+            return /^ {4}([0-9]{6})\r?$/m.exec(mail.text)?.[1] ?? ''
+          },
+          () => smtp.mails.length,
+        )
         secrets = [...run.secrets, secret]
+        codes = run.codes
         // The mail server goes away: the failure is logged, the token is not.
         await smtp.close()
         const forgot = await request(server.base, 'POST', '/auth/forgot-password', {
@@ -174,7 +223,7 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
       const output = server.stdout() + server.stderr()
       expect(output).toMatch(/^POST \/auth\/reset-password 204 \d+ms$/m)
       expect(output).not.toContain('reset-password?token=')
-      expectClean(output, secrets, await storedTokenHashes(view))
+      expectClean(output, secrets, await storedTokenHashes(view), codes)
       await done()
     },
   )
@@ -184,27 +233,37 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
     async () => {
       const secret = randomSecret()
       const { server, view, done } = await serverOn(store, { NODE_ENV: 'development', TRUST_PROXY: 'true', AUTH_SECRET: secret })
+      let codes: string[] = []
+      let emailCode = ''
       const link = /^\[dev mail\] password reset link for \S+: http:\/\/localhost:\d+\/reset-password\?token=([A-Za-z0-9_-]{43})$/
       let secrets: string[] = []
       try {
-        const run = await endToEnd(server, view, async (email) => {
-          const before = server
-            .stdout()
-            .split('\n')
-            .filter((l) => link.test(l)).length
-          await request(server.base, 'POST', '/auth/forgot-password', {
-            body: { email },
-            headers: { 'x-forwarded-for': freshIp() },
-          })
-          const linkLines = () =>
-            server
+        const run = await endToEnd(
+          server,
+          view,
+          async (email) => {
+            const before = server
               .stdout()
               .split('\n')
-              .filter((l) => link.test(l))
-          await until(() => linkLines().length > before, 5_000, 'the reset link line')
-          return link.exec(linkLines().at(-1) ?? '')?.[1] ?? ''
-        })
+              .filter((l) => link.test(l)).length
+            await request(server.base, 'POST', '/auth/forgot-password', {
+              body: { email },
+              headers: { 'x-forwarded-for': freshIp() },
+            })
+            const linkLines = () =>
+              server
+                .stdout()
+                .split('\n')
+                .filter((l) => link.test(l))
+            await until(() => linkLines().length > before, 5_000, 'the reset link line')
+            return link.exec(linkLines().at(-1) ?? '')?.[1] ?? ''
+          },
+          (email, after) => devMail(server, 'add-credential code', email, after),
+          (email) => devMailCount(server, 'add-credential code', email),
+        )
         secrets = [...run.secrets, secret]
+        codes = run.codes
+        emailCode = run.codes[0] ?? ''
       } finally {
         await server.stop()
       }
@@ -213,7 +272,11 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
       expect(linkLines).toHaveLength(1)
       // Every mail with a token prints its link (docs/reference/lifecycle.md#mail): those lines are where tokens belong.
       const mailLink = /^\[dev mail\] [a-z ]+ link for \S+: http:\/\/localhost:\d+\/[a-z-]+\?token=[A-Za-z0-9_-]{43}$/
-      expectClean(lines.filter((l) => !mailLink.test(l)).join('\n'), secrets, await storedTokenHashes(view))
+      // The mailed code is printed as its own line, like a link (docs/reference/lifecycle.md#mail); only there.
+      const codeLine = /^\[dev mail\] add-credential code for \S+: [0-9]{6}$/
+      expect(lines.filter((l) => codeLine.test(l) && l.endsWith(`: ${emailCode}`))).toHaveLength(1)
+      const elsewhere = lines.filter((l) => !mailLink.test(l) && !codeLine.test(l)).join('\n')
+      expectClean(elsewhere, secrets, await storedTokenHashes(view), codes)
       await done()
     },
   )

@@ -8,9 +8,13 @@
  * and a final state that some single order of the requests explains.
  *
  * The per-email limit (10 per 15 minutes for each of signup, login and reset-password,
- * docs/reference/limits.md#rate-limits) caps each race on one email at 10 requests: more would be 429s, not a race.
+ * docs/reference/limits.md#rate-limits) caps each race on one email at 10 requests: more would be
+ * 429s, not a race. So does the per-account limit of two-factor enable (10 per 15 minutes). One
+ * mailed add-credential code spent by racing enables: exactly one 200; racing wrong codes all
+ * count toward its five tries.
  */
 import { randomUUID } from 'node:crypto'
+import * as OTPAuth from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Reply, type RunningServer, request, startServerWithMail, type startSmtp, type TodoJson } from '../support.js'
 import type { AttackStore, DbView } from './db-view.js'
@@ -128,6 +132,44 @@ export const racesSuite = (store: AttackStore) =>
         expect((await login(winner)).status).toBe(200)
         for (const loser of passwords.slice(0, 8).filter((p) => p !== winner)) expect((await login(loser)).status).toBe(401)
         expect((await login(a.password)).status).toBe(401)
+      })
+
+      describe('one mailed add-credential code, many enables', () => {
+        /** A verified member with a pending two-factor key; the code setup mailed and a TOTP code. */
+        const pending = async () => {
+          const m = await newMember(server.base, 'Enabler')
+          const verify = await smtp.waitFor(m.email, 0, 5_000, 'verify-email')
+          const token = decodeURIComponent(/token=(\S+)/.exec(verify.text)?.[1] ?? '')
+          expect((await call('POST', '/auth/verify-email', { body: { token } })).status).toBe(204)
+          const before = smtp.mails.length
+          const setup = await call('POST', '/auth/two-factor/setup', { token: m.token, body: { currentPassword: m.password } })
+          expect(setup.status).toBe(200)
+          const mail = await smtp.waitFor(m.email, before, 5_000, 'add-credential')
+          const emailCode = /^ {4}([0-9]{6})\r?$/m.exec(mail.text)?.[1] ?? ''
+          const code = OTPAuth.URI.parse((setup.body as { uri: string }).uri).generate()
+          const enable = (body: { code: string; emailCode: string }) =>
+            call('POST', '/auth/two-factor/enable', { token: m.token, body })
+          return { m, emailCode, code, enable }
+        }
+        const codesOf = (userId: string) => query('select user_id from auth_add_credential_codes where user_id = ?', userId)
+
+        it('10 enables with one mailed code: exactly one 200, and the code is spent', async () => {
+          const { m, emailCode, code, enable } = await pending()
+          const replies = await Promise.all(Array.from({ length: 10 }, () => enable({ code, emailCode })))
+          expect(count(replies, 200)).toBe(1)
+          // The losers: the code was spent (400), or the factor is on by then (409).
+          expect(statuses(replies).filter((s) => s !== 200 && s !== 400 && s !== 409)).toEqual([])
+          expect(await codesOf(m.userId)).toEqual([])
+        })
+
+        it('5 wrong mailed codes at once all count: the right one is dead afterwards', async () => {
+          const { m, emailCode, code, enable } = await pending()
+          const wrong = (i: number) => String((Number(emailCode) + 1 + i) % 1_000_000).padStart(6, '0')
+          const replies = await Promise.all(Array.from({ length: 5 }, (_, i) => enable({ code, emailCode: wrong(i) })))
+          expect(statuses(replies)).toEqual(Array(5).fill(400))
+          expect((await enable({ code, emailCode })).status).toBe(400)
+          expect((await call('GET', '/auth/two-factor', { token: m.token })).body).toMatchObject({ enabled: false })
+        })
       })
 
       describe('one todo, many writers', () => {

@@ -285,7 +285,7 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Create a TOTP key (pending until enabled with a code); a new setup replaces a pending one */
+    /** Create a TOTP key (pending until enabled with a code) and mail a 6-digit code to the verified address; a new setup replaces a pending one and its code */
     post: operations['setUpTwoFactor']
     delete?: never
     options?: never
@@ -302,7 +302,7 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Turn the pending key on with a code from the app; every other session is signed out */
+    /** Turn the pending key on with a code from the app and the code mailed by setup; every other session is signed out */
     post: operations['enableTwoFactor']
     delete?: never
     options?: never
@@ -653,6 +653,11 @@ export interface components {
     DeleteAccountRequest: {
       /** Format: password */
       currentPassword: string
+      /**
+       * @description Required when two-factor authentication is on: a code of the authenticator app or an unused recovery code
+       * @example 123456
+       */
+      code?: string
     }
     TwoFactorStatus: {
       enabled: boolean
@@ -681,6 +686,11 @@ export interface components {
        * @example 123456
        */
       code: string
+      /**
+       * @description The 6-digit code mailed by POST /auth/two-factor/setup (10 minutes; the fifth wrong one kills it)
+       * @example 654321
+       */
+      emailCode: string
     }
     TwoFactorDisableRequest: {
       /** Format: password */
@@ -1980,7 +1990,7 @@ export interface operations {
         }
         content?: never
       }
-      /** @description Invalid input or a wrong current password */
+      /** @description Invalid input, a wrong current password, or (with two-factor authentication on) a missing, wrong or used code */
       400: {
         headers: {
           [name: string]: unknown
@@ -2117,7 +2127,7 @@ export interface operations {
       }
     }
     responses: {
-      /** @description The key, to enter or scan into an authenticator app */
+      /** @description The key, to enter or scan into an authenticator app; a code is on its way by mail */
       200: {
         headers: {
           [name: string]: unknown
@@ -2241,7 +2251,7 @@ export interface operations {
           'application/json': components['schemas']['RecoveryCodes']
         }
       }
-      /** @description Invalid input, or a wrong or used code */
+      /** @description Invalid input, a wrong or used code, or a wrong, used or expired email code (the fifth wrong one kills it) */
       400: {
         headers: {
           [name: string]: unknown

@@ -148,6 +148,13 @@ const twoFactorSection = (context: AccountContext) => {
     if (!status.enabled) {
       body.replaceChildren(
         h('p', {}, 'Two-factor sign-in is off. Turn it on to ask for a code from an authenticator app at every sign-in.'),
+        h(
+          'p',
+          { class: 'hint' },
+          context.user.emailVerified
+            ? 'Setting it up emails you a code that turning it on needs.'
+            : 'Verify your email address first: two-factor sign-in needs a code sent to it.',
+        ),
         form({
           label: 'Set up two-factor sign-in',
           submit: 'Set up',
@@ -214,9 +221,18 @@ const twoFactorSection = (context: AccountContext) => {
             maxlength: 6,
             pattern: '[0-9]{6}',
           },
+          {
+            name: 'emailCode',
+            label: 'Code from the email we just sent you',
+            autocomplete: 'one-time-code',
+            inputmode: 'numeric',
+            maxlength: 6,
+            pattern: '[0-9]{6}',
+            hint: 'It works for 10 minutes. Setting up again sends a new one.',
+          },
         ],
-        async onSubmit({ code = '' }) {
-          const { recoveryCodes } = await auth.twoFactor.enable({ code: code.trim() })
+        async onSubmit({ code = '', emailCode = '' }) {
+          const { recoveryCodes } = await auth.twoFactor.enable({ code: code.trim(), emailCode: emailCode.trim() })
           body.replaceChildren(
             h('p', { role: 'status' }, 'Two-factor sign-in is on. Your other sessions are signed out.'),
             recoveryList(recoveryCodes),
@@ -238,11 +254,21 @@ const deleteSection = ({ auth, noticeNext }: AccountContext) =>
       label: 'Delete the account',
       submit: 'Delete my account',
       className: 'danger',
-      fields: [{ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }],
-      async onSubmit({ currentPassword = '' }) {
+      fields: [
+        { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
+        {
+          name: 'code',
+          label: 'Code or recovery code',
+          autocomplete: 'one-time-code',
+          maxlength: 20,
+          required: false,
+          hint: 'Needed when two-factor sign-in is on.',
+        },
+      ],
+      async onSubmit({ currentPassword = '', code = '' }) {
         noticeNext('Your account is deleted.')
         try {
-          await auth.deleteAccount({ currentPassword })
+          await auth.deleteAccount({ currentPassword, ...(code.trim() ? { code: code.trim() } : {}) })
         } catch (err) {
           noticeNext('')
           throw err

@@ -69,7 +69,14 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     ],
   },
   {
-    tag: '0009_passkeys',
+    tag: '0009_add_credential_codes',
+    statements: [
+      'CREATE TABLE `auth_add_credential_codes` (\n\t`user_id` text PRIMARY KEY NOT NULL,\n\t`hash` text NOT NULL,\n\t`failures` integer DEFAULT 0 NOT NULL,\n\t`expires_at` integer NOT NULL,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_add_credential_codes_expires_idx` ON `auth_add_credential_codes` (`expires_at`);',
+    ],
+  },
+  {
+    tag: '0010_passkeys',
     statements: [
       'CREATE TABLE `auth_passkey_challenges` (\n\t`hash` text PRIMARY KEY NOT NULL,\n\t`purpose` text NOT NULL,\n\t`user_id` text,\n\t`bound_to` text,\n\t`expires_at` integer NOT NULL,\n\t`used_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
       'CREATE INDEX `auth_passkey_challenges_expires_idx` ON `auth_passkey_challenges` (`expires_at`);',

@@ -11,7 +11,16 @@ import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, or, type SQL, 
 import { drizzle } from 'drizzle-orm/d1'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import * as schema from '../sqlite/schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from '../sqlite/schema.js'
+import {
+  addCredentialCodes,
+  challenges,
+  emailTokens,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  twoFactors,
+  users,
+} from '../sqlite/schema.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
@@ -187,14 +196,20 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
           .from(table)
           .where(or(isNotNull(table.usedAt), sql`${table.expiresAt} <= ${now.getTime()}`))
           .limit(limit)
+      const expiredCodes = db
+        .select({ userId: addCredentialCodes.userId })
+        .from(addCredentialCodes)
+        .where(sql`${addCredentialCodes.expiresAt} <= ${now.getTime()}`)
+        .limit(limit)
       const results = await db.batch([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spent(resetTokens))),
         db.delete(emailTokens).where(inArray(emailTokens.hash, spent(emailTokens))),
         db.delete(challenges).where(inArray(challenges.hash, spent(challenges))),
+        db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       ])
-      const [s, r, e, c] = results.map(changes) as [number, number, number, number]
-      return { sessions: s, resetTokens: r, emailTokens: e, challenges: c }
+      const [s, r, e, c, a] = results.map(changes) as [number, number, number, number, number]
+      return { sessions: s, resetTokens: r, emailTokens: e, challenges: c, addCredentialCodes: a }
     },
 
     async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
@@ -397,6 +412,33 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         db.delete(twoFactors).where(eq(twoFactors.userId, userId)),
       ])
       return changes(results[2]) === 1
+    },
+
+    async createAddCredentialCode({ userId, codeHash, expiresAt }) {
+      const row = { hash: codeHash, failures: 0, expiresAt }
+      await db
+        .insert(addCredentialCodes)
+        .values({ userId, ...row })
+        .onConflictDoUpdate({ target: addCredentialCodes.userId, set: row })
+        .run()
+    },
+
+    async spendAddCredentialCode({ userId, codeHash, now, maxFailures }) {
+      // Two statements, each atomic (D1 runs one at a time): the right hash deletes the live row;
+      // otherwise a live row counts a wrong try.
+      const live = and(
+        eq(addCredentialCodes.userId, userId),
+        gt(addCredentialCodes.expiresAt, now),
+        lt(addCredentialCodes.failures, maxFailures),
+      )
+      const right = and(live, eq(addCredentialCodes.hash, codeHash))
+      if (changes(await db.delete(addCredentialCodes).where(right).run()) === 1) return true
+      await db
+        .update(addCredentialCodes)
+        .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+        .where(live)
+        .run()
+      return false
     },
 
     async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {

@@ -113,6 +113,25 @@ export const recoveryCodes = pgTable(
 )
 
 /**
+ * The code mailed before a credential that outlives a reset is added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox): one per
+ * account (a new one replaces it), a hash of the user id and the code, ten minutes, and dead at
+ * the fifth wrong try. Spending deletes the row.
+ */
+export const addCredentialCodes = pgTable(
+  'auth_add_credential_codes',
+  {
+    userId: text('user_id')
+      .primaryKey()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    hash: text('hash').notNull(),
+    failures: integer('failures').notNull().default(0),
+    expiresAt: at('expires_at').notNull(),
+  },
+  // The sweep finds expired codes (a killed one expires within its ten minutes too) by this.
+  (t) => [index('auth_add_credential_codes_expires_idx').on(t.expiresAt)],
+)
+
+/**
  * Login challenges: the password step passed for a two-factor account. SHA-256 at rest; single
  * use (`used_at` is set by the attempt that claims it and cleared again after a wrong code);
  * dead after `failures` reaches the limit or at `expires_at`.

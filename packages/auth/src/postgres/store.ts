@@ -15,7 +15,7 @@ import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.j
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import * as schema from './schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import { addCredentialCodes, challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
 
 type Db = NodePgDatabase<typeof schema>
 type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
@@ -29,6 +29,9 @@ const pendingEmailChange = (userId: string) =>
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
   and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
+/** The user's add-credential code while it can still be spent at `now`. */
+const addCredentialCodeLive = (userId: string, now: Date, maxFailures: number) =>
+  and(eq(addCredentialCodes.userId, userId), gt(addCredentialCodes.expiresAt, now), lt(addCredentialCodes.failures, maxFailures))
 /** A step newer than the last one used (the replay guard). */
 const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 
@@ -245,17 +248,25 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(or(isNotNull(challenges.usedAt), lte(challenges.expiresAt, now)))
         .limit(limit)
         .for('update', { skipLocked: true })
-      const [dead, spent, spentEmail, spentChallenges] = await Promise.all([
+      const expiredCodes = db
+        .select({ userId: addCredentialCodes.userId })
+        .from(addCredentialCodes)
+        .where(lte(addCredentialCodes.expiresAt, now))
+        .limit(limit)
+        .for('update', { skipLocked: true })
+      const [dead, spent, spentEmail, spentChallenges, expired] = await Promise.all([
         db.delete(sessions).where(inArray(sessions.id, deadSessions)),
         db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
         db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
         db.delete(challenges).where(inArray(challenges.hash, deadChallenges)),
+        db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       ])
       return {
         sessions: dead.rowCount ?? 0,
         resetTokens: spent.rowCount ?? 0,
         emailTokens: spentEmail.rowCount ?? 0,
         challenges: spentChallenges.rowCount ?? 0,
+        addCredentialCodes: expired.rowCount ?? 0,
       }
     },
 
@@ -457,6 +468,30 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         await tx.delete(challenges).where(eq(challenges.userId, userId))
         return deleted.length === 1
       })
+    },
+
+    async createAddCredentialCode({ userId, codeHash, expiresAt }) {
+      const row = { hash: codeHash, failures: 0, expiresAt }
+      await db
+        .insert(addCredentialCodes)
+        .values({ userId, ...row })
+        .onConflictDoUpdate({ target: addCredentialCodes.userId, set: row })
+    },
+
+    async spendAddCredentialCode({ userId, codeHash, now, maxFailures }) {
+      // Two conditional statements, each atomic on the row lock: the right hash deletes the live
+      // row (one of concurrent callers gets it); otherwise a live row counts a wrong try.
+      const live = addCredentialCodeLive(userId, now, maxFailures)
+      const spent = await db
+        .delete(addCredentialCodes)
+        .where(and(live, eq(addCredentialCodes.hash, codeHash)))
+        .returning({ userId: addCredentialCodes.userId })
+      if (spent.length === 1) return true
+      await db
+        .update(addCredentialCodes)
+        .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+        .where(live)
+      return false
     },
 
     async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {

@@ -1,8 +1,11 @@
 /**
- * POST /delete-account (docs/reference/lifecycle.md#deleting-the-account): with the current password, the user and every session and
- * token of theirs are deleted in one atomic step; its access tokens and refresh cookie stop working.
+ * POST /delete-account (docs/reference/lifecycle.md#deleting-the-account): with the current
+ * password (and, when the account has a second factor, a current code or an unused recovery code),
+ * the user and every session and token of theirs are deleted in one atomic step; its access tokens
+ * and refresh cookie stop working, and the address the account had gets an `account-deleted` notice.
  */
 import { z } from '@hono/zod-openapi'
+import { AuthError } from '../errors.js'
 import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
@@ -15,14 +18,28 @@ import {
 import type { UserRecord } from '../store/types.js'
 import { checkCurrentPassword, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
+import { AnyCode, wrongCode } from './two-factor.js'
 
-const DeleteAccountBody = z.object({ currentPassword: PasswordField }).openapi('DeleteAccountRequest')
+const codeRequired = () =>
+  new AuthError('wrong_code', {
+    detail: 'Two-factor authentication is on: send a code of the authenticator app or a recovery code.',
+    errors: [{ path: 'code', code: 'required', message: 'Code is required while two-factor authentication is on' }],
+  })
+
+const DeleteAccountBody = z
+  .object({
+    currentPassword: PasswordField,
+    code: AnyCode.optional().openapi({
+      description: 'Required when two-factor authentication is on: a code of the authenticator app or an unused recovery code',
+    }),
+  })
+  .openapi('DeleteAccountRequest')
 
 export const deleteAccount = <U extends UserRecord>(
   app: AuthApp,
-  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'notify' | 'guard' | 'cookie'>,
+  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'notify' | 'guard' | 'cookie' | 'twoFactor'>,
 ) => {
-  const { store, limits, notify, guard, cookie } = deps
+  const { store, limits, notify, guard, cookie, twoFactor } = deps
   return app.openapi(
     guardedRoute(
       guard(true),
@@ -36,7 +53,9 @@ export const deleteAccount = <U extends UserRecord>(
         request: { body: jsonBody(DeleteAccountBody) },
         responses: {
           204: { description: 'The account is gone; its tokens get 401 from now on' },
-          400: problemResponse('Invalid input or a wrong current password'),
+          400: problemResponse(
+            'Invalid input, a wrong current password, or (with two-factor authentication on) a missing, wrong or used code',
+          ),
           ...bodyGuardResponses,
           429: rateLimitedResponse,
           503: overloadedResponse,
@@ -45,13 +64,26 @@ export const deleteAccount = <U extends UserRecord>(
       [limits.perUser('delete-account')],
     ),
     async (c) => {
-      const { currentPassword } = c.req.valid('json')
+      const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
       const found = await checkCurrentPassword(deps, user.id, currentPassword)
+      const factor = await store.findTwoFactor(user.id)
+      // A second factor guards the account's end as it guards its sign-in.
+      const needsCode = Boolean(factor?.enabledAt)
+      const spent = factor && needsCode && code !== undefined ? await twoFactor.spend(user.id, factor, code, true) : null
+      if (needsCode && spent === null) {
+        notify.event(c, { type: 'two_factor.failed', userId: user.id })
+        throw code === undefined ? codeRequired() : wrongCode()
+      }
       // Only while the password that was checked is still current: a concurrent reset wins.
       if (!(await store.deleteUser(user.id, found.credentialsVersion))) throw wrongPassword()
       cookie.clear(c)
+      if (spent === 'recovery') {
+        notify.event(c, { type: 'recovery_code.used', userId: user.id })
+        notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'delete-account' })
+      }
       notify.event(c, { type: 'account.deleted', userId: user.id })
+      notify.mail({ kind: 'account-deleted', to: found.user.email })
       return c.body(null, 204)
     },
   )

@@ -1,6 +1,7 @@
 /** What the auth routes are given by `createAuth`; each route picks the parts it uses. */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
+import type { AddCredentialCodes } from '../add-credential-code.js'
 import type { AfterAnswer } from '../background.js'
 import type { RefreshCookie } from '../cookies.js'
 import type { GuardEnv } from '../guard.js'
@@ -29,6 +30,8 @@ export interface RouteDeps<U extends UserRecord> {
   afterAnswer: AfterAnswer
   /** The second factor: sealed keys, spending codes, login challenges. */
   twoFactor: TwoFactorCore
+  /** The mailed code that proves the mailbox before a credential is added. */
+  addCredential: AddCredentialCodes
   /** WebAuthn ceremonies; `null` when the `passkeys` option is not set. */
   passkeys: PasskeyCore | null
   options: ResolvedOptions

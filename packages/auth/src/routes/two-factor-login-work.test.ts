@@ -48,10 +48,14 @@ describe.each(STORES)('a wrong password on a two-factor account, on $name', ({ s
     const h = harness({ store: recording(opened.store, calls), hasher })
     const ada = await h.signup('ada@example.com')
     await h.signup('bob@example.com')
+    await h.verifyEmail('ada@example.com')
     const setup = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer })
     const { uri } = (await setup.json()) as { uri: string }
     const code = OTPAuth.URI.parse(uri).generate({ timestamp: h.clock.now().getTime() })
-    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code }, headers: ada.bearer })).status).toBe(200)
+    const emailCode = await h.emailCode('ada@example.com')
+    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code, emailCode }, headers: ada.bearer })).status).toBe(
+      200,
+    )
 
     const attempt = async (email: string) => {
       calls.length = 0

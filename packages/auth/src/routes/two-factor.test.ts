@@ -19,6 +19,7 @@ const json = async (res: Response) => (await res.json()) as Json
 /** Signs up `email`, sets up and enables two-factor with the code of the current step. */
 const withTwoFactor = async (h: H, email = 'ada@example.com') => {
   const user = await h.signup(email)
+  await h.verifyEmail(email)
   const setup = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: user.bearer })
   expect(setup.status).toBe(200)
   const { secret, uri } = (await setup.json()) as { secret: string; uri: string }
@@ -26,7 +27,8 @@ const withTwoFactor = async (h: H, email = 'ada@example.com') => {
   expect(totp.secret.base32).toBe(secret)
   /** The code `steps` steps from now by the frozen clock. */
   const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * STEP_MS })
-  const enable = await h.request('POST', '/auth/two-factor/enable', { json: { code: code() }, headers: user.bearer })
+  const emailCode = await h.emailCode(email)
+  const enable = await h.request('POST', '/auth/two-factor/enable', { json: { code: code(), emailCode }, headers: user.bearer })
   expect(enable.status).toBe(200)
   const { recoveryCodes } = (await enable.json()) as { recoveryCodes: string[] }
   // The enabling code is spent for its window: the tests start one step later.
@@ -231,7 +233,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect(first).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/i)
     expect((await verify(h, await challengeOf(h), first)).status).toBe(200)
     await h.auth.settled()
-    expect(h.allMails.map((m) => m.kind)).toContain('recovery-code-used')
+    expect(await h.mailOf('recovery-code-used', 'ada@example.com')).toMatchObject({ usedFor: 'sign-in' })
     expect(h.events.map((e) => e.type)).toContain('recovery_code.used')
     expect((await verify(h, await challengeOf(h), first)).status).toBe(401)
 
@@ -260,18 +262,20 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
   run('setup, enable and disable refuse what docs/reference/two-factor.md refuses, and a refusal changes nothing', async () => {
     const h = setup()
     const ada = await h.signup()
+    await h.verifyEmail()
     const post = (path: string, body: Json) => h.request('POST', `/auth/two-factor/${path}`, { json: body, headers: ada.bearer })
     expect((await post('setup', { currentPassword: 'not the password at all' })).status).toBe(400)
-    expect((await post('enable', { code: '123456' })).status).toBe(409)
+    expect((await post('enable', { code: '123456', emailCode: '123456' })).status).toBe(409)
     expect((await post('disable', { currentPassword: PASSWORD, code: '123456' })).status).toBe(409)
     const { uri } = (await (await post('setup', { currentPassword: PASSWORD })).json()) as { uri: string }
     const totp = OTPAuth.URI.parse(uri)
     const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * STEP_MS })
-    const wrongEnable = await post('enable', { code: code(5) })
+    const emailCode = await h.emailCode()
+    const wrongEnable = await post('enable', { code: code(5), emailCode })
     expect(wrongEnable.status).toBe(400)
     expect(await json(wrongEnable)).toMatchObject({ errors: [expect.objectContaining({ path: 'code', code: 'wrong_code' })] })
-    expect((await post('enable', { code: code() })).status).toBe(200)
-    expect((await post('enable', { code: code(1) })).status).toBe(409)
+    expect((await post('enable', { code: code(), emailCode })).status).toBe(200)
+    expect((await post('enable', { code: code(1), emailCode })).status).toBe(409)
     expect((await post('setup', { currentPassword: PASSWORD })).status).toBe(409)
     // Disabling needs both the password and a code.
     expect((await post('disable', { currentPassword: PASSWORD })).status).toBe(400)
@@ -288,12 +292,16 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
   run('enabling signs out every other session and keeps the current one', async () => {
     const h = setup()
     const ada = await h.signup()
+    await h.verifyEmail()
     const other = refreshCookie(await h.login()) as string
     const { uri } = (await json(
       await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer }),
     )) as { uri: string }
     const code = OTPAuth.URI.parse(uri).generate({ timestamp: h.clock.now().getTime() })
-    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code }, headers: ada.bearer })).status).toBe(200)
+    const emailCode = await h.emailCode()
+    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code, emailCode }, headers: ada.bearer })).status).toBe(
+      200,
+    )
     expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(other) })).status).toBe(401)
     expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(ada.refresh) })).status).toBe(200)
   })
@@ -318,12 +326,16 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     const h = setup()
     await h.signup('bob@example.com')
     const ada = await h.signup()
+    await h.verifyEmail()
     const older = refreshCookie(await h.login()) as string
     const { uri } = (await json(
       await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer }),
     )) as { uri: string }
     const code = OTPAuth.URI.parse(uri).generate({ timestamp: h.clock.now().getTime() })
-    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code }, headers: ada.bearer })).status).toBe(200)
+    const emailCode = await h.emailCode()
+    expect((await h.request('POST', '/auth/two-factor/enable', { json: { code, emailCode }, headers: ada.bearer })).status).toBe(
+      200,
+    )
 
     // Every operation whose success carries a token (AuthResult or Token), from the routes' own
     // OpenAPI document: a new one fails this test until it is tried here.
@@ -398,6 +410,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
   run('setup, disable and new recovery codes are limited per user, each on its own count', async () => {
     const h = setup()
     const plain = await h.signup('bob@example.com')
+    await h.verifyEmail('bob@example.com')
     const ada = await withTwoFactor(h)
     /** Wrong passwords from ever new addresses until a 429: how many were answered 400. */
     const triesUntilLimited = async (path: string, bearer: Record<string, string>, body: Json) => {

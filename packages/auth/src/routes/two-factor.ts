@@ -6,6 +6,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { emailUnverified } from '../add-credential-code.js'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
 import { tokenHash } from '../opaque-token.js'
@@ -35,7 +36,17 @@ const TotpCode = z
   .regex(/^[0-9]{6}$/, 'Code must be the 6 digits your authenticator app shows')
   .openapi({ minLength: 6, maxLength: 6, description: 'The current 6-digit code of the authenticator app', example: '123456' })
 
-const AnyCode = z
+const EmailCode = z
+  .string()
+  .regex(/^[0-9]{6}$/, 'Email code must be the 6 digits of the mail that setup sent')
+  .openapi({
+    minLength: 6,
+    maxLength: 6,
+    description: 'The 6-digit code mailed by POST /auth/two-factor/setup (10 minutes; the fifth wrong one kills it)',
+    example: '654321',
+  })
+
+export const AnyCode = z
   .string()
   .max(32)
   .regex(
@@ -77,7 +88,7 @@ export const ChallengeSchema = z
   })
   .openapi('TwoFactorChallenge')
 
-const wrongCode = () =>
+export const wrongCode = () =>
   new AuthError('wrong_code', {
     detail: 'The code is wrong or was already used.',
     errors: [{ path: 'code', code: 'wrong_code', message: 'Code is wrong or was already used' }],
@@ -93,11 +104,11 @@ const invalidChallenge = () =>
 
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
-  'store' | 'hasher' | 'limits' | 'notify' | 'options' | 'guard' | 'sessions' | 'twoFactor'
+  'store' | 'hasher' | 'limits' | 'notify' | 'options' | 'guard' | 'sessions' | 'twoFactor' | 'addCredential'
 >
 
 export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
-  const { store, limits, notify, options, guard, sessions, twoFactor } = deps
+  const { store, limits, notify, options, guard, sessions, twoFactor, addCredential } = deps
   const guarded = <C extends GuardedRouteConfig<never>>(config: C, endpoint?: string) =>
     guardedRoute(guard(true), config, endpoint ? [limits.perUser(endpoint)] : [])
 
@@ -132,11 +143,13 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         method: 'post',
         path: '/two-factor/setup',
         operationId: 'setUpTwoFactor',
-        summary: 'Create a TOTP key (pending until enabled with a code); a new setup replaces a pending one',
+        summary:
+          'Create a TOTP key (pending until enabled with a code) and mail a 6-digit code to the verified address; a new setup replaces a pending one and its code',
         request: { body: jsonBody(z.object({ currentPassword: PasswordField }).openapi('TwoFactorSetupRequest')) },
         responses: {
-          200: jsonContent(SetupSchema, 'The key, to enter or scan into an authenticator app'),
+          200: jsonContent(SetupSchema, 'The key, to enter or scan into an authenticator app; a code is on its way by mail'),
           400: problemResponse('Invalid input or a wrong current password'),
+          403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
           409: problemResponse('Two-factor authentication is already on'),
           ...bodyGuardResponses,
           429: rateLimitedResponse,
@@ -148,10 +161,13 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     async (c) => {
       const { currentPassword } = c.req.valid('json')
       const { user } = c.var
+      // A factor outlives a reset: only the owner of a verified mailbox may add one.
+      if (!user.raw.emailVerified) throw emailUnverified()
       await checkCurrentPassword(deps, user.id, currentPassword)
       const key = newTotpKey()
       if (!(await store.setPendingTwoFactor(user.id, await twoFactor.box.seal(key, user.id), options.now())))
         throw alreadyEnabled()
+      await addCredential.issue(user.raw, 'two-factor')
       return c.json({ secret: base32Key(key), uri: totpUri(options.twoFactorIssuer, user.email, key) }, 200)
     },
   )
@@ -164,11 +180,16 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         method: 'post',
         path: '/two-factor/enable',
         operationId: 'enableTwoFactor',
-        summary: 'Turn the pending key on with a code from the app; every other session is signed out',
-        request: { body: jsonBody(z.object({ code: TotpCode }).openapi('TwoFactorEnableRequest')) },
+        summary:
+          'Turn the pending key on with a code from the app and the code mailed by setup; every other session is signed out',
+        request: {
+          body: jsonBody(z.object({ code: TotpCode, emailCode: EmailCode }).openapi('TwoFactorEnableRequest')),
+        },
         responses: {
           200: jsonContent(RecoveryCodesSchema, 'On; the recovery codes are shown this once'),
-          400: problemResponse('Invalid input, or a wrong or used code'),
+          400: problemResponse(
+            'Invalid input, a wrong or used code, or a wrong, used or expired email code (the fifth wrong one kills it)',
+          ),
           409: problemResponse('Already on, or not set up'),
           ...bodyGuardResponses,
           429: rateLimitedResponse,
@@ -177,16 +198,18 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       'two-factor-enable',
     ),
     async (c) => {
-      const { code } = c.req.valid('json')
+      const { code, emailCode } = c.req.valid('json')
       const { user, sessionId } = c.var
       const factor = await store.findTwoFactor(user.id)
       if (!factor) throw notEnabled('Set up two-factor authentication first (POST /auth/two-factor/setup).')
       if (factor.enabledAt) throw alreadyEnabled()
       const step = await twoFactor.freshStep(user.id, factor, code)
       if (step === null) {
+        // The mailed code is left as it is: only a wrong email code counts against it.
         notify.event(c, { type: 'two_factor.failed', userId: user.id })
         throw wrongCode()
       }
+      await addCredential.spend(user.id, emailCode)
       const recovery = twoFactor.recoveryCodes(user.id)
       const revoked = await store.enableTwoFactor({
         userId: user.id,
@@ -247,7 +270,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       const spent = await passwordThenCode(c, user.id, currentPassword, code, true)
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId: user.id })
-        notify.mail({ kind: 'recovery-code-used', to: user.email })
+        notify.mail({ kind: 'recovery-code-used', to: user.email, usedFor: 'disable-two-factor' })
       }
       await store.deleteTwoFactor(user.id)
       notify.event(c, { type: 'two_factor.disabled', userId: user.id })
@@ -341,7 +364,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       if (!started) throw invalidChallenge()
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId })
-        notify.mail({ kind: 'recovery-code-used', to: found.user.email })
+        notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'sign-in' })
       }
       notify.event(c, { type: 'login.succeeded', userId, sessionId: started.sessionId })
       return c.json(started.body, 200)

@@ -12,7 +12,7 @@ import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.j
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import type * as schema from './schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import { addCredentialCodes, challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
 
 /** A synchronous Drizzle SQLite database whose `run()` reports the rows it changed. */
 export type SyncSqliteDb = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
@@ -34,6 +34,9 @@ const pendingEmailChange = (userId: string) =>
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
   and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
+/** The user's add-credential code while it can still be spent at `now`. */
+const addCredentialCodeLive = (userId: string, now: Date, maxFailures: number) =>
+  and(eq(addCredentialCodes.userId, userId), gt(addCredentialCodes.expiresAt, now), lt(addCredentialCodes.failures, maxFailures))
 /** A step newer than the last one used (the replay guard). */
 const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 /**
@@ -247,11 +250,17 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         .from(challenges)
         .where(or(isNotNull(challenges.usedAt), lte(challenges.expiresAt, now)))
         .limit(limit)
+      const expiredCodes = db
+        .select({ userId: addCredentialCodes.userId })
+        .from(addCredentialCodes)
+        .where(lte(addCredentialCodes.expiresAt, now))
+        .limit(limit)
       return {
         sessions: db.delete(sessions).where(inArray(sessions.id, deadSessions)).run().changes,
         resetTokens: db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)).run().changes,
         emailTokens: db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)).run().changes,
         challenges: db.delete(challenges).where(inArray(challenges.hash, deadChallenges)).run().changes,
+        addCredentialCodes: db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)).run().changes,
       }
     },
 
@@ -446,6 +455,33 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
           return tx.delete(twoFactors).where(eq(twoFactors.userId, userId)).run().changes === 1
         }, immediate),
       )
+    },
+
+    async createAddCredentialCode({ userId, codeHash, expiresAt }) {
+      const row = { hash: codeHash, failures: 0, expiresAt }
+      db.insert(addCredentialCodes)
+        .values({ userId, ...row })
+        .onConflictDoUpdate({ target: addCredentialCodes.userId, set: row })
+        .run()
+    },
+
+    async spendAddCredentialCode({ userId, codeHash, now, maxFailures }) {
+      const live = addCredentialCodeLive(userId, now, maxFailures)
+      return durable(() => {
+        // Two statements, each atomic: the right hash deletes the live row; otherwise a live row counts a wrong try.
+        if (
+          db
+            .delete(addCredentialCodes)
+            .where(and(live, eq(addCredentialCodes.hash, codeHash)))
+            .run().changes === 1
+        )
+          return true
+        db.update(addCredentialCodes)
+          .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+          .where(live)
+          .run()
+        return false
+      })
     },
 
     async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {

@@ -169,6 +169,25 @@ export interface EnableTwoFactorInput {
   now: Date
 }
 
+/**
+ * A code mailed to the account to prove the mailbox before a credential that outlives a reset is
+ * added (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox): one per account at a time, stored as a hash, with a count of wrong tries.
+ */
+export interface NewAddCredentialCode {
+  userId: string
+  /** The hash of the code (the library's `addCredentialCodeHash`): never the code. */
+  codeHash: string
+  expiresAt: Date
+}
+
+export interface SpendAddCredentialCodeInput {
+  userId: string
+  codeHash: string
+  now: Date
+  /** The code dies when its wrong tries reach this. */
+  maxFailures: number
+}
+
 export interface NewChallenge {
   /** SHA-256 of the challenge handed to the client. */
   hash: string
@@ -252,10 +271,17 @@ export interface Store<U extends UserRecord = UserRecord> extends PasskeyStore {
 
   /**
    * Deletes dead rows, at most `limit` of each kind: sessions past the cutoffs the session core
-   * computed, and used or expired reset tokens. Answers how many of each it deleted; fewer than
+   * computed, used or expired reset and email tokens and challenges, and expired add-credential
+   * codes. Answers how many of each it deleted; fewer than
    * `limit` of a kind means none of that kind is left.
    */
-  prune(input: PruneInput): Promise<{ sessions: number; resetTokens: number; emailTokens: number; challenges: number }>
+  prune(input: PruneInput): Promise<{
+    sessions: number
+    resetTokens: number
+    emailTokens: number
+    challenges: number
+    addCredentialCodes: number
+  }>
 
   /** Stores a verification or email-change token; every earlier unused token of that kind and user dies. */
   createEmailToken(input: NewEmailToken): Promise<void>
@@ -315,6 +341,15 @@ export interface Store<U extends UserRecord = UserRecord> extends PasskeyStore {
   resealTwoFactor(userId: string, from: string, to: string): Promise<boolean>
   /** Deletes the user's second factor, recovery codes and challenges; answers whether there was one. */
   deleteTwoFactor(userId: string): Promise<boolean>
+  /** Stores the user's add-credential code; an earlier one of the user, used or not, dies. */
+  createAddCredentialCode(input: NewAddCredentialCode): Promise<void>
+  /**
+   * Checks and spends the user's add-credential code, atomically: when it is unexpired, has fewer
+   * than `maxFailures` wrong tries and its hash is `codeHash`, it is spent (never again) and the
+   * answer is `true`. Otherwise the answer is `false`, and a live code counts one more wrong try.
+   * Of concurrent calls with the right hash exactly one gets `true`.
+   */
+  spendAddCredentialCode(input: SpendAddCredentialCodeInput): Promise<boolean>
   /** Stores a login challenge (the password step passed for a two-factor account). */
   createChallenge(input: NewChallenge): Promise<void>
   /**

@@ -12,6 +12,7 @@
  */
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
+import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
 import { conformance } from './conformance/context.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
 import { passkeysConformance } from './conformance/passkeys.js'
@@ -45,6 +46,7 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     pruneConformance(t)
     lifecycleConformance(t)
     twoFactorConformance(t)
+    addCredentialCodesConformance(t)
     passkeysConformance(t)
   })
 }

@@ -1,5 +1,6 @@
 /** The library's tables, children before parents: emptying them in this order needs no cascade. */
 export const AUTH_TABLES = [
+  'auth_add_credential_codes',
   'auth_challenges',
   'auth_recovery_codes',
   'auth_two_factors',

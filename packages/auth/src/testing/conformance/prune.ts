@@ -1,4 +1,4 @@
-/** Pruning: dead sessions and spent reset tokens go, in batches of at most `limit`; live rows stay. */
+/** Pruning: dead sessions, spent tokens and challenges and expired add-credential codes go, in batches of at most `limit`; live rows stay. */
 import { describe, expect, it } from 'vitest'
 import { at, type Conformance, DAY, T0 } from './context.js'
 
@@ -23,6 +23,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 0,
+        addCredentialCodes: 0,
       })
       for (const dead of [idle, old, onTheEdge]) expect(await t.store.findSession(dead)).toBeNull()
       expect(await t.store.findSession(live)).not.toBeNull()
@@ -31,6 +32,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 0,
+        addCredentialCodes: 0,
       })
     })
 
@@ -46,6 +48,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 2,
         emailTokens: 0,
         challenges: 0,
+        addCredentialCodes: 0,
       })
       expect(await t.store.findResetToken('live', now)).toEqual({ userId: c.id, email: c.email })
     })
@@ -63,6 +66,7 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 2,
         challenges: 0,
+        addCredentialCodes: 0,
       })
       expect(await t.store.verifyEmail({ tokenHash: 'live', now })).toBe(c.id)
     })
@@ -80,8 +84,23 @@ export const pruneConformance = (t: Conformance) => {
         resetTokens: 0,
         emailTokens: 0,
         challenges: 2,
+        addCredentialCodes: 0,
       })
       expect(await t.store.findChallenge('c-live', now)).toEqual({ userId: c.id })
+    })
+
+    it('deletes expired add-credential codes and keeps the live one', async () => {
+      const [a, b] = [await newUser(), await newUser()]
+      await t.store.createAddCredentialCode({ userId: a.id, codeHash: 'expired', expiresAt: now })
+      await t.store.createAddCredentialCode({ userId: b.id, codeHash: 'live', expiresAt: at(100 * DAY + 1) })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
+        sessions: 0,
+        resetTokens: 0,
+        emailTokens: 0,
+        challenges: 0,
+        addCredentialCodes: 1,
+      })
+      expect(await t.store.spendAddCredentialCode({ userId: b.id, codeHash: 'live', now, maxFailures: 5 })).toBe(true)
     })
 
     it('deletes at most `limit` rows of each kind per call', async () => {
