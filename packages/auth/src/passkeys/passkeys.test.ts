@@ -30,12 +30,13 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
   /** Signs up, then registers a passkey made by `authenticator`. */
   const withPasskey = async (h: H, algorithm: Algorithm = 'ES256', email = 'ada@example.com') => {
     const user = await h.signup(email)
+    await h.verifyEmail(email)
     const authenticator = softAuthenticator({ algorithm, origin: ORIGIN })
     const res = await h.request('POST', '/auth/passkeys/register/options', { headers: user.bearer })
     expect(res.status).toBe(200)
     const options = (await res.json()) as CreationOptions
     const registered = await h.request('POST', '/auth/passkeys/register', {
-      json: { response: await authenticator.create(options), name: 'Laptop' },
+      json: { response: await authenticator.create(options), emailCode: await h.emailCode(email), name: 'Laptop' },
       headers: user.bearer,
     })
     expect(registered.status).toBe(201)
@@ -96,11 +97,13 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
       const h = setup()
       const ada = await h.signup('ada@example.com')
       const bob = await h.signup('bob@example.com')
+      await h.verifyEmail('ada@example.com')
+      await h.verifyEmail('bob@example.com')
       const authenticator = softAuthenticator({ origin: ORIGIN })
       const options = async (bearer = ada.bearer) =>
         (await (await h.request('POST', '/auth/passkeys/register/options', { headers: bearer })).json()) as CreationOptions
       const register = async (response: unknown, bearer = ada.bearer) =>
-        h.request('POST', '/auth/passkeys/register', { json: { response }, headers: bearer })
+        h.request('POST', '/auth/passkeys/register', { json: { response, emailCode: await h.emailCode() }, headers: bearer })
       for (const ceremony of [
         { origin: 'http://evil.test' },
         { rpId: 'evil.test' },
@@ -119,6 +122,39 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
       const right = await authenticator.create(await options())
       expect((await register(right)).status).toBe(201)
       expect((await register(right)).status).toBe(400)
+      expect(await json(await h.request('GET', '/auth/passkeys', { headers: ada.bearer }))).toHaveLength(1)
+    },
+  )
+
+  run(
+    'an unverified account cannot add a passkey (403); a wrong mailed code is 400 and counts; a refused response leaves the code usable',
+    async () => {
+      const h = setup()
+      const ada = await h.signup('ada@example.com')
+      const unverified = await h.request('POST', '/auth/passkeys/register/options', { headers: ada.bearer })
+      expect(unverified.status).toBe(403)
+      expect(await json(unverified)).toMatchObject({ type: 'urn:latchkey:problem:email-unverified' })
+      await h.auth.settled()
+      expect(h.allMails.filter((m) => m.kind === 'add-credential')).toEqual([])
+      await h.verifyEmail()
+      const authenticator = softAuthenticator({ origin: ORIGIN })
+      const options = async () =>
+        (await (await h.request('POST', '/auth/passkeys/register/options', { headers: ada.bearer })).json()) as CreationOptions
+      const register = (response: unknown, emailCode: string) =>
+        h.request('POST', '/auth/passkeys/register', { json: { response, emailCode }, headers: ada.bearer })
+      // A response from another origin: 400, and the mailed code still works afterwards.
+      const first = await options()
+      const code = await h.emailCode()
+      expect((await h.mailOf('add-credential', 'ada@example.com')).credential).toBe('passkey')
+      expect((await register(await authenticator.create(first, { origin: 'http://evil.test' }), code)).status).toBe(400)
+      // (A new options request mails a new code; the old one dies.)
+      const second = await options()
+      const fresh = await h.emailCode()
+      const refused = await register(await authenticator.create(second), fresh === '000000' ? '111111' : '000000')
+      expect(refused.status).toBe(400)
+      expect(await json(refused)).toMatchObject({ type: 'urn:latchkey:problem:invalid-email-code' })
+      const third = await options()
+      expect((await register(await authenticator.create(third), await h.emailCode())).status).toBe(201)
       expect(await json(await h.request('GET', '/auth/passkeys', { headers: ada.bearer }))).toHaveLength(1)
     },
   )
@@ -206,7 +242,7 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
       expect(
         (
           await h.request('POST', '/auth/two-factor/enable', {
-            json: { code: totp.generate({ timestamp: h.clock.now().getTime() }) },
+            json: { code: totp.generate({ timestamp: h.clock.now().getTime() }), emailCode: await h.emailCode() },
             headers: ada.bearer,
           })
         ).status,

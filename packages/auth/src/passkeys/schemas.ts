@@ -120,3 +120,13 @@ export const passkeyJson = (p: PasskeyRecord): z.infer<typeof PasskeySchema> => 
 export const PasskeyIdParam = z.object({
   id: CredentialId.openapi({ param: { name: 'id', in: 'path' } }),
 })
+
+export const PasskeyEmailCode = z
+  .string()
+  .regex(/^[0-9]{6}$/, 'Email code must be the 6 digits of the mail that the registration options sent')
+  .openapi({
+    minLength: 6,
+    maxLength: 6,
+    description: 'The 6-digit code mailed by POST /auth/passkeys/register/options (10 minutes; the fifth wrong one kills it)',
+    example: '123456',
+  })

@@ -1,19 +1,23 @@
 /**
- * POST /passkeys/register: stores the passkey that answered the user's creation options. A wrong
- * origin or rpId, a challenge that is not this user's live one, or a bad attestation → 400.
+ * POST /passkeys/register: stores the passkey that answered the user's creation options, with the
+ * code they mailed (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox). A wrong origin
+ * or rpId, a challenge that is not this user's live one, or a bad attestation → 400, and the mailed
+ * code stays usable; a wrong mailed code → 400 and counts toward its five tries.
  */
 import { z } from '@hono/zod-openapi'
+import { emailUnverified } from '../../add-credential-code.js'
 import { AuthError } from '../../errors.js'
 import type { AuthApp } from '../../routes/deps.js'
 import { bodyGuardResponses, jsonBody, jsonContent, problemResponse, rateLimitedResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
-import { PasskeyName, PasskeySchema, passkeyJson, RegistrationResponseSchema } from '../schemas.js'
+import { PasskeyEmailCode, PasskeyName, PasskeySchema, passkeyJson, RegistrationResponseSchema } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'
 import { guardedPasskeyRoute } from './guarded.js'
 
 const RegisterBody = z
   .object({
     response: RegistrationResponseSchema,
+    emailCode: PasskeyEmailCode,
     name: PasskeyName.optional(),
   })
   .openapi('PasskeyRegisterRequest')
@@ -38,7 +42,10 @@ export const passkeyRegister = <U extends UserRecord>(app: AuthApp, deps: Passke
         request: { body: jsonBody(RegisterBody) },
         responses: {
           201: jsonContent(PasskeySchema, 'Added; a notice is mailed'),
-          400: problemResponse('Invalid input, or a response refused (origin, relying party, challenge, signature)'),
+          400: problemResponse(
+            'Invalid input, a response refused (origin, relying party, challenge, signature), or a wrong, used or expired email code',
+          ),
+          403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
           ...bodyGuardResponses,
           429: rateLimitedResponse,
         },
@@ -46,10 +53,12 @@ export const passkeyRegister = <U extends UserRecord>(app: AuthApp, deps: Passke
       'passkey-register',
     ),
     async (c) => {
-      const { response, name } = c.req.valid('json')
+      const { response, emailCode, name } = c.req.valid('json')
       const { user } = c.var
+      if (!user.raw.emailVerified) throw emailUnverified()
       const verified = await deps.passkeys.verifyRegistration(user.id, response)
       if (!verified) throw invalidPasskey()
+      await deps.addCredential.spend(user.id, emailCode)
       const passkey = { ...verified, name: name ?? 'Passkey' }
       if (!(await deps.store.createPasskey(passkey))) throw invalidPasskey()
       deps.notify.event(c, { type: 'passkey.added', userId: user.id, passkeyId: passkey.id })
