@@ -1,6 +1,8 @@
 /** The library's tables, children before parents: emptying them in this order needs no cascade. */
 export const AUTH_TABLES = [
   'auth_add_credential_codes',
+  'auth_passkey_challenges',
+  'auth_passkeys',
   'auth_challenges',
   'auth_recovery_codes',
   'auth_two_factors',
