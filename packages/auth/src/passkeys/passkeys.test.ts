@@ -202,6 +202,28 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
     },
   )
 
+  run('of 10 parallel registrations with one response, exactly one stores the passkey', async () => {
+    const h = setup()
+    const ada = await h.signup('ada@example.com')
+    await h.verifyEmail()
+    const authenticator = softAuthenticator({ origin: ORIGIN })
+    const options = (await (
+      await h.request('POST', '/auth/passkeys/register/options', { headers: ada.bearer })
+    ).json()) as CreationOptions
+    const body = { response: await authenticator.create(options), emailCode: await h.emailCode() }
+    const statuses = await Promise.all(
+      Array.from(
+        { length: 10 },
+        async () => (await h.request('POST', '/auth/passkeys/register', { json: body, headers: ada.bearer })).status,
+      ),
+    )
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1)
+    expect(statuses.filter((s) => s === 400)).toHaveLength(9)
+    expect(await json(await h.request('GET', '/auth/passkeys', { headers: ada.bearer }))).toHaveLength(1)
+    // Nothing of the ceremony reaches the log (only the harness's note on its fast hasher).
+    expect(h.logs.filter((line) => !line.includes('custom hasher'))).toEqual([])
+  })
+
   run('a signature counter that does not increase refuses the sign-in and emits passkey.counter_regressed', async () => {
     const h = setup()
     const ada = await withPasskey(h)
