@@ -282,6 +282,55 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
     },
   )
 
+  run(
+    'a passkey answers the two-factor challenge of a password sign-in; only its own options, only the account’s passkeys',
+    async () => {
+      const h = setup()
+      const ada = await withPasskey(h)
+      const bob = await withPasskey(h, 'Ed25519', 'bob@example.com')
+      const OTPAuth = await import('otpauth')
+      const s = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer })
+      const totp = OTPAuth.URI.parse(((await s.json()) as { uri: string }).uri) as InstanceType<typeof OTPAuth.TOTP>
+      const enable = await h.request('POST', '/auth/two-factor/enable', {
+        json: { code: totp.generate({ timestamp: h.clock.now().getTime() }), emailCode: await h.emailCode() },
+        headers: ada.bearer,
+      })
+      expect(enable.status).toBe(200)
+      const challenged = async () => {
+        const res = await h.login('ada@example.com', PASSWORD)
+        expect(res.status).toBe(202)
+        return (await res.json()) as { challenge: string; methods: string[]; passkeyOptions: RequestOptions }
+      }
+      const verify = (json: unknown) => h.request('POST', '/auth/two-factor/verify', { json })
+      const first = await challenged()
+      expect(first.methods).toEqual(['totp', 'recovery', 'passkey'])
+      expect(first.passkeyOptions.allowCredentials?.map((c) => c.id)).toEqual([ada.passkey.id])
+      // Bob's passkey, answering Ada's options: refused, and it counts as a wrong answer.
+      expect(
+        (await verify({ challenge: first.challenge, passkey: await bob.authenticator.get(first.passkeyOptions) })).status,
+      ).toBe(401)
+      // Ada's passkey answering the options of another challenge: refused.
+      const second = await challenged()
+      expect(
+        (await verify({ challenge: first.challenge, passkey: await ada.authenticator.get(second.passkeyOptions) })).status,
+      ).toBe(401)
+      // (That spent the second one's WebAuthn challenge: its own assertion no longer counts either.)
+      const late = await ada.authenticator.get(second.passkeyOptions)
+      expect((await verify({ challenge: second.challenge, passkey: late })).status).toBe(401)
+      // Both a code and a passkey, or neither: 400.
+      const third = await challenged()
+      const assertion = await ada.authenticator.get(third.passkeyOptions)
+      expect((await verify({ challenge: third.challenge, code: '123456', passkey: assertion })).status).toBe(400)
+      expect((await verify({ challenge: third.challenge })).status).toBe(400)
+      const done = await verify({ challenge: third.challenge, passkey: assertion })
+      expect(done.status).toBe(200)
+      expect(await json(done)).toMatchObject({ tokenType: 'Bearer', user: { email: 'ada@example.com' } })
+      expect(refreshCookie(done)).toBeTruthy()
+      // Single use.
+      expect((await verify({ challenge: third.challenge, passkey: assertion })).status).toBe(401)
+    },
+  )
+
   run('lists, renames and removes only the owner’s passkeys; another user’s id is 404; a notice is mailed', async () => {
     const h = setup()
     const ada = await withPasskey(h)

@@ -4,6 +4,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
+import { secondStep } from '../passkeys/second-step.js'
 import { normalizePassword } from '../password.js'
 import {
   AuthResultSchema,
@@ -19,7 +20,6 @@ import {
   unauthorizedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
-import { CHALLENGE_SECONDS } from '../two-factor/factor.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { ChallengeSchema } from './two-factor.js'
 
@@ -41,7 +41,8 @@ export const login = <U extends UserRecord>(
     limits,
     notify,
     twoFactor,
-  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor'>,
+    passkeys,
+  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor' | 'passkeys'>,
 ) =>
   app.openapi(
     createRoute({
@@ -83,9 +84,9 @@ export const login = <U extends UserRecord>(
         await store.updatePasswordHash(found.user.id, await hasher.hash(candidate), found.credentialsVersion)
       // Only after the right password, so a wrong one costs the same for every account.
       if ((await store.findTwoFactor(found.user.id))?.enabledAt) {
-        const challenge = await twoFactor.challenge(found.user.id, found.credentialsVersion)
+        const body = await secondStep({ store, twoFactor, passkeys }, found.user.id, found.credentialsVersion)
         notify.event(c, { type: 'login.challenged', userId: found.user.id })
-        return c.json({ twoFactorRequired: true as const, challenge, expiresIn: CHALLENGE_SECONDS }, 202)
+        return c.json(body, 202)
       }
       const started = await sessions.start(c, found.user, found.credentialsVersion)
       if (!started) {

@@ -42,7 +42,8 @@ const challengeOf = async (h: H, email = 'ada@example.com', ip?: string) => {
   expect(res.status).toBe(202)
   expect(res.headers.getSetCookie()).toEqual([])
   const body = await json(res)
-  expect(Object.keys(body).sort()).toEqual(['challenge', 'expiresIn', 'twoFactorRequired'])
+  expect(Object.keys(body).sort()).toEqual(['challenge', 'expiresIn', 'methods', 'twoFactorRequired'])
+  expect(body.methods).toEqual(['totp', 'recovery'])
   expect(body).toMatchObject({ twoFactorRequired: true, expiresIn: 300 })
   return body.challenge as string
 }

@@ -20,8 +20,8 @@ import {
   unauthorizedResponse,
 } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
-import { CHALLENGE_SECONDS } from '../../two-factor/factor.js'
 import { AuthenticationResponseSchema } from '../schemas.js'
+import { secondStep } from '../second-step.js'
 import type { PasskeyDeps } from './deps.js'
 
 export const passkeyRefused = () =>
@@ -89,9 +89,9 @@ export const passkeyLogin = <U extends UserRecord>(
       const found = await store.findUserById(outcome.passkey.userId)
       if (!found) throw passkeyRefused()
       if (!outcome.userVerified && (await store.findTwoFactor(found.user.id))?.enabledAt) {
-        const challenge = await twoFactor.challenge(found.user.id, found.credentialsVersion)
+        const body = await secondStep({ store, twoFactor, passkeys }, found.user.id, found.credentialsVersion)
         notify.event(c, { type: 'login.challenged', userId: found.user.id })
-        return c.json({ twoFactorRequired: true as const, challenge, expiresIn: CHALLENGE_SECONDS }, 202)
+        return c.json(body, 202)
       }
       const started = await sessions.start(c, found.user, found.credentialsVersion)
       if (!started) throw passkeyRefused()
