@@ -585,6 +585,10 @@ export interface components {
     PasskeyRequestOptions: {
       challenge: string
       rpId?: string
+      /**
+       * Format: int32
+       * @description Milliseconds
+       */
       timeout?: number
       allowCredentials?: {
         id: string

@@ -50,6 +50,8 @@ export const AuthenticationResponseSchema = z
     description: 'The AuthenticationResponseJSON of the assertion (`PublicKeyCredential.toJSON()`)',
   })
 
+const Timeout = z.int().min(0).max(600_000).optional().openapi({ format: 'int32', description: 'Milliseconds' })
+
 const Descriptor = z.object({
   id: z.string().max(1366),
   type: z.string().max(16).openapi({ example: 'public-key' }),
@@ -62,8 +64,10 @@ export const CreationOptionsSchema = z
     challenge: z.string().max(64),
     rp: z.object({ id: z.string().max(253).optional(), name: z.string().max(64) }),
     user: z.object({ id: z.string().max(128), name: z.string().max(254), displayName: z.string().max(100) }),
-    pubKeyCredParams: z.array(z.object({ alg: z.int(), type: z.string().max(16) })).max(8),
-    timeout: z.int().optional(),
+    pubKeyCredParams: z
+      .array(z.object({ alg: z.int().min(-65536).max(65535).openapi({ format: 'int32' }), type: z.string().max(16) }))
+      .max(8),
+    timeout: Timeout,
     excludeCredentials: z.array(Descriptor).max(1000).optional(),
     authenticatorSelection: z
       .object({
@@ -82,7 +86,7 @@ export const RequestOptionsSchema = z
   .object({
     challenge: z.string().max(64),
     rpId: z.string().max(253).optional(),
-    timeout: z.int().optional(),
+    timeout: Timeout,
     allowCredentials: z.array(Descriptor).max(1000).optional(),
     userVerification: z.string().max(16).optional(),
     extensions: z.record(z.string(), z.unknown()).optional(),
