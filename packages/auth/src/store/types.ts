@@ -8,8 +8,6 @@
 
 import type { PasskeyStore } from '../passkeys/store.js'
 
-export type * from '../passkeys/store.js'
-
 /** A user as the store keeps it, without the password hash. Policies read it as `user.raw`. */
 export interface UserRecord {
   id: string

@@ -5,6 +5,15 @@
  */
 
 export { keyIdOf } from '../access-token.js'
+export type {
+  NewPasskey,
+  NewPasskeyChallenge,
+  PasskeyChallengePurpose,
+  PasskeyRecord,
+  PasskeyRemoval,
+  PasskeyStore,
+  UsePasskeyInput,
+} from '../passkeys/store.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
   ConsumeResetInput,
