@@ -23,3 +23,13 @@ app.get('/me/hello', auth.guard(true), (c) => c.json({ hello: c.get('user').name
 
 const server = Bun.serve({ port: Number(process.env.PORT ?? 3000), fetch: app.fetch })
 console.log(`listening on http://localhost:${server.port}`)
+
+// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0.
+const stop = async () => {
+  await server.stop()
+  await auth.settled()
+  db.close()
+  process.exit(0)
+}
+process.once('SIGINT', stop)
+process.once('SIGTERM', stop)

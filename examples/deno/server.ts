@@ -21,10 +21,20 @@ const app = new Hono()
 app.route('/auth', auth.routes)
 app.get('/me/hello', auth.guard(true), (c) => c.json({ hello: c.get('user').name }))
 
-Deno.serve(
+const server = Deno.serve(
   {
     port: Number(Deno.env.get('PORT') ?? 3000),
     onListen: ({ port }) => console.log(`listening on http://localhost:${port}`),
   },
   app.fetch,
 )
+
+// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0.
+const stop = async () => {
+  await server.shutdown()
+  await auth.settled()
+  db.close()
+  Deno.exit(0)
+}
+Deno.addSignalListener('SIGINT', stop)
+Deno.addSignalListener('SIGTERM', stop)

@@ -20,6 +20,16 @@ const app = new Hono()
 app.route('/auth', auth.routes)
 app.get('/me/hello', auth.guard(true), (c) => c.json({ hello: c.get('user').name }))
 
-serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3000) }, ({ port }) =>
+const server = serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3000) }, ({ port }) =>
   console.log(`listening on http://localhost:${port}`),
 )
+
+// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0.
+const stop = () =>
+  server.close(async () => {
+    await auth.settled()
+    db.close()
+    process.exit(0)
+  })
+process.once('SIGINT', stop)
+process.once('SIGTERM', stop)

@@ -2,7 +2,7 @@
 // Miniflare, with a local D1 database kept in .d1/ (D1_PERSIST names another folder; delete it to
 // start afresh). Nothing is fetched from the network. AUTH_SECRET is required; PORT (default 8787;
 // 0 picks a free one); PUBLIC_URL and MAIL_URL are passed to the Worker as bindings. Ctrl-C or
-// SIGTERM stops it and its workerd (Miniflare's own exit hook). @latchkey/auth comes from its dist/ (pnpm build), as an app would get it.
+// SIGTERM stops workerd and exits 0. @latchkey/auth comes from its dist/ (pnpm build), as an app would get it.
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -41,3 +41,7 @@ const mf = new Miniflare({
 })
 const url = await mf.ready
 console.log(`example-workers: listening on http://localhost:${url.port}`)
+
+// Ahead of Miniflare's own signal hook, which exits 130 or 143: exit 0, and its exit hook still
+// stops workerd (so Ctrl-C under pnpm prints no error).
+for (const signal of ['SIGINT', 'SIGTERM']) process.prependOnceListener(signal, () => process.exit(0))

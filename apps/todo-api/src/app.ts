@@ -17,6 +17,7 @@ import { adminRoutes } from './routes/admin.js'
 import { docsRoutes } from './routes/docs.js'
 import { type FrontEnd, frontEndRoutes } from './routes/front-end.js'
 import { resetPageRoute } from './routes/reset-page.js'
+import { signInPageRoute } from './routes/sign-in-page.js'
 import { todoRoutes } from './routes/todos.js'
 import { tokenPageRoutes } from './routes/token-pages.js'
 
@@ -139,6 +140,7 @@ export const createApp = (options: AppOptions) => {
   adminRoutes(app, { auth, db })
   resetPageRoute(app)
   tokenPageRoutes(app)
+  signInPageRoute(app)
   if (options.frontEnd) frontEndRoutes(app, options.frontEnd)
 
   app.openapi(

@@ -15,6 +15,8 @@ export type AppAuth = Auth<UserRecord, 'admin' | 'verified'>
 export interface AppAuthOptions {
   /** One secret, or several: the first signs access tokens, every one verifies them. */
   secret: string | readonly string[]
+  /** Keys of sealed data (`AUTH_ENCRYPTION_KEY`): the first seals, every one opens. `null`: the library's fallback. */
+  encryptionKeys?: readonly string[] | null
   /** `AUTH_SIGNING_KEYS`: EdDSA or ES256 private JWKs that sign access tokens instead of the secret. */
   signingKeys?: readonly SigningKey[] | null
   db: AppDatabase
@@ -23,12 +25,16 @@ export interface AppAuthOptions {
   publicUrl: string
   production: boolean
   trustProxy: boolean
+  /** `EMAIL_SIGN_UP`: an address without an account may sign up by email. Default `false`. */
+  emailSignUp?: boolean
   /** Front ends on other origins that may use the refresh cookie (`TRUSTED_ORIGINS`); `PUBLIC_URL`'s is always trusted. */
   trustedOrigins?: readonly string[]
   /** The client address where the library cannot read Node's request itself (Bun, Deno). */
   getConnInfo?: GetConnInfo
   /** Seconds an access token lives (`ACCESS_TOKEN_TTL`, tests only). Default: the library's 900. */
   accessTokenTtl?: number | null
+  /** Most sessions per account (`AUTH_MAX_SESSIONS`). Default: the library's 100. */
+  maxSessions?: number | null
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -38,14 +44,17 @@ export interface AppAuthOptions {
 
 export const createAppAuth = ({
   secret,
+  encryptionKeys = null,
   signingKeys = null,
   db,
   mailer,
   publicUrl,
   production,
   trustProxy,
+  emailSignUp = false,
   trustedOrigins = [],
   accessTokenTtl = null,
+  maxSessions = null,
   getConnInfo,
   log,
   audit = (line) => console.log(line),
@@ -53,6 +62,7 @@ export const createAppAuth = ({
 }: AppAuthOptions): AppAuth =>
   createAuth({
     secret,
+    ...(encryptionKeys ? { encryptionKeys } : {}),
     ...(signingKeys ? { signingKeys } : {}),
     store: db.authStore,
     // On PostgreSQL the counts live in the database, so every instance counts against one limit.
@@ -64,8 +74,10 @@ export const createAppAuth = ({
     policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },
     publicUrl,
     trustProxy,
+    emailSignIn: { signUp: emailSignUp },
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
+    ...(maxSessions === null ? {} : { maxSessions }),
     ...(getConnInfo ? { getConnInfo } : {}),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,

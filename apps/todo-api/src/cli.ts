@@ -9,17 +9,23 @@
  * `kid`, one line) for AUTH_SIGNING_KEYS. Default EdDSA (Ed25519). The README's "Rotating
  * signing keys" says where in the list it goes.
  *
+ * `reseal`: runs the sweep once with AUTH_SECRET and AUTH_ENCRYPTION_KEY as the server reads
+ * them (and DATABASE_URL), which seals again under the first key whatever another key sealed, and
+ * prints how many sealed values still name an old key; exits 0 when none does (the old key may
+ * go), 1 otherwise.
+ *
  * Exits 2 on a usage error.
  *
  *   pnpm --filter @latchkey/todo-api cli set-role ada@example.com admin
  *   pnpm --filter @latchkey/todo-api cli keys generate --alg ES256
+ *   AUTH_SECRET=… AUTH_ENCRYPTION_KEY=<new>,<old> pnpm --filter @latchkey/todo-api cli reseal
  */
-import { canonicalEmail } from '@latchkey/auth'
+import { canonicalEmail, createAuth } from '@latchkey/auth'
 import { exportJWK, generateKeyPair } from 'jose'
 import { ConfigError, describeDatabase, parseDatabaseUrl } from './config.js'
 import { type AppDatabase, openDatabase } from './db/index.js'
 
-const USAGE = 'usage: cli set-role <email> <role>\n       cli keys generate [--alg EdDSA|ES256]'
+const USAGE = 'usage: cli set-role <email> <role>\n       cli keys generate [--alg EdDSA|ES256]\n       cli reseal'
 
 /** A kid that sorts by creation and tells keys of the same day apart: `2026-11-25-Xc3q9LwA`. */
 const newKid = (now: Date) =>
@@ -41,7 +47,8 @@ const generateKey = async (args: string[]): Promise<number> => {
   return 0
 }
 
-const setRole = async (email: string, role: string): Promise<number> => {
+/** Runs `task` on the database DATABASE_URL names; answers its exit status (1 or 2 when the database cannot be opened). */
+const withDatabase = async (task: (db: AppDatabase) => Promise<number>): Promise<number> => {
   let target: ReturnType<typeof parseDatabaseUrl>
   try {
     target = parseDatabaseUrl(process.env.DATABASE_URL)
@@ -62,6 +69,14 @@ const setRole = async (email: string, role: string): Promise<number> => {
     return 1
   }
   try {
+    return await task(db)
+  } finally {
+    await db.close()
+  }
+}
+
+const setRole = (email: string, role: string): Promise<number> =>
+  withDatabase(async (db) => {
     const canonical = canonicalEmail(email)
     if (!(await db.authStore.setRole(canonical, role.trim()))) {
       console.error(`cli: no account with the email ${canonical}`)
@@ -69,14 +84,42 @@ const setRole = async (email: string, role: string): Promise<number> => {
     }
     console.log(`role of ${canonical} is now "${role.trim()}"`)
     return 0
-  } finally {
-    await db.close()
-  }
-}
+  })
+
+/** The sweep once, over the keys the server is given. */
+const reseal = (): Promise<number> =>
+  withDatabase(async (db) => {
+    const list = (name: string) => process.env[name]?.split(',').filter((s) => s !== '') ?? []
+    const encryptionKeys = list('AUTH_ENCRYPTION_KEY')
+    let auth: ReturnType<typeof createAuth>
+    try {
+      auth = createAuth({
+        secret: list('AUTH_SECRET'),
+        ...(encryptionKeys.length > 0 ? { encryptionKeys } : {}),
+        store: db.authStore,
+        sendMail: () => {},
+        prune: { intervalSeconds: 0 },
+        log: (line) => console.error(`cli: ${line}`),
+      })
+    } catch (err) {
+      // createAuth names the bad option (a missing or weak secret or key).
+      console.error(`cli: ${err instanceof Error ? err.message : String(err)}`)
+      return 2
+    }
+    try {
+      const { resealed } = await auth.prune()
+      const left = await auth.sealedUnderOldKeys()
+      console.log(`sealed again under the first key: ${resealed}; still under an old key: ${left}`)
+      return left === 0 ? 0 : 1
+    } finally {
+      await auth.close()
+    }
+  })
 
 const main = async (args: string[]): Promise<number> => {
   const [command, ...rest] = args
   if (command === 'keys' && rest[0] === 'generate') return generateKey(rest.slice(1))
+  if (command === 'reseal' && rest.length === 0) return reseal()
   const [email, role, ...extra] = rest
   if (command === 'set-role' && email && role?.trim() && extra.length === 0) return setRole(email, role)
   console.error(USAGE)

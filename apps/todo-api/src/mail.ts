@@ -1,6 +1,7 @@
 /**
  * The mail hook the app hands to @latchkey/auth (docs/reference/lifecycle.md#mail). It owns the links
- * (`$PUBLIC_URL/reset-password?token=…`, `/verify-email?token=…`, `/confirm-email?token=…`, never
+ * (`$PUBLIC_URL/reset-password?token=…`, `/verify-email?token=…`, `/confirm-email?token=…`,
+ * `/sign-in?token=…`, never
  * built from request headers) and the delivery: SMTP when `SMTP_URL` is set, each mail with an
  * `X-Latchkey-Kind` header; otherwise one terminal line per mail, outside production only.
  */
@@ -24,7 +25,12 @@ export interface Mailer {
 }
 
 /** The page each token kind links to. */
-const PAGE = { 'reset-password': 'reset-password', 'verify-email': 'verify-email', 'change-email': 'confirm-email' } as const
+const PAGE = {
+  'reset-password': 'reset-password',
+  'verify-email': 'verify-email',
+  'change-email': 'confirm-email',
+  'sign-in': 'sign-in',
+} as const
 
 /** The link a token mail carries. */
 export const tokenLink = (publicUrl: string, kind: keyof typeof PAGE, token: string): string =>
@@ -43,7 +49,10 @@ interface Composed {
 const IGNORE = 'If you did not ask for this, ignore this mail.'
 
 /** The mails that carry a token: subject, the words of the development line, and the text around the link. */
-const TOKEN_MAILS: Record<keyof typeof PAGE, { subject: string; label: string; text: (link: string) => string[] }> = {
+const TOKEN_MAILS: Record<
+  Exclude<keyof typeof PAGE, 'sign-in'>,
+  { subject: string; label: string; text: (link: string) => string[] }
+> = {
   'reset-password': {
     subject: 'Reset your password',
     label: 'password reset',
@@ -84,6 +93,24 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
       const { subject, label, text } = TOKEN_MAILS[mail.kind]
       const link = tokenLink(publicUrl, mail.kind, mail.token)
       return { subject, text: text(link).join('\n'), line: `${label} link for ${mail.to}: ${link}` }
+    }
+    case 'sign-in': {
+      const link = tokenLink(publicUrl, 'sign-in', mail.token)
+      const what = mail.signUp ? 'create your account and sign in' : 'sign in'
+      return {
+        subject: mail.signUp ? `Your sign-up code: ${mail.code}` : `Your sign-in code: ${mail.code}`,
+        text: [
+          `Someone (hopefully you) asked to ${what} with this address.`,
+          '',
+          `Open this link to ${what}: ${link}`,
+          '',
+          `Or enter this code in the browser where you asked: ${mail.code}`,
+          '',
+          'The link and the code work once, together, and expire in 15 minutes.',
+          IGNORE,
+        ].join('\n'),
+        line: `${mail.signUp ? 'sign-up' : 'sign-in'} link for ${mail.to}: ${link} (code ${mail.code})`,
+      }
     }
     case 'password-changed':
       return notice(mail.to, 'Your password was changed', 'The password of your account was just changed.')

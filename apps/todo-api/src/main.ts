@@ -113,14 +113,17 @@ server.listen(config.port, () => {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl, production: config.production })
     const app = createApp({
       secret: config.secrets,
+      encryptionKeys: config.encryptionKeys,
       signingKeys: config.signingKeys,
       db,
       mailer,
       publicUrl,
       production: config.production,
       trustProxy: config.trustProxy,
+      emailSignUp: config.emailSignUp,
       trustedOrigins: config.trustedOrigins,
       accessTokenTtl: config.accessTokenTtl,
+      maxSessions: config.maxSessions,
       // Bun and Deno run this server through their node:http; the library asks for the address
       // there (on Node it reads Node's request itself).
       ...('Bun' in globalThis || 'Deno' in globalThis ? { getConnInfo } : {}),

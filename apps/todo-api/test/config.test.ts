@@ -43,6 +43,23 @@ describe.concurrent('start-up configuration', () => {
     expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: 'a'.repeat(32) })).toMatch(/AUTH_SECRET.*entropy/)
   })
 
+  it('refuses production without AUTH_ENCRYPTION_KEY, naming it, and a bad or reused key anywhere', async () => {
+    const secret = randomSecret()
+    expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: secret })).toMatch(
+      /^todo-api: AUTH_ENCRYPTION_KEY is required/,
+    )
+    expect(await refusal({ SMTP_URL, AUTH_SECRET: secret })).toMatch(/AUTH_ENCRYPTION_KEY is required/)
+    expect(await refusal({ NODE_ENV: 'development', AUTH_SECRET: secret, AUTH_ENCRYPTION_KEY: 'k'.repeat(31) })).toMatch(
+      /AUTH_ENCRYPTION_KEY.*32/,
+    )
+    expect(
+      await refusal({ NODE_ENV: 'development', AUTH_SECRET: secret, AUTH_ENCRYPTION_KEY: `${randomSecret()},${'a'.repeat(32)}` }),
+    ).toMatch(/AUTH_ENCRYPTION_KEY \(key 2 of 2\).*entropy/)
+    expect(await refusal({ NODE_ENV: 'development', AUTH_SECRET: secret, AUTH_ENCRYPTION_KEY: secret })).toMatch(
+      /AUTH_ENCRYPTION_KEY must not be one of AUTH_SECRET/,
+    )
+  })
+
   it('refuses production without SMTP_URL, and NODE_ENV defaults to production', async () => {
     expect(await refusal({ NODE_ENV: 'production', AUTH_SECRET: randomSecret() })).toMatch(/SMTP_URL/)
     expect(await refusal({ AUTH_SECRET: randomSecret() })).toMatch(/SMTP_URL/)
@@ -58,8 +75,16 @@ describe.concurrent('start-up configuration', () => {
     ['TRUST_PROXY', { TRUST_PROXY: 'maybe' }],
     ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'http://localhost:5173,localhost:5174' }],
     ['TRUSTED_ORIGINS', { TRUSTED_ORIGINS: 'https://app.example.com/path' }],
+    ['AUTH_MAX_SESSIONS', { AUTH_MAX_SESSIONS: '0' }],
+    ['AUTH_MAX_SESSIONS', { AUTH_MAX_SESSIONS: 'many' }],
   ])('names %s when it is invalid (%o)', async (name, env) => {
-    const line = await refusal({ NODE_ENV: 'production', AUTH_SECRET: randomSecret(), SMTP_URL, ...env })
+    const line = await refusal({
+      NODE_ENV: 'production',
+      AUTH_SECRET: randomSecret(),
+      AUTH_ENCRYPTION_KEY: randomSecret(),
+      SMTP_URL,
+      ...env,
+    })
     expect(line).toContain(name)
   })
 

@@ -17,7 +17,7 @@ const appCopy = () => {
 }
 
 describe('pnpm dev', () => {
-  it('generates AUTH_SECRET once, saves it to the app .env, says so, and reuses it on the next start', async () => {
+  it('generates AUTH_SECRET and AUTH_ENCRYPTION_KEY once, saves them to the app .env, says so, and reuses them on the next start', async () => {
     const dir = appCopy()
     const main = join(dir, 'dist', 'main.js')
     const first = await startServer({
@@ -33,6 +33,13 @@ describe('pnpm dev', () => {
     expect(secret.length).toBeGreaterThanOrEqual(32)
     expect(statSync(envFile).mode & 0o077).toBe(0)
     expect(first.stdout() + first.stderr()).not.toContain(secret)
+    expect(first.stdout()).toMatch(/AUTH_ENCRYPTION_KEY.*generated.*\.env/)
+    const key = /^AUTH_ENCRYPTION_KEY=(\S+)$/m.exec(readFileSync(envFile, 'utf8'))?.[1] ?? ''
+    expect(key.length).toBeGreaterThanOrEqual(32)
+    expect(key).not.toBe(secret)
+    expect(first.stdout() + first.stderr()).not.toContain(key)
+    // With both set, the library has nothing to warn about.
+    expect(first.stderr()).not.toMatch(/encryptionKeys/)
     // The default database: ./data/todo.db relative to the app, created on first start.
     expect(existsSync(join(dir, 'data', 'todo.db'))).toBe(true)
 
@@ -46,6 +53,7 @@ describe('pnpm dev', () => {
       const me = await request(second.base, 'GET', '/auth/me', { token: ada.token })
       expect(me.status).toBe(200)
       expect(readFileSync(envFile, 'utf8').match(/AUTH_SECRET=/g)).toHaveLength(1)
+      expect(readFileSync(envFile, 'utf8').match(/AUTH_ENCRYPTION_KEY=/g)).toHaveLength(1)
     } finally {
       await second.stop()
     }

@@ -90,6 +90,9 @@ describe('GET /openapi.json', () => {
         'GET /reset-password',
         'GET /verify-email',
         'GET /confirm-email',
+        'GET /sign-in',
+        'POST /auth/email-sign-in',
+        'POST /auth/email-sign-in/verify',
       ].sort(),
     )
   })
@@ -186,6 +189,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'GET /reset-password': 'getResetPasswordPage',
       'GET /verify-email': 'getVerifyEmailPage',
       'GET /confirm-email': 'getConfirmEmailPage',
+      'POST /auth/email-sign-in': 'emailSignIn',
+      'POST /auth/email-sign-in/verify': 'verifyEmailSignIn',
+      'GET /sign-in': 'getSignInPage',
       'GET /.well-known/jwks.json': 'getJwks',
     })
   })
@@ -205,6 +211,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'GET /reset-password',
         'GET /verify-email',
         'GET /confirm-email',
+        'POST /auth/email-sign-in',
+        'POST /auth/email-sign-in/verify',
+        'GET /sign-in',
         'GET /.well-known/jwks.json',
       ].sort(),
     )
@@ -304,7 +313,11 @@ describe('GET /reset-password', () => {
     const page = await request(server.base, 'GET', `/reset-password?token=${encodeURIComponent(token)}`)
     expect(page.status).toBe(200)
     expect(page.text).not.toContain('alert(1)')
-    expect(page.text).not.toMatch(/\b(src|href)\s*=/i)
+    expect(page.text).not.toMatch(/\bsrc\s*=/i)
+    // Links only back into the app (the header and "Back to Latchkey todos"), never a load.
+    const hrefs = [...page.text.matchAll(/\bhref\s*=\s*"([^"]*)"/gi)].map((m) => m[1])
+    expect(hrefs).toEqual(['/', '/'])
+    expect(page.text).not.toMatch(/<link\b/i)
     expect(page.text).not.toMatch(/https?:\/\//)
     expect(page.text).not.toMatch(/@import|url\(/)
   })

@@ -56,7 +56,7 @@ export interface StartOptions {
   main?: string
   /** The runtime and its arguments before the script; default this Node (`process.execPath`). */
   runtime?: string[]
-  /** Leave `AUTH_SECRET` unset unless `env` sets it. */
+  /** Leave `AUTH_SECRET` and `AUTH_ENCRYPTION_KEY` unset unless `env` sets them. */
   noDefaultSecret?: boolean
   /** How long to wait for the listening line; default 10 s. */
   startTimeoutMs?: number
@@ -113,7 +113,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
     PORT: '0',
     DATABASE_URL: `file:${dbPath}`,
     NODE_ENV: 'development',
-    ...(options.noDefaultSecret ? {} : { AUTH_SECRET: randomSecret() }),
+    ...(options.noDefaultSecret ? {} : { AUTH_SECRET: randomSecret(), AUTH_ENCRYPTION_KEY: randomSecret() }),
     ...options.env,
   })
   const [command = process.execPath, ...runtimeArgs] = options.runtime ?? []

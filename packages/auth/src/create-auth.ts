@@ -4,13 +4,13 @@
  */
 
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
 import { addCredentialCodes } from './add-credential-code.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
-import { errorSummary } from './errors.js'
+import { rateLimitAddress } from './credentials.js'
 import { type GuardEnv, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { accountOf, routeLimits } from './limits.js'
 import { notifier } from './notify.js'
@@ -79,6 +79,12 @@ export interface Auth<U extends UserRecord, Name extends string> {
    */
   prune(): Promise<PruneCounts>
   /**
+   * How many sealed values (TOTP keys) still name another key than the first of `encryptionKeys`
+   * (without `encryptionKeys`: than the first signing secret). The sweep seals them again; an old
+   * key can be dropped once this is 0.
+   */
+  sealedUnderOldKeys(): Promise<number>
+  /**
    * Stops the sweep and waits for it and for the work after answers. Call it on shutdown, after
    * the server stopped taking requests and before the store closes.
    *
@@ -107,11 +113,18 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   options: AuthOptions<U, Name, F>,
 ): Auth<U & SignupExtras<F>, Name> => {
   const resolved = resolveOptions(options)
+  if (!resolved.encryptionKeys)
+    resolved.log(
+      'createAuth: no `encryptionKeys`: TOTP keys are sealed under the signing secret, so before dropping an old one wait for auth.sealedUnderOldKeys() to be 0; set encryptionKeys to keep them apart',
+    )
+  const box = secretBox(resolved.encryptionKeys, resolved.secrets)
   if (options.hasher)
     resolved.log('createAuth: a custom hasher is in use; the argon2id floor (m=19456 KiB, t=2, p=1) is not checked on it')
-  const hasher = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
-  const decoy = decoyHash(hasher)
-  decoy.catch((err: unknown) => resolved.log(`decoy hash failed: ${errorSummary(err)}`))
+  const shared = admittedHasher(options.hasher ?? argon2Hasher(resolved.argon2), resolved.hashQueue)
+  // A client's share of the hashing queue: its IPv4 address, or its IPv6 /48 (a site's usual
+  // allocation; a /64 per request would otherwise be a new client each time).
+  const hasher = (c: Context) => shared.of(rateLimitAddress(resolved.clientAddress(c), Math.min(48, resolved.ipv6Prefix)))
+  const decoy = decoyHash(shared.own, options.hasher ? undefined : resolved.argon2)
   const tokens = accessTokens({
     secrets: resolved.secrets,
     signingKeys: resolved.signingKeys,
@@ -124,16 +137,6 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
   // Inside, the user is the store's `U`; its extra fields are the guard's to fill (defaults).
   const policies = (options.policies ?? {}) as Record<string, Policy<U>>
   const cookie = refreshCookie(resolved.secureCookies, resolved.cookiePath, resolved.cookieSameSite)
-  const sessions = sessionCore({
-    store: options.store,
-    tokens,
-    cookie,
-    lifetimes: resolved.lifetimes,
-    accessTokenTtl: resolved.accessTokenTtl,
-    now: resolved.now,
-    clientAddress: resolved.clientAddress,
-  })
-  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
   const after = afterAnswer(resolved.log)
   const notify = notifier({
     sendMail: options.sendMail,
@@ -143,6 +146,18 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     now: resolved.now,
     log: resolved.log,
   })
+  const sessions = sessionCore({
+    store: options.store,
+    tokens,
+    cookie,
+    lifetimes: resolved.lifetimes,
+    accessTokenTtl: resolved.accessTokenTtl,
+    now: resolved.now,
+    clientAddress: resolved.clientAddress,
+    maxSessions: resolved.maxSessions,
+    notify,
+  })
+  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
   const sweep = sweeper({
     store: options.store,
     lifetimes: resolved.lifetimes,
@@ -150,6 +165,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     log: resolved.log,
     intervalMs: resolved.pruneIntervalMs,
     batchSize: resolved.pruneBatchSize,
+    box,
   })
   const routes = authRoutes<U>({
     store: options.store,
@@ -164,7 +180,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     cookie,
     notify,
     afterAnswer: after,
-    twoFactor: twoFactorCore({ store: options.store, box: secretBox(resolved.secrets), now: resolved.now }),
+    twoFactor: twoFactorCore({ store: options.store, box, now: resolved.now }),
     addCredential: addCredentialCodes({ store: options.store, notify, now: resolved.now }),
     passkeys: resolved.passkeys && passkeyCore({ store: options.store, options: resolved.passkeys, now: resolved.now }),
     options: resolved,
@@ -180,6 +196,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     route: (config) => guardedRoute(guard(config.auth), config),
     settled: after.settled,
     prune: sweep.run,
+    sealedUnderOldKeys: () => options.store.countStaleSeals(box.sealingPrefix),
     async close() {
       await sweep.stop()
       await after.settled()

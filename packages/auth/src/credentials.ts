@@ -89,20 +89,21 @@ export type ClientAddress = (c: Context) => string
 /**
  * Where the client IP comes from: with `trustProxy`, the right-most `X-Forwarded-For` entry, the
  * one the single trusted proxy appended (left entries are the client's to forge and never read);
- * otherwise the runtime adapter's `getConnInfo`, or without one the Node adapter's socket.
+ * otherwise, or when that entry is not an IP address, the runtime adapter's `getConnInfo`, or
+ * without one the Node adapter's socket. Either way the answer is an address in its one written
+ * form ({@link canonicalAddress}: no port, IPv4 inside IPv6 as IPv4), or `'unknown'`.
  */
 export const clientAddress =
   (trustProxy: boolean, getConnInfo: GetConnInfo | undefined): ClientAddress =>
   (c) => {
     if (trustProxy) {
-      const forwarded = c.req.header('x-forwarded-for')
-      const last = forwarded?.split(',').pop()?.trim()
-      if (last) return last
+      const forwarded = canonicalAddress(c.req.header('x-forwarded-for')?.split(',').pop() ?? '')
+      if (forwarded) return forwarded
     }
     const address = getConnInfo
       ? safely(() => getConnInfo(c).remote.address)
       : (c.env as NodeEnv | undefined)?.incoming?.socket?.remoteAddress
-    return address || 'unknown'
+    return canonicalAddress(address ?? '') ?? 'unknown'
   }
 
 /** An adapter's `getConnInfo` throws when the request did not come through it (tests, `app.request()`). */
@@ -130,16 +131,24 @@ export const requestFacts = (c: Context, address: ClientAddress): { ip: string |
   }
 }
 
-const MAPPED_V4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i
-const TRAILING_V4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/
+const IPV4 =
+  /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/
+/** An IPv6 address written as a proxy may write it: in brackets, with a port after them. */
+const BRACKETED = /^\[([^\]]+)\](?::\d{1,5})?$/
+/** An IPv4 address with a port. */
+const V4_PORT = /^([\d.]+):\d{1,5}$/
+/** Longest text of an IPv6 address (`ffff:…:255.255.255.255`); nothing longer is ever an address. */
+const MAX_ADDRESS = 45
 
-/** The eight 16-bit groups of an IPv6 address, or `null` when it is not one. */
+/** The eight 16-bit groups of an IPv6 address (zone already removed), or `null` when it is not one. */
 const ipv6Groups = (ip: string): number[] | null => {
-  let text = (ip.split('%')[0] ?? '').toLowerCase()
-  const v4 = TRAILING_V4.exec(text)
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number]
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
+  let text = ip.toLowerCase()
+  const v4 = /[^:]*$/.exec(text)?.[0] ?? ''
+  if (v4.includes('.')) {
+    const octets = IPV4.exec(v4)?.slice(1).map(Number)
+    if (!octets) return null
+    const [a, b, c, d] = octets as [number, number, number, number]
+    text = `${text.slice(0, text.length - v4.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
   const halves = text.split('::')
   if (halves.length > 2) return null
@@ -153,17 +162,58 @@ const ipv6Groups = (ip: string): number[] | null => {
   return groups.map((g) => Number.parseInt(g, 16))
 }
 
+/** The IPv4 address inside an IPv6 one, when the IPv6 address only carries it: IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible (`::a.b.c.d`) or NAT64 (`64:ff9b::a.b.c.d`, RFC 6052). */
+const embeddedIpv4 = (g: number[]): string | null => {
+  const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0)
+  const mapped = zeros(0, 5) && g[5] === 0xffff
+  // `::` and `::1` are IPv6's own unspecified and loopback addresses, not IPv4 ones.
+  const compatible = zeros(0, 6) && (g[6] as number) !== 0
+  const nat64 = g[0] === 0x64 && g[1] === 0xff9b && zeros(2, 6)
+  if (!mapped && !compatible && !nat64) return null
+  const [hi, lo] = [g[6] as number, g[7] as number]
+  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`
+}
+
+/** RFC 5952 text of eight groups: lower case, the longest run of two or more zero groups as `::`. */
+const ipv6Text = (g: number[]): string => {
+  let best = { at: -1, length: 1 }
+  for (let i = 0; i < 8; ) {
+    let j = i
+    while (j < 8 && g[j] === 0) j++
+    if (j - i > best.length) best = { at: i, length: j - i }
+    i = j === i ? i + 1 : j
+  }
+  const hex = g.map((x) => x.toString(16))
+  if (best.at === -1) return hex.join(':')
+  return `${hex.slice(0, best.at).join(':')}::${hex.slice(best.at + best.length).join(':')}`
+}
+
 /**
- * The address a rate limit counts: an IPv4 address as it is (also when it arrives IPv4-mapped,
- * `::ffff:a.b.c.d`), and an IPv6 address as its first `v6Prefix` bits (default 64), since one
- * host usually holds a whole /64 and could otherwise count as 2^64 clients.
+ * `text` as an IP address in its one written form, or `null` when it is not one: a port
+ * (`1.2.3.4:5678`, `[2001:db8::1]:443`), brackets and a zone (`%eth0`) removed; an IPv4 address
+ * carried in IPv6 (mapped, compatible, NAT64) as that IPv4 address; IPv6 as RFC 5952 writes it.
+ * So one client is one address however a proxy writes it, and what is stored is never longer
+ * than an IPv6 address.
+ */
+export const canonicalAddress = (text: string): string | null => {
+  let ip = text.trim()
+  if (ip.length > MAX_ADDRESS + 8) return null
+  ip = BRACKETED.exec(ip)?.[1] ?? V4_PORT.exec(ip)?.[1] ?? ip
+  if (IPV4.test(ip)) return ip
+  const groups = ip.includes(':') ? ipv6Groups(ip.split('%')[0] ?? '') : null
+  if (!groups) return null
+  return embeddedIpv4(groups) ?? ipv6Text(groups)
+}
+
+/**
+ * The address a rate limit counts: an IPv4 address as it is (also when it arrives inside IPv6:
+ * mapped, compatible or NAT64), and an IPv6 address as its first `v6Prefix` bits (default 64),
+ * since one host usually holds a whole /64 and could otherwise count as 2^64 clients.
  */
 export const rateLimitAddress = (ip: string, v6Prefix: number): string => {
-  const mapped = MAPPED_V4.exec(ip)
-  if (mapped) return mapped[1] ?? ip
-  if (!ip.includes(':')) return ip
-  const groups = ipv6Groups(ip)
-  if (!groups) return ip
+  const canonical = canonicalAddress(ip)
+  if (canonical === null || !canonical.includes(':')) return canonical ?? ip
+  const groups = ipv6Groups(canonical) as number[]
   const bits = groups.map((g, i) => {
     const keep = Math.max(0, Math.min(16, v6Prefix - i * 16))
     return keep === 0 ? 0 : g & ~((1 << (16 - keep)) - 1) & 0xffff

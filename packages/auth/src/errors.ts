@@ -21,6 +21,7 @@ const table = {
   invalid_refresh: [401, 'Invalid refresh credential'],
   invalid_challenge: [401, 'Invalid or expired two-factor challenge'],
   two_factor_failed: [401, 'Wrong two-factor code'],
+  invalid_sign_in: [401, 'Invalid or expired sign-in link or code'],
   passkey_failed: [401, 'Passkey sign-in failed'],
   forbidden: [403, 'Forbidden'],
   cross_origin: [403, 'Cross-origin request refused'],

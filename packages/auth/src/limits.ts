@@ -35,10 +35,10 @@ export interface RouteLimits {
    * guard (401 before 429).
    */
   perUser(endpoint: string, emailOf?: KeyRule['valueOf']): MiddlewareHandler
-  /** Per client address only: where no account is known before the work (a passkey sign-in). */
-  perIp(endpoint: string): MiddlewareHandler
   /** Per address and per the account `userOf` finds (two-factor verify: the challenge's owner). */
   perAccount(endpoint: string, userOf: (c: Context) => Promise<string | null>): MiddlewareHandler
+  /** Per address only (email sign-in verify: its flow counts its own tries). */
+  perAddress(endpoint: string): MiddlewareHandler
   /** `POST /refresh`: per session (`sessionOf`: the id the cookie names, or the value's hash) and per address. */
   refresh(sessionOf: KeyRule['valueOf']): MiddlewareHandler
 }
@@ -71,7 +71,7 @@ export const routeLimits = (
           return owner?.email ?? null
         }),
       ]),
-    perIp: (endpoint) => limit(endpoint, [ip()]),
+    perAddress: (endpoint) => limit(endpoint, [ip()]),
     perAccount: (endpoint, userOf) => limit(endpoint, [ip(), user(async (c) => noted(c, await userOf(c)) ?? null)]),
     perUser: (endpoint, emailOf) =>
       limit(endpoint, [

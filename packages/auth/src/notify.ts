@@ -18,6 +18,19 @@ interface TokenMail<K extends string> {
   token: string
 }
 
+/**
+ * Sign-in by email (docs/reference/email-sign-in.md): the link's `token` and the 6-digit `code`
+ * for the browser that asked, in one mail. `signUp`: the address has no account yet, and using
+ * the mail creates one.
+ */
+export interface SignInMail {
+  kind: 'sign-in'
+  to: string
+  token: string
+  code: string
+  signUp: boolean
+}
+
 /** A notice of a change to the account: no token. */
 interface Notice<K extends string> {
   kind: K
@@ -40,6 +53,7 @@ export type AuthMail =
   | TokenMail<'reset-password'>
   | TokenMail<'verify-email'>
   | TokenMail<'change-email'>
+  | SignInMail
   | Notice<'password-changed'>
   /** Sent to the old address once the new one is confirmed. */
   | (Notice<'email-changed'> & { newEmail: string })
@@ -87,15 +101,22 @@ type SessionEvent<T extends string> = UserEvent<T> & { sessionId: string }
 /** `passkeyId`: the WebAuthn credential id, base64url. */
 type PasskeyEvent<T extends string> = UserEvent<T> & { passkeyId: string }
 
+/** How a sign-in was attempted: a password (login), or a link or code mailed to the address. */
+export type SignInMethod = 'password' | 'email' | 'passkey'
+
 /**
  * One security-relevant step, after it happened. Never a password, hash, token or code.
  * `userId` whenever the account is known; `sessionId` on every event about one session.
  */
 export type AuthEvent =
   | SessionEvent<'signup'>
-  | SessionEvent<'login.succeeded'>
-  /** Wrong password, or (without `userId`) an email with no account. */
-  | (EventBase & { type: 'login.failed'; userId?: string })
+  /** `method`: how the first factor was proven (absent after a two-factor verify). */
+  | (SessionEvent<'login.succeeded'> & { method?: SignInMethod })
+  /**
+   * Wrong password, or (without `userId`) an email with no account; for `method: 'email'`, a
+   * wrong, used or expired link or code.
+   */
+  | (EventBase & { type: 'login.failed'; method?: SignInMethod; userId?: string })
   | UserEvent<'login.challenged'>
   /** A 429: `endpoint` names the limited route (`login`, `signup`, …). */
   | (EventBase & { type: 'rate_limited'; endpoint: string; userId?: string })

@@ -6,6 +6,7 @@ import { migrateSqlite, openSqlite, sqliteStore } from './sqlite/index.js'
 const db = openSqlite(':memory:')
 migrateSqlite(db)
 const base = { secret: 'kR7vQ2mX9pL4tW8zN1cB6yH3fJ5dG0sA', store: sqliteStore(db), sendMail: () => {} }
+const ENC = 'Zq8wE3rT6yU1iO4pA7sD0fG2hJ5kL9xC'
 
 describe('createAuth refuses bad options at construction, naming the option', () => {
   it.each([
@@ -20,6 +21,19 @@ describe('createAuth refuses bad options at construction, naming the option', ()
     ['a short first secret', { secret: ['s'.repeat(31), base.secret] }, /`secret\[0\]` must be at least 32 characters/],
     ['a secret that is not a string', { secret: [base.secret, 42] }, /`secret\[1\]` must be a string/],
     ['the same secret twice', { secret: [base.secret, base.secret] }, /`secret\[1\]` repeats an earlier secret/],
+    ['a short encryption key', { encryptionKeys: 'e'.repeat(31) }, /`encryptionKeys` must be at least 32 characters/],
+    [
+      'a weak second encryption key',
+      { encryptionKeys: [ENC, 'password'.repeat(4)] },
+      /`encryptionKeys\[1\]` has too little entropy/,
+    ],
+    ['an empty list of encryption keys', { encryptionKeys: [] }, /`encryptionKeys` must be a key/],
+    [
+      'an encryption key that is a signing secret',
+      { encryptionKeys: [ENC, base.secret] },
+      /`encryptionKeys\[1\]` must not be one of the signing secrets/,
+    ],
+    ['the same encryption key twice', { encryptionKeys: [ENC, ENC] }, /`encryptionKeys\[1\]` repeats an earlier key/],
     ['a missing store', { store: undefined }, /`store` is required/],
     ['a missing sendMail', { sendMail: undefined }, /`sendMail` is required/],
     ['argon2 memory below 19456 KiB', { argon2: { memoryCost: 19455 } }, /`argon2.memoryCost`/],

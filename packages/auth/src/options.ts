@@ -59,6 +59,16 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    */
   secret: string | readonly string[]
   /**
+   * Keys of the data the library seals (the TOTP keys), each at least 32 characters and not
+   * trivially low-entropy, none of them a signing secret. A list rotates them: the first seals,
+   * every one opens, and the sweep seals again under the first whatever another key sealed
+   * (`auth.sealedUnderOldKeys()` counts what is left). Apart from `secret`, so rotating or
+   * dropping a signing secret never touches sealed data. Without it (not recommended; logged once
+   * at start) the first signing secret seals, as 0.1 did, and dropping a signing secret is only
+   * safe once `sealedUnderOldKeys()` is 0.
+   */
+  encryptionKeys?: string | readonly string[]
+  /**
    * Asymmetric keys for access tokens instead of HS256, so other services can verify them
    * (`@latchkey/verify`) from the public keys at `GET /.well-known/jwks.json` (mount
    * `auth.wellKnown` at the root). Private JWKs, EdDSA (Ed25519) or ES256 (P-256), each with a
@@ -103,6 +113,11 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   sessionAbsoluteTtl?: number
   /** Seconds during which a just-rotated refresh value is refused without revoking (parallel tabs). Default 10; 0 disables. */
   refreshReuseGrace?: number
+  /**
+   * Most sessions one account keeps. A sign-in past it ends the least recently used session
+   * (event `session.revoked`), so a script signing in in a loop cannot pile up rows. Default 100.
+   */
+  maxSessions?: number
   /** Seconds a reset token lives. Default 1800. */
   resetTokenTtl?: number
   /**
@@ -110,6 +125,13 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    * `otpauth://` URI's issuer). Default `Latchkey`.
    */
   twoFactor?: { issuer?: string }
+  /**
+   * Sign-in by email (docs/reference/email-sign-in.md). `signUp: true` lets an address without an
+   * account sign up by email: it gets a sign-up link and code, and using one creates the account
+   * (verified, without a password; its name is the address's local part). Default `false`: such
+   * an address gets no mail (and the same answer).
+   */
+  emailSignIn?: { signUp?: boolean }
   /**
    * Passkeys (docs/reference/passkeys.md): without this option the passkey routes are not mounted.
    * `rpId` is the domain the passkeys belong to (the site's host or a parent of it), `rpName` what
@@ -197,15 +219,21 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
 export interface ResolvedOptions {
   /** The signing secret first. */
   secrets: string[]
+  /** The sealing key first; `null` when none was given (the signing secrets seal). */
+  encryptionKeys: string[] | null
   /** The asymmetric keys, the signing one first, or `null` for HS256 under `secrets`. */
   signingKeys: ResolvedSigningKey[] | null
   issuer: string
   audience: string
   accessTokenTtl: number
   lifetimes: SessionLifetimes
+  /** Most sessions per account; a sign-in past it ends the least recently used. */
+  maxSessions: number
   resetTokenMs: number
   /** The issuer of `otpauth://` URIs. */
   twoFactorIssuer: string
+  /** Whether an address without an account may sign up by email. */
+  emailSignUp: boolean
   /** `null`: passkeys are off. */
   passkeys: PasskeyOptions | null
   argon2: Argon2Params
@@ -323,11 +351,33 @@ const resolveSecrets = (secret: unknown): string[] => {
   return secrets
 }
 
+/**
+ * The encryption keys, the sealing one first; `null` when none were given. Each is checked like a
+ * signing secret, and none may be one: the point is to keep them apart.
+ */
+const resolveEncryptionKeys = (value: unknown, secrets: readonly string[]): string[] | null => {
+  if (value === undefined) return null
+  const list: readonly unknown[] = typeof value === 'string' ? [value] : Array.isArray(value) ? value : []
+  if (list.length === 0) fail('encryptionKeys', 'must be a key of at least 32 characters, or a non-empty list of them')
+  const keys: string[] = []
+  for (const [i, key] of list.entries()) {
+    const option = typeof value === 'string' ? 'encryptionKeys' : `encryptionKeys[${i}]`
+    if (typeof key !== 'string') return fail(option, 'must be a string')
+    const weakness = secretWeakness(key)
+    if (weakness) fail(option, weakness)
+    if (keys.includes(key)) fail(option, 'repeats an earlier key')
+    if (secrets.includes(key)) fail(option, 'must not be one of the signing secrets (`secret`)')
+    keys.push(key)
+  }
+  return keys
+}
+
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
 export const resolveOptions = <U extends UserRecord, Name extends string, F extends z.ZodRawShape>(
   options: AuthOptions<U, Name, F>,
 ): ResolvedOptions => {
   const secrets = resolveSecrets(options?.secret)
+  const encryptionKeys = resolveEncryptionKeys(options.encryptionKeys, secrets)
   if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
   if (typeof options.sendMail !== 'function')
     fail('sendMail', 'is required: a function ({ kind, to, token? }) that sends the mails the library asks for')
@@ -384,9 +434,12 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
   if (typeof twoFactorIssuer !== 'string' || !/^[^:]{1,64}$/.test(twoFactorIssuer))
     fail('twoFactor.issuer', 'must be 1 to 64 characters without a colon')
   if (!cookiePath.startsWith('/')) fail('cookiePath', 'must start with /')
+  const emailSignUp = options.emailSignIn?.signUp ?? false
+  if (typeof emailSignUp !== 'boolean') fail('emailSignIn.signUp', 'must be true or false')
 
   return {
     secrets,
+    encryptionKeys,
     signingKeys: options.signingKeys === undefined ? null : resolveSigningKeys(options.signingKeys, fail),
     issuer: options.issuer ?? 'latchkey',
     audience: options.audience ?? 'latchkey',
@@ -396,8 +449,10 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
       absoluteMs: positive('sessionAbsoluteTtl', options.sessionAbsoluteTtl, 90 * DAY) * 1000,
       graceMs: positive('refreshReuseGrace', options.refreshReuseGrace, 10, true) * 1000,
     },
+    maxSessions: positiveInteger('maxSessions', options.maxSessions, 100),
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
     twoFactorIssuer,
+    emailSignUp,
     passkeys: options.passkeys === undefined ? null : resolvePasskeyOptions(options.passkeys, fail),
     argon2,
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { argon2Hasher, boundedConcurrency, commonPasswords, isCommonPassword, isEmailPassword } from './password.js'
+import { argon2Hasher, boundedConcurrency, commonPasswords, decoyHash, isCommonPassword, isEmailPassword } from './password.js'
 
 describe('argon2Hasher', () => {
   const hasher = argon2Hasher({ memoryCost: 19456, timeCost: 2, parallelism: 1 })
@@ -19,6 +19,58 @@ describe('argon2Hasher', () => {
     expect(hasher.needsRehash(`$argon2id$v=19$m=19456,t=1,p=1$${salt}`)).toBe(true)
     expect(hasher.needsRehash(`$argon2i$v=19$m=19456,t=2,p=1$${salt}`)).toBe(true)
     expect(hasher.needsRehash(`$argon2id$v=19$m=65536,t=3,p=4$${salt}`)).toBe(false)
+  })
+})
+
+describe('the decoy hash a login verifies against when the email is unknown', () => {
+  const params = { memoryCost: 19456, timeCost: 2, parallelism: 1 }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
+
+  it('is made, not hashed, for the built-in argon2id, and costs one full verification', async () => {
+    let hashed = 0
+    const hasher = argon2Hasher(params)
+    const counting = {
+      ...hasher,
+      hash: (p: string) => {
+        hashed++
+        return hasher.hash(p)
+      },
+    }
+    const decoy = await decoyHash(counting, params)()
+    expect(hashed).toBe(0)
+    expect(decoy).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/)
+    expect(hasher.needsRehash(decoy)).toBe(false)
+    expect(await hasher.verify(decoy, 'correct horse battery staple')).toBe(false)
+    // Interleaved samples: a decoy the hasher refused without computing would take no time.
+    const real = await hasher.hash('correct horse battery staple')
+    const times = { decoy: [] as number[], real: [] as number[] }
+    for (let i = 0; i < 7; i++)
+      for (const [name, stored] of [
+        ['decoy', decoy],
+        ['real', real],
+      ] as const) {
+        const start = performance.now()
+        await hasher.verify(stored, 'a wrong guess entirely')
+        times[name].push(performance.now() - start)
+      }
+    expect(median(times.decoy) / median(times.real)).toBeGreaterThan(0.6)
+  })
+
+  it("hashes a custom hasher's decoy when first asked, once, and keeps it", async () => {
+    let hashed = 0
+    const custom = {
+      hash: async (p: string) => {
+        hashed++
+        return `$custom$${p}`
+      },
+      verify: async () => false,
+      needsRehash: () => false,
+    }
+    const decoy = decoyHash(custom)
+    expect(hashed).toBe(0)
+    const first = await decoy()
+    expect(await decoy()).toBe(first)
+    expect(hashed).toBe(1)
   })
 })
 

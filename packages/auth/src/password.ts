@@ -56,32 +56,51 @@ export const boundedConcurrency = (slots: number) => {
   }
 }
 
+/** The password hasher as the routes use it: each call counts toward one client's share of the queue. */
+export interface SharedHasher {
+  /** The hasher for calls made on behalf of `client` (an IPv4 address or an IPv6 /48). */
+  of(client: string): PasswordHasher
+  /** The hasher for the library's own calls (a custom hasher's decoy): the whole queue's bound only. */
+  own: PasswordHasher
+}
+
 /**
- * Admits at most `max` hasher calls at once (running or queued). A call past that is refused
- * with 503 and `Retry-After` before it hashes anything: a flood of password guesses, however it
- * is spread over addresses and accounts, then costs other users a short wait or a quick 503,
- * never seconds of queueing behind it.
+ * Admits at most `max` hasher calls at once (running or queued), and at most a quarter of them
+ * (at least one) for any one client. A call past either is refused with 503 and `Retry-After`
+ * before it hashes anything: a flood of password guesses, however it is spread over addresses
+ * and accounts, then costs other users a short wait or a quick 503, never seconds of queueing
+ * behind it; and one client's flood leaves three quarters of the queue to everyone else.
  */
-export const admittedHasher = (hasher: PasswordHasher, max: number): PasswordHasher => {
+export const admittedHasher = (hasher: PasswordHasher, max: number): SharedHasher => {
+  const share = Math.max(1, Math.floor(max / 4))
   let admitted = 0
-  const admit = async <T>(task: () => Promise<T>): Promise<T> => {
-    if (admitted >= max)
+  const perClient = new Map<string, number>()
+  const admit = async <T>(client: string | null, task: () => Promise<T>): Promise<T> => {
+    const held = client === null ? 0 : (perClient.get(client) ?? 0)
+    if (admitted >= max || held >= share)
       throw new AuthError('overloaded', {
         detail: 'Too many password checks are in progress. Try again in a second.',
         headers: { 'Retry-After': '1' },
       })
     admitted++
+    if (client !== null) perClient.set(client, held + 1)
     try {
       return await task()
     } finally {
       admitted--
+      if (client !== null) {
+        const left = (perClient.get(client) ?? 1) - 1
+        if (left === 0) perClient.delete(client)
+        else perClient.set(client, left)
+      }
     }
   }
-  return {
-    hash: (password) => admit(() => hasher.hash(password)),
-    verify: (stored, password) => admit(() => hasher.verify(stored, password)),
+  const hasherOf = (client: string | null): PasswordHasher => ({
+    hash: (password) => admit(client, () => hasher.hash(password)),
+    verify: (stored, password) => admit(client, () => hasher.verify(stored, password)),
     needsRehash: (stored) => hasher.needsRehash(stored),
-  }
+  })
+  return { of: hasherOf, own: hasherOf(null) }
 }
 
 /** One way to compute argon2id. */
@@ -156,10 +175,16 @@ const portable: Argon2Implementation = {
   slots: 1,
 }
 
-/** The implementation this runtime can run: native where it loads, portable otherwise. Chosen once. */
-let chosen: Promise<Argon2Implementation> | undefined
-const argon2Implementation = () => {
-  chosen ??= loadNative().then((native) => native ?? portable)
+/**
+ * The implementation this runtime can run: native where it loads, portable otherwise. Chosen at
+ * the first hash and kept as a value, not as a promise another request might still be running:
+ * a Worker ends a request's pending work with its answer, so a promise begun in one request and
+ * awaited by the next may never settle.
+ */
+let chosen: Argon2Implementation | undefined
+const argon2Implementation = async () => {
+  const found = chosen ?? (await loadNative()) ?? portable
+  chosen ??= found
   return chosen
 }
 
@@ -175,17 +200,22 @@ export const argon2Hasher = (params: Argon2Params, implementation?: 'native' | '
     if (!native) throw new Error('argon2Hasher: @node-rs/argon2 does not load here')
     return native
   }
-  const ready = pick().then((impl) => ({ impl, run: boundedConcurrency(impl.slots) }))
-  // A failure surfaces on the first hash; it must not also be an unhandled rejection.
-  ready.catch(() => undefined)
+  // Nothing starts before the first hash, inside the request that asks for it (see above).
+  let picked: { impl: Argon2Implementation; run: ReturnType<typeof boundedConcurrency> } | undefined
+  const ready = async () => {
+    if (picked) return picked
+    const impl = await pick()
+    picked ??= { impl, run: boundedConcurrency(impl.slots) }
+    return picked
+  }
   return {
     async hash(password) {
-      const { impl, run } = await ready
+      const { impl, run } = await ready()
       return run(() => impl.hash(password, params))
     },
     async verify(stored, password) {
       try {
-        const { impl, run } = await ready
+        const { impl, run } = await ready()
         return await run(() => impl.verify(stored, password))
       } catch {
         return false
@@ -199,8 +229,27 @@ export const argon2Hasher = (params: Argon2Params, implementation?: 'native' | '
   }
 }
 
-/** A hash of a random password, verified against when the email is unknown so both paths cost the same. */
-export const decoyHash = (hasher: PasswordHasher): Promise<string> => hasher.hash(base64url(randomBytes(32)))
+/**
+ * The hash a login verifies against when the email is unknown, so both paths cost one
+ * verification. No work starts ahead of a request: a Worker ends a request's pending work with
+ * its answer, so a hash begun during one request (the first, which builds the app) and awaited by
+ * a later one would never finish, and would hold the hashing slot for good. With the built-in
+ * argon2id the decoy is made rather than hashed: a PHC string with the current parameters and a
+ * random salt and digest costs exactly one verification. A custom hasher's decoy is hashed inside
+ * the first login, before the account is looked up (so that login costs one hash more whether or
+ * not the account exists), and kept as a value.
+ */
+export const decoyHash = (hasher: PasswordHasher, argon2?: Argon2Params): (() => Promise<string>) => {
+  if (argon2) {
+    const made = `$argon2id$v=19$m=${argon2.memoryCost},t=${argon2.timeCost},p=${argon2.parallelism}$${encodeBase64NoPadding(randomBytes(16))}$${encodeBase64NoPadding(randomBytes(32))}`
+    return async () => made
+  }
+  let kept: string | undefined
+  return async () => {
+    kept ??= await hasher.hash(base64url(randomBytes(32)))
+    return kept
+  }
+}
 
 /** Passwords are NFKC-normalised before hashing, never trimmed or case-changed. */
 export const normalizePassword = (password: string): string => password.normalize('NFKC')

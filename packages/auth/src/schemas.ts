@@ -33,9 +33,23 @@ export const storableString = () =>
 /** Trimmed, NFKC-normalised, lower-cased, then validated: the form used for storage, lookup and limits. */
 export const canonicalEmail = (email: string): string => email.trim().normalize('NFKC').toLowerCase()
 
+/**
+ * `false` when NFKC would turn a character into an address's punctuation (`＠` into `@`, `．` into
+ * `.`, `，` into `,`): normalising may change letters and digits, never where an address splits,
+ * so the address that is checked and mailed is the one that was typed (docs/reference/conventions.md#emails).
+ */
+export const keepsItsPunctuation = (email: string): boolean => {
+  for (const ch of email) if (ch > '\u007f' && /[^\p{L}\p{M}\p{N}]/u.test(ch.normalize('NFKC'))) return false
+  return true
+}
+
 export const EmailField = z
   .string()
   .refine(isStorableText, { message: UNSTORABLE_TEXT, params: fieldCode('unsupported_text') })
+  .refine(keepsItsPunctuation, {
+    message: 'Email must be written with a plain @ and plain punctuation',
+    params: fieldCode('invalid_email'),
+  })
   .trim()
   .overwrite((s) => s.normalize('NFKC'))
   .toLowerCase()

@@ -13,6 +13,7 @@ const state = (over: Partial<SessionRefreshState> = {}): SessionRefreshState => 
   userId: 'u',
   createdAt: T0,
   refreshedAt: T0,
+  refreshKeyHash: 'key',
   refreshHash: 'current',
   previousRefreshHash: null,
   rotatedAt: null,
@@ -28,28 +29,49 @@ describe('sessionRemainingMs', () => {
   })
 })
 
+/** A presented value: its hash, and the hash of the session key it carries (default: the session's). */
+const v = (hash: string, keyHash: string | null = 'key') => ({ hash, keyHash })
+
 describe('judgeRotation', () => {
   it('rotates the current value of a live session', () => {
-    expect(judgeRotation(state(), 'current', at(1000), lifetimes)).toBe('rotate')
-    expect(judgeRotation(state({ refreshedAt: at(80 * DAY) }), 'current', at(90 * DAY - 1), lifetimes)).toBe('rotate')
+    expect(judgeRotation(state(), v('current'), at(1000), lifetimes)).toBe('rotate')
+    expect(judgeRotation(state({ refreshedAt: at(80 * DAY) }), v('current'), at(90 * DAY - 1), lifetimes)).toBe('rotate')
   })
 
   it('expires the current value at the idle or the absolute deadline, to the millisecond', () => {
-    expect(judgeRotation(state(), 'current', at(30 * DAY - 1), lifetimes)).toBe('rotate')
-    expect(judgeRotation(state(), 'current', at(30 * DAY), lifetimes)).toBe('expired')
-    expect(judgeRotation(state({ refreshedAt: at(80 * DAY) }), 'current', at(90 * DAY), lifetimes)).toBe('expired')
+    expect(judgeRotation(state(), v('current'), at(30 * DAY - 1), lifetimes)).toBe('rotate')
+    expect(judgeRotation(state(), v('current'), at(30 * DAY), lifetimes)).toBe('expired')
+    expect(judgeRotation(state({ refreshedAt: at(80 * DAY) }), v('current'), at(90 * DAY), lifetimes)).toBe('expired')
   })
 
   it('calls the just-replaced value a race inside the grace window and reuse from its end', () => {
     const rotated = state({ refreshHash: 'next', previousRefreshHash: 'current', rotatedAt: at(1000) })
-    expect(judgeRotation(rotated, 'current', at(1000 + 9_999), lifetimes)).toBe('race')
-    expect(judgeRotation(rotated, 'current', at(1000 + 10_000), lifetimes)).toBe('reused')
-    expect(judgeRotation(rotated, 'current', at(1000), { ...lifetimes, graceMs: 0 })).toBe('reused')
+    expect(judgeRotation(rotated, v('current'), at(1000 + 9_999), lifetimes)).toBe('race')
+    expect(judgeRotation(rotated, v('current'), at(1000 + 10_000), lifetimes)).toBe('reused')
+    expect(judgeRotation(rotated, v('current'), at(1000), { ...lifetimes, graceMs: 0 })).toBe('reused')
   })
 
-  it('calls any other value reuse, even of a dead session', () => {
-    expect(judgeRotation(state(), 'never-issued', at(0), lifetimes)).toBe('reused')
-    expect(judgeRotation(state({ refreshHash: null }), 'current', at(0), lifetimes)).toBe('reused')
-    expect(judgeRotation(state(), 'older', at(365 * DAY), lifetimes)).toBe('reused')
+  it('calls an earlier value of the session reuse, even of a dead session: it carries the session key', () => {
+    expect(judgeRotation(state(), v('never-issued'), at(0), lifetimes)).toBe('reused')
+    expect(judgeRotation(state({ refreshHash: null }), v('current'), at(0), lifetimes)).toBe('reused')
+    expect(judgeRotation(state(), v('older'), at(365 * DAY), lifetimes)).toBe('reused')
+  })
+
+  it('calls a value without the session key foreign, whatever its value: only the session id was known', () => {
+    for (const keyHash of [null, 'other-key'])
+      for (const hash of ['current', 'made-up'])
+        expect(judgeRotation(state(), v(hash, keyHash), at(0), lifetimes)).toBe('foreign')
+    // The value the current one replaced is known to have been issued, with or without the key.
+    const rotated = state({ refreshHash: 'next', previousRefreshHash: 'current', rotatedAt: at(0) })
+    expect(judgeRotation(rotated, v('current', null), at(20_000), lifetimes)).toBe('reused')
+    expect(judgeRotation(rotated, v('current', null), at(5_000), lifetimes)).toBe('race')
+  })
+
+  it('judges a session from before session keys by its values alone', () => {
+    const legacy = state({ refreshKeyHash: null, refreshHash: 'next', previousRefreshHash: 'current', rotatedAt: at(0) })
+    expect(judgeRotation(legacy, v('next', null), at(20_000), lifetimes)).toBe('rotate')
+    expect(judgeRotation(legacy, v('current', null), at(20_000), lifetimes)).toBe('reused')
+    expect(judgeRotation(legacy, v('made-up', null), at(20_000), lifetimes)).toBe('foreign')
+    expect(judgeRotation(legacy, v('made-up', 'some-key'), at(20_000), lifetimes)).toBe('foreign')
   })
 })

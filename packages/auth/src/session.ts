@@ -8,6 +8,7 @@ import type { Context } from 'hono'
 import type { AccessClaims, AccessTokens } from './access-token.js'
 import { parseRefreshValue, type RefreshCookie, refreshValue } from './cookies.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
+import type { Notifier } from './notify.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import { userJson } from './schemas.js'
 import type { SessionRecord, SessionRefreshState, Store, UserRecord } from './store/types.js'
@@ -35,47 +36,68 @@ export const deadSessionCutoffs = (now: Date, lifetimes: SessionLifetimes) => ({
   deadIfCreatedBy: new Date(now.getTime() - lifetimes.absoluteMs),
 })
 
-/** `rotate`: spend the value and make the next one current; the others as {@link RotateResult}. */
-export type RotationVerdict = 'rotate' | 'race' | 'reused' | 'expired'
+/**
+ * `rotate`: spend the value and make the next one current; `foreign`: a value this session never
+ * issued (nothing happens); the others as {@link RotateResult}.
+ */
+export type RotationVerdict = 'rotate' | 'race' | 'reused' | 'expired' | 'foreign'
 
-/** What a presented refresh value (its hash) means for the session that the store read. */
+/** A presented refresh value as the session core judges it: hashes only. */
+export interface PresentedHashes {
+  /** SHA-256 of the value. */
+  hash: string
+  /** SHA-256 of the session key it carries; `null` for a value of the older forms. */
+  keyHash: string | null
+}
+
+/** Whether `presented` carries the session's key (a session from before session keys has none). */
+const carriesKey = (state: SessionRefreshState, { keyHash }: PresentedHashes) =>
+  state.refreshKeyHash !== null && keyHash === state.refreshKeyHash
+
+/** Whether `presented` is the session's current value. */
+export const isCurrentValue = (state: SessionRefreshState, presented: PresentedHashes): boolean =>
+  state.refreshHash === presented.hash && (state.refreshKeyHash === null || carriesKey(state, presented))
+
+/** What a presented refresh value means for the session that the store read. */
 export const judgeRotation = (
   state: SessionRefreshState,
-  hash: string,
+  presented: PresentedHashes,
   now: Date,
   lifetimes: SessionLifetimes,
 ): RotationVerdict => {
-  if (state.refreshHash === hash) return sessionRemainingMs(state, now, lifetimes) > 0 ? 'rotate' : 'expired'
+  const { hash } = presented
+  if (isCurrentValue(state, presented)) return sessionRemainingMs(state, now, lifetimes) > 0 ? 'rotate' : 'expired'
   // Two tabs refreshing at once present the same value: the second finds it just replaced.
   if (state.previousRefreshHash === hash && state.rotatedAt && now.getTime() - state.rotatedAt.getTime() < lifetimes.graceMs)
     return 'race'
-  // Any other value for a live session id is one this session was issued before: a copy of it
-  // is in someone else's hands.
-  return 'reused'
+  // A value this session issued earlier (it carries the session's key, or it is the value the
+  // current one replaced): a copy of it is in someone else's hands. Anything else was made up by
+  // someone who knows no more than the session id, and changes nothing.
+  return carriesKey(state, presented) || state.previousRefreshHash === hash ? 'reused' : 'foreign'
 }
 
-export interface RotateRefreshInput extends SessionLifetimes {
+export interface RotateRefreshInput extends SessionLifetimes, PresentedHashes {
   /**
-   * The session the presented value names (the refresh cookie is `<session id>.<value>`), or
+   * The session the presented value names (the refresh cookie is `<session id>.<key>.<value>`), or
    * `null` for a value from before 0.2, which is looked up by its hash and can only be current.
    */
   sessionId: string | null
-  /** Hash of the value the client presented. */
-  hash: string
   /** Hash of the value that replaces it. */
   nextHash: string
+  /** Hash of the session key the next value carries (the session's own, or a new one for a session without). */
+  nextKeyHash: string
   now: Date
 }
 
 /**
- * Outcome of {@link rotateRefresh}. A session keeps only its current value and the one it
- * replaced (one row per session, however often it refreshes):
+ * Outcome of {@link rotateRefresh}. A session keeps only its key's hash, its current value's and
+ * the one it replaced (one row per session, however often it refreshes):
  * - `rotated`: the presented value was current; it is now spent and `nextHash` is current.
  * - `race`: the value is the one replaced less than `graceMs` ago (parallel tabs); nothing changed.
- * - `reused`: the session exists but the value is not its current one (an older value, presented
- *   after the race window): the whole session has been deleted.
+ * - `reused`: the value is one the session issued before (presented after the race window): the
+ *   whole session has been deleted.
  * - `expired`: the session is past its idle or absolute lifetime: it has been deleted.
- * - `unknown`: no such session (or, for a value without a session id, no session has it as current).
+ * - `unknown`: no such session, or a value the session never issued (nothing changed).
  */
 export type RotateResult<U extends UserRecord = UserRecord> =
   | { status: 'rotated'; session: SessionRecord; user: U }
@@ -92,21 +114,22 @@ export const rotateRefresh = async <U extends UserRecord>(
   store: Store<U>,
   input: RotateRefreshInput,
 ): Promise<RotateResult<U>> => {
-  const { hash, nextHash, now } = input
+  const { hash, nextHash, nextKeyHash, now } = input
   const read = () => store.findRefresh(input.sessionId === null ? { currentHash: hash } : { sessionId: input.sessionId })
   // Two reads at most: after a lost swap the value is no longer current, so it cannot be judged `rotate` again.
   for (let attempt = 0; attempt < 2; attempt++) {
     const found = await read()
     if (!found) return { status: 'unknown' }
     const { session, user } = found
-    const verdict = judgeRotation(session, hash, now, input)
+    const verdict = judgeRotation(session, input, now, input)
     if (verdict === 'race') return { status: 'race' }
+    if (verdict === 'foreign') return { status: 'unknown' }
     if (verdict !== 'rotate') {
       await store.deleteSession(session.id)
       const { id, userId, createdAt, refreshedAt } = session
       return { status: verdict, session: { id, userId, createdAt, refreshedAt } }
     }
-    if (await store.swapRefresh({ sessionId: session.id, from: hash, to: nextHash, now }))
+    if (await store.swapRefresh({ sessionId: session.id, from: hash, to: nextHash, keyHash: nextKeyHash, now }))
       return {
         status: 'rotated',
         session: { id: session.id, userId: session.userId, createdAt: session.createdAt, refreshedAt: now },
@@ -126,6 +149,10 @@ export interface SessionCoreDeps<U extends UserRecord> {
   now: () => Date
   /** The client address of a request (see `clientAddress`). */
   clientAddress: ClientAddress
+  /** Most sessions per account: a new one past it ends the least recently used. */
+  maxSessions: number
+  /** Reports the sessions a sign-in ended (`session.revoked`). */
+  notify: Notifier
 }
 
 /** A live session as its owner sees it (`GET /sessions`). */
@@ -150,6 +177,8 @@ export const sessionCore = <U extends UserRecord>({
   accessTokenTtl,
   now,
   clientAddress,
+  maxSessions,
+  notify,
 }: SessionCoreDeps<U>) => {
   const tokenBody = async (sub: string, sid: string) => ({
     accessToken: await tokens.sign({ sub, sid }),
@@ -158,12 +187,18 @@ export const sessionCore = <U extends UserRecord>({
   })
   /** The session whose CURRENT refresh value is `presented` (read only), or `null`. */
   const currentOf = async (presented: string): Promise<SessionRefreshState | null> => {
-    const { sessionId, hash } = parseRefreshValue(presented)
+    const parsed = parseRefreshValue(presented)
+    const { sessionId, hash } = parsed
     const found = await store.findRefresh(sessionId === null ? { currentHash: hash } : { sessionId })
-    return found?.session.refreshHash === hash ? found.session : null
+    return found && isCurrentValue(found.session, parsed) ? found.session : null
   }
-  const setCookie = (c: Context, session: Pick<SessionRecord, 'id' | 'createdAt' | 'refreshedAt'>, random: string, at: Date) =>
-    cookie.set(c, refreshValue(session.id, random), sessionRemainingMs(session, at, lifetimes) / 1000)
+  const setCookie = (
+    c: Context,
+    session: Pick<SessionRecord, 'id' | 'createdAt' | 'refreshedAt'>,
+    key: string,
+    random: string,
+    at: Date,
+  ) => cookie.set(c, refreshValue(session.id, key, random), sessionRemainingMs(session, at, lifetimes) / 1000)
 
   return {
     lifetimes,
@@ -179,24 +214,29 @@ export const sessionCore = <U extends UserRecord>({
     },
 
     /**
-     * Opens a session (signup, login): stores the refresh hash, sets its cookie, signs an access
-     * token. `null`, with nothing stored or set, when the user's credentials version is no
+     * Opens a session (signup, login): stores the refresh hash, ends the least recently used
+     * sessions past `maxSessions`, sets its cookie, signs an access token. `null`, with nothing stored or set, when the user's credentials version is no
      * longer `credentialsVersion`: the password that was verified has been replaced meanwhile.
      */
     async start(c: Context, user: U, credentialsVersion: number) {
       const at = now()
       const session = { id: crypto.randomUUID(), createdAt: at, refreshedAt: at }
+      const key = opaqueToken()
       const random = opaqueToken()
       const created = await store.createSession({
         id: session.id,
         userId: user.id,
+        refreshKeyHash: tokenHash(key),
         refreshHash: tokenHash(random),
         now: at,
         credentialsVersion,
         ...requestFacts(c, clientAddress),
       })
       if (!created) return null
-      setCookie(c, session, random, at)
+      // Past the limit, the least recently used sessions end (never the new one: it is the newest).
+      for (const ended of await store.trimSessions(user.id, maxSessions))
+        notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: ended })
+      setCookie(c, session, key, random, at)
       return { sessionId: session.id, body: { ...(await tokenBody(user.id, session.id)), user: userJson(user) } }
     },
 
@@ -226,9 +266,13 @@ export const sessionCore = <U extends UserRecord>({
     async refresh(c: Context, presented: string) {
       const at = now()
       const random = opaqueToken()
+      const parsed = parseRefreshValue(presented)
+      // The session keeps its key; a session from before session keys gets one now.
+      const key = parsed.key ?? opaqueToken()
       const result = await rotateRefresh(store, {
-        ...parseRefreshValue(presented),
+        ...parsed,
         nextHash: tokenHash(random),
+        nextKeyHash: tokenHash(key),
         now: at,
         ...lifetimes,
       })
@@ -238,7 +282,7 @@ export const sessionCore = <U extends UserRecord>({
           ? ({ status: result.status, session: result.session } as const)
           : ({ status: result.status } as const)
       }
-      setCookie(c, result.session, random, at)
+      setCookie(c, result.session, key, random, at)
       return { status: result.status, body: await tokenBody(result.user.id, result.session.id) } as const
     },
 

@@ -2,11 +2,13 @@
  * The sweep that keeps the store's tables proportional to live data (docs/reference/operations.md#the-sweep): dead
  * sessions, spent reset and email tokens, dead login challenges and expired add-credential codes are deleted in bounded batches, on a timer the server owns
  * (unref'd, so it never keeps a process alive) and stops on shutdown. The session core says
- * what is dead; the store deletes it.
+ * what is dead; the store deletes it. The same run seals again under the first encryption key
+ * whatever another key sealed, page by page, so an old key can be dropped once none is left.
  */
 import { errorSummary } from './errors.js'
 import { deadSessionCutoffs, type SessionLifetimes } from './session.js'
 import type { Store, UserRecord } from './store/types.js'
+import type { SecretBox } from './two-factor/secret-box.js'
 
 export interface PruneCounts {
   sessions: number
@@ -14,6 +16,10 @@ export interface PruneCounts {
   emailTokens: number
   challenges: number
   addCredentialCodes: number
+  /** Used or expired sign-in mails (docs/reference/email-sign-in.md). */
+  emailSignIns: number
+  /** Sealed values sealed again under the first encryption key. */
+  resealed: number
 }
 
 export interface Sweep {
@@ -34,10 +40,39 @@ export const sweeper = <U extends UserRecord>(deps: {
   /** 0: no timer; call `run()` yourself. */
   intervalMs: number
   batchSize: number
+  box: SecretBox
 }): Sweep => {
   let running: Promise<PruneCounts> | null = null
+  /** Seals again what another key sealed; a value no listed key opens stays as it is (and counted). */
+  const resealAll = async (): Promise<number> => {
+    let resealed = 0
+    let after: string | null = null
+    for (let batch = 0; batch < MAX_BATCHES; batch++) {
+      const rows = await deps.store.staleSeals({
+        sealingPrefix: deps.box.sealingPrefix,
+        afterUserId: after,
+        limit: deps.batchSize,
+      })
+      for (const { userId, secret } of rows) {
+        const opened = await deps.box.open(secret, userId)
+        if (opened && (await deps.store.resealTwoFactor(userId, secret, await deps.box.seal(opened.plain, userId)))) resealed++
+      }
+      after = rows.at(-1)?.userId ?? after
+      if (rows.length < deps.batchSize) break
+      await new Promise((resolve) => setTimeout(resolve, 0))
+    }
+    return resealed
+  }
   const sweepAll = async (): Promise<PruneCounts> => {
-    const total: PruneCounts = { sessions: 0, resetTokens: 0, emailTokens: 0, challenges: 0, addCredentialCodes: 0 }
+    const total: PruneCounts = {
+      sessions: 0,
+      resetTokens: 0,
+      emailTokens: 0,
+      challenges: 0,
+      addCredentialCodes: 0,
+      emailSignIns: 0,
+      resealed: 0,
+    }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
       const deleted = await deps.store.prune({ ...deadSessionCutoffs(now, deps.lifetimes), now, limit: deps.batchSize })
@@ -46,10 +81,13 @@ export const sweeper = <U extends UserRecord>(deps: {
       total.emailTokens += deleted.emailTokens
       total.challenges += deleted.challenges
       total.addCredentialCodes += deleted.addCredentialCodes
-      if (Math.max(...Object.values(deleted)) < deps.batchSize) break
+      const signIns = await deps.store.pruneEmailSignIns(now, deps.batchSize)
+      total.emailSignIns += signIns
+      if (Math.max(...Object.values(deleted), signIns) < deps.batchSize) break
       // Requests go first between batches.
       await new Promise((resolve) => setTimeout(resolve, 0))
     }
+    total.resealed = await resealAll()
     return total
   }
   const run = () => {

@@ -94,6 +94,8 @@ const exhaustive = (mail: AuthMail): string => {
     case 'verify-email':
     case 'change-email':
       return mail.token
+    case 'sign-in':
+      return `${mail.token} ${mail.code}`
     case 'email-changed':
       return mail.newEmail
     case 'password-changed':

@@ -23,3 +23,52 @@ describe.each([
     expect(shown).toBe(readFileSync(join(EXAMPLES, runtime, file), 'utf8'))
   })
 })
+
+describe('the root README', () => {
+  const readme = readFileSync(join(EXAMPLES, '..', 'README.md'), 'utf8')
+  const startScript = (runtime: string) =>
+    (JSON.parse(readFileSync(join(EXAMPLES, runtime, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+
+  it.each([
+    { runtime: 'bun', command: /`AUTH_SECRET=… bun ([^`]+)`/ },
+    { runtime: 'deno', command: /`AUTH_SECRET=… deno run ([^`]+)`/ },
+  ])("runs $runtime's example with the arguments of its start script, on its file", ({ runtime, command }) => {
+    const shown = command.exec(readme)?.[1]
+    expect(shown, `no run command for ${runtime} in README.md`).toBeDefined()
+    const [file] = (shown as string).split(' ').slice(-1)
+    expect(readFileSync(join(EXAMPLES, runtime, file as string), 'utf8')).toContain('createAuth')
+    expect(startScript(runtime).endsWith(` ${shown}`)).toBe(true)
+  })
+
+  it('pins the TypeScript the repository builds with (a bare `typescript` is TypeScript 7 now)', () => {
+    const ours = (
+      JSON.parse(readFileSync(join(EXAMPLES, '..', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
+    ).devDependencies.typescript as string
+    const [major, minor] = ours.replace(/^[~^]/, '').split('.')
+    const installs = readme.split('\n').filter((line) => /^pnpm add -D .*\stypescript(@|\s|$)/.test(line))
+    expect(installs.length).toBeGreaterThan(0)
+    for (const line of installs) expect(line).toMatch(new RegExp(`\\stypescript@~${major}\\.${minor}(\\s|$)`))
+    expect(readme).toContain(`\`typescript@~${major}.${minor}\`: the version the repository builds with`)
+  })
+})
+
+describe("the reference app's curl walk-through", () => {
+  const walk = readFileSync(join(EXAMPLES, '..', 'apps', 'todo-api', 'README.md'), 'utf8')
+
+  it('gets a token in each block before it first uses one', () => {
+    const section = walk.slice(
+      walk.indexOf('## Walk-through with curl'),
+      walk.indexOf('\n## ', walk.indexOf('## Walk-through with curl') + 1),
+    )
+    const shells = [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string)
+    const usingToken = shells.filter((block) => block.includes('$TOKEN'))
+    expect(usingToken.length).toBeGreaterThanOrEqual(2)
+    for (const block of usingToken) {
+      const lines = block.split('\n')
+      const set = lines.findIndex((line) => line.startsWith('TOKEN=$(curl') && /auth\/(login|signup)/.test(line))
+      const used = lines.findIndex((line) => line.includes('$TOKEN'))
+      expect(set, block.slice(0, 200)).toBeGreaterThanOrEqual(0)
+      expect(set).toBeLessThan(used)
+    }
+  })
+})

@@ -11,6 +11,7 @@ import { fastHasher } from '../src/testing/index.js'
 
 export const T0 = new Date('2026-11-21T10:00:00.000Z')
 export const SECRET = 'test-secret-that-is-long-enough-0123456789'
+export const ENCRYPTION_KEY = 'test-encryption-key-long-enough-ABCDEFGHIJ'
 export const PASSWORD = 'correct horse battery staple'
 
 export interface RequestInit {
@@ -44,6 +45,7 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
   const logs: string[] = []
   const auth = createAuth({
     secret: SECRET,
+    encryptionKeys: ENCRYPTION_KEY,
     store,
     sendMail: (mail) => {
       allMails.push(mail)

@@ -1,5 +1,6 @@
 /**
- * The end-to-end flow every runtime's example must pass over HTTP: signup, the guarded route,
+ * The end-to-end flow every runtime's example must pass over HTTP: requests that hash nothing
+ * (the app's first request), then signup, the guarded route,
  * login, refresh and the reuse of a rotated value, logout, forgot/reset through the mail hook,
  * and the 401, 403 and 429 answers, with the client address read from the runtime itself.
  * The example prints each mail and event as a JSON line (`{"mail":…}`, `{"event":…}`).
@@ -62,6 +63,19 @@ export const runtimeFlow = async (base: string, stdout: () => string, { graceSec
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
   const email = `ada-${crypto.randomUUID().slice(0, 8)}@example.com`
+
+  // First, requests that hash nothing, as a browser's first visit sends them: work the first
+  // request started and left behind (on Workers, a hash its end cancels) must not stall the
+  // signup that follows.
+  const me = await fetch(`${base}/auth/me`)
+  expect(me.status).toBe(401)
+  await me.body?.cancel()
+  const badLogin = await post('/auth/login', { email })
+  expect(badLogin.status).toBe(400)
+  await badLogin.body?.cancel()
+  const noCookie = await post('/auth/refresh')
+  expect(noCookie.status).toBe(401)
+  await noCookie.body?.cancel()
 
   const signup = await post('/auth/signup', { name: 'Ada', email, password: PASSWORD })
   expect(signup.status).toBe(201)

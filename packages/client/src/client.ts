@@ -6,7 +6,7 @@
  * 'include'`); in Node the client keeps it itself.
  */
 import { type CrossTabMessage, type CrossTabOptions, HANDOVER_MS, PEER_WAIT_MS, tabsOf } from './cross-tab.js'
-import { errorFrom } from './errors.js'
+import { errorFrom, networkError } from './errors.js'
 
 export interface User {
   id: string
@@ -36,6 +36,18 @@ export interface TwoFactorChallenge {
 
 /** What a sign-in answered: signed in, or (an account with a second factor) a challenge to answer. */
 export type SignInResult = { status: 'signed-in'; user: User } | { status: 'two-factor'; challenge: TwoFactorChallenge }
+
+/**
+ * The 202 of `POST /auth/email-sign-in`, the same for every address: keep `flow` in the page that
+ * asked, and send it back with the code from the mail ({@link AuthClient.emailSignIn}).
+ */
+export interface EmailSignInStarted {
+  message: string
+  flow: string
+}
+
+/** What proves a sign-in mail: its link's token, or its code with the flow that asked for it. */
+export type EmailSignInProof = { token: string } | { flow: string; code: string }
 
 /** `GET /auth/two-factor`. */
 export interface TwoFactorStatus {
@@ -88,6 +100,20 @@ const REFRESH_COOKIE = /^(?:__Secure-)?refresh_token=([^;]*)/
  */
 export const createAuthClient = (options: AuthClientOptions) => {
   const base = options.baseUrl.replace(/\/+$/, '')
+  const origin = new URL(base).origin
+  /**
+   * The URL of `path` under the base URL. A path must start with `/`: glued to the base, any
+   * other (`@evil.example/x`, `.evil.example/x`, a full URL) could name another host, and the
+   * access token goes to `baseUrl`'s origin only.
+   */
+  const urlOf = (path: string): string => {
+    const url = `${base}${path}`
+    if (typeof path !== 'string' || !path.startsWith('/') || new URL(url).origin !== origin)
+      throw new TypeError(
+        `auth.fetch: the path must start with "/" and stay on ${origin} (got ${JSON.stringify(String(path)).slice(0, 80)})`,
+      )
+    return url
+  }
   const authPath = options.authPath ?? '/auth'
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init))
   const skewSetting = (options.refreshSkewSeconds ?? 30) * 1000
@@ -192,16 +218,20 @@ export const createAuthClient = (options: AuthClientOptions) => {
    * routes the refresh cookie (browser: `include`; Node: the jar).
    */
   const send = async (path: string, method: string, body: unknown, token: string | null, init: RequestInit = {}) => {
+    const url = urlOf(path)
     const headers = new Headers(init.headers)
     if (body !== undefined) headers.set('Content-Type', 'application/json')
     if (token) headers.set('Authorization', `Bearer ${token}`)
     if (jar && cookie && path.startsWith(authPath)) headers.set('Cookie', cookie)
-    const response = await doFetch(`${base}${path}`, {
+    const response = await doFetch(url, {
       ...init,
       method,
       headers,
       credentials: 'include',
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }).catch((err: unknown) => {
+      // fetch's own failure (no answer); an abort (DOMException) stays what it is.
+      throw err instanceof TypeError ? networkError(url, err) : err
     })
     remember(response)
     return response
@@ -256,7 +286,9 @@ export const createAuthClient = (options: AuthClientOptions) => {
             signedOut(true)
             return false
           }
-          if (await peerToken(PEER_WAIT_MS)) return peerTaken()
+          // No other tab in line for the lock: no token is coming, the session is over (a session
+          // revoked elsewhere says so at once, not after the wait).
+          if (outcome !== 'refused-alone' && (await peerToken(PEER_WAIT_MS))) return peerTaken()
         }
         signedOut()
         return false
@@ -274,18 +306,26 @@ export const createAuthClient = (options: AuthClientOptions) => {
    * answer at once.
    */
   const refreshInTurn = (shared: NonNullable<typeof tabs>, seen: number) =>
-    new Promise<'ok' | 'refused' | 'peer'>((resolve, reject) => {
+    new Promise<'ok' | 'refused' | 'refused-alone' | 'peer'>((resolve, reject) => {
       shared.locks
         .request(shared.lock, async () => {
           if (generation !== seen && accessToken !== null && now() < expiresAt - skewMs) return resolve('peer')
           // Another tab signed out while this one waited: its cookie is gone, asking would only be refused.
           if (signedOutAt > seen && accessToken === null) return resolve('refused')
           const outcome = await refreshNow()
+          if (outcome === 'refused' && (await aloneInLine(shared))) return resolve('refused-alone')
           resolve(outcome)
           if (outcome === 'ok') await new Promise((done) => setTimeout(done, HANDOVER_MS))
         })
         .catch(reject)
     })
+
+  /** While holding the lock: whether no other tab waits for it (unknown, without `query()`: `false`). */
+  const aloneInLine = async (shared: NonNullable<typeof tabs>) => {
+    if (!shared.locks.query) return false
+    const { pending = [] } = await shared.locks.query().catch(() => ({ pending: [{ name: shared.lock }] }))
+    return !pending.some((request) => request.name === shared.lock)
+  }
 
   /** The refresh request itself; a refusal (401) is the caller's to settle. */
   const refreshNow = async (): Promise<'ok' | 'refused'> => {
@@ -328,6 +368,16 @@ export const createAuthClient = (options: AuthClientOptions) => {
     return fresh ? send(path, method, body, accessToken, init) : first
   }
 
+  /** A sign-in's first step (password or mail): signed in, or the two-factor challenge to answer. */
+  const firstFactor = async (path: string, input: unknown): Promise<SignInResult> => {
+    const response = await authRequest('POST', path, input)
+    if (response.status === 202) return { status: 'two-factor', challenge: (await response.json()) as TwoFactorChallenge }
+    if (!response.ok) throw await errorFrom(response)
+    const body = (await response.json()) as { accessToken: string; expiresIn: number; user: User }
+    adopt(body)
+    return { status: 'signed-in', user: body.user }
+  }
+
   const me = async (): Promise<User> => {
     const found = await call<User>('GET', '/me', undefined, true)
     user = found
@@ -336,6 +386,8 @@ export const createAuthClient = (options: AuthClientOptions) => {
   }
 
   return {
+    /** `baseUrl`'s origin: the only one the access token is ever sent to. */
+    origin,
     /** The current state, for a UI (stable between changes: `useSyncExternalStore` friendly). */
     getState: (): AuthState => state,
     /** Stops the refresh timer and leaves the tabs' channel (a client that is no longer used). */
@@ -351,12 +403,16 @@ export const createAuthClient = (options: AuthClientOptions) => {
     getAccessToken,
     refresh,
     /**
-     * `fetch` for the app's own routes, with the access token. `input` is a path under `baseUrl`.
+     * `fetch` for the app's own routes, with the access token. `path` starts with `/` and is taken
+     * under `baseUrl`; anything else is a `TypeError` (the token never goes to another origin).
      *
      * @example
      * const res = await auth.fetch('/todos', { method: 'POST', body: JSON.stringify({ title }), headers: { 'Content-Type': 'application/json' } })
      */
-    fetch: (path: string, init: RequestInit = {}) => {
+    fetch: async (path: string, init: RequestInit = {}) => {
+      // A path that could leave `baseUrl`'s origin is refused before the token is looked up
+      // (which may itself send a refresh): a `TypeError`, and no request at all.
+      urlOf(path)
       const { body, method, ...rest } = init
       return authorized(path, method ?? 'GET', undefined, body === undefined || body === null ? rest : { ...rest, body })
     },
@@ -366,13 +422,19 @@ export const createAuthClient = (options: AuthClientOptions) => {
       adopt(body)
       return body.user
     },
-    async signIn(input: { email: string; password: string }): Promise<SignInResult> {
-      const response = await authRequest('POST', '/login', input)
-      if (response.status === 202) return { status: 'two-factor', challenge: (await response.json()) as TwoFactorChallenge }
-      if (!response.ok) throw await errorFrom(response)
-      const body = (await response.json()) as { accessToken: string; expiresIn: number; user: User }
-      adopt(body)
-      return { status: 'signed-in', user: body.user }
+    signIn: (input: { email: string; password: string }): Promise<SignInResult> => firstFactor('/login', input),
+    /**
+     * Sign-in by email: `start` mails a link and a 6-digit code (every address gets the same
+     * answer); `verify` spends the link's token or the code with the `flow` from `start`, and
+     * answers like {@link signIn}: signed in, or the two-factor challenge.
+     *
+     * @example
+     * const { flow } = await auth.emailSignIn.start('ada@example.com')
+     * const result = await auth.emailSignIn.verify({ flow, code: '042917' })
+     */
+    emailSignIn: {
+      start: (email: string) => call<EmailSignInStarted>('POST', '/email-sign-in', { email }),
+      verify: (proof: EmailSignInProof): Promise<SignInResult> => firstFactor('/email-sign-in/verify', proof),
     },
     /** Finishes a sign-in that answered a challenge: a code from the authenticator app, or an unused recovery code. */
     async verifyTwoFactor(input: { challenge: string; code: string }): Promise<User> {

@@ -8,6 +8,8 @@ import type { User } from './client.js'
 /** The part of the Web Locks API the client uses (`navigator.locks`). */
 export interface LockManagerLike {
   request<T>(name: string, callback: () => Promise<T>): Promise<T>
+  /** Who holds and who waits for which lock (Web Locks' `query()`); without it a refused tab always waits for a peer. */
+  query?(): Promise<{ pending?: { name?: string }[] }>
 }
 
 /** The settings of cross-tab mode (`crossTab: { … }` turns it on). */

@@ -8,13 +8,28 @@ export interface FieldError {
 }
 
 /**
+ * The code of a request that got no answer at all (status 0): `fetch` itself failed. From a page,
+ * most often the browser refused a cross-origin answer (CORS: the API does not list the page's
+ * origin); otherwise the server is down or the URL is wrong.
+ */
+export const NETWORK_ERROR = 'network-error'
+
+/**
+ * The codes of a refused request: {@link NETWORK_ERROR}, or the problem's kind
+ * (`invalid-credentials`, `rate-limited`, `validation-failed`, …, the last part of its `type`).
+ */
+export type AuthClientErrorCode = typeof NETWORK_ERROR | (string & {})
+
+/**
  * A refused request. `code` is the problem's kind (`invalid-credentials`, `rate-limited`,
- * `validation-failed`, …, the last part of its `type`); `retryAfter` is set on 429 and 503.
+ * `validation-failed`, …, the last part of its `type`), or `network-error` (status 0) when no
+ * answer came; `retryAfter` is set on 429 and 503.
  */
 export class AuthClientError extends Error {
   override name = 'AuthClientError'
+  /** The HTTP status; 0 when no answer came (`network-error`). */
   readonly status: number
-  readonly code: string
+  readonly code: AuthClientErrorCode
   readonly detail: string
   readonly errors: FieldError[]
   /** Seconds to wait before trying again (429, 503), from `Retry-After`. */
@@ -24,15 +39,31 @@ export class AuthClientError extends Error {
     status: number,
     problem: Partial<{ type: string; detail: string; errors: FieldError[] }>,
     retryAfter: number | null,
+    options?: { cause?: unknown },
   ) {
     const code = problem.type?.split(':').at(-1) ?? `http-${status}`
-    super(problem.detail ?? `The server answered ${status}.`)
+    super(problem.detail ?? `The server answered ${status}.`, options)
     this.status = status
     this.code = code
     this.detail = problem.detail ?? ''
     this.errors = Array.isArray(problem.errors) ? problem.errors : []
     this.retryAfter = retryAfter
   }
+}
+
+/**
+ * The error of a request `fetch` could not make (it threw a `TypeError`: "Failed to fetch" in
+ * Chromium, "NetworkError when attempting to fetch resource." in Firefox, "Load failed" in Safari,
+ * "fetch failed" in Node), saying what most likely happened. The original is its `cause`.
+ */
+export const networkError = (url: string, cause: unknown): AuthClientError => {
+  const { origin } = new URL(url)
+  const page = (globalThis as { location?: { origin?: string } }).location?.origin
+  const crossOrigin = page !== undefined && page !== 'null' && page !== origin
+  const detail = crossOrigin
+    ? `No answer from ${origin}. This page (${page}) is on another origin: most likely the browser refused the answer (CORS; the console says so). The API must list ${page} in its trustedOrigins (the reference app: TRUSTED_ORIGINS) and answer CORS with credentials; see "A front end on another origin" in the @latchkey/auth README. Otherwise the server is down or unreachable.`
+    : `No answer from ${origin}: the server is down, unreachable, or the URL is wrong.`
+  return new AuthClientError(0, { type: NETWORK_ERROR, detail }, null, { cause })
 }
 
 /** The error of a non-2xx answer, read from its problem document. */

@@ -10,6 +10,8 @@ export {
   type AuthClientOptions,
   type AuthState,
   createAuthClient,
+  type EmailSignInProof,
+  type EmailSignInStarted,
   type SessionView,
   type SignInResult,
   type TwoFactorChallenge,
@@ -23,5 +25,5 @@ export {
   type CrossTabOptions,
   type LockManagerLike,
 } from './cross-tab.js'
-export { AuthClientError, type FieldError } from './errors.js'
+export { AuthClientError, type AuthClientErrorCode, type FieldError, NETWORK_ERROR } from './errors.js'
 export { authMiddleware, type FetchMiddleware } from './openapi-fetch.js'

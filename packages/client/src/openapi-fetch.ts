@@ -1,6 +1,6 @@
 /**
  * A middleware for `openapi-fetch`: a client typed from the server's `/openapi.json` gets the
- * access token on every request, and one refresh and retry after a 401 `invalid_token`.
+ * access token on every request to the auth client's origin (`baseUrl`), and one refresh and retry after a 401 `invalid_token`.
  *
  * @example
  * const api = createClient<paths>({ baseUrl })
@@ -23,6 +23,9 @@ export const authMiddleware = (auth: AuthClient, fetchImpl?: typeof fetch): Fetc
   const copies = new WeakMap<Request, { copy: Request; token: string | null }>()
   return {
     async onRequest({ request }) {
+      // The token goes to the auth client's own origin only, never to another API this
+      // openapi-fetch client may be pointed at.
+      if (new URL(request.url).origin !== auth.origin) return request
       const token = await auth.getAccessToken()
       if (token) request.headers.set('Authorization', `Bearer ${token}`)
       copies.set(request, { copy: request.clone(), token })

@@ -4,11 +4,14 @@
  * documents, and the openapi-fetch middleware.
  */
 import { randomUUID } from 'node:crypto'
+import { createServer as createHttpServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { createServer } from 'node:net'
 import createClient from 'openapi-fetch'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { paths } from '../../../apps/todo-api/test/generated/openapi.js'
 import { type RunningServer, startServer } from '../../../apps/todo-api/test/support.js'
-import { AuthClientError, authMiddleware, createAuthClient } from '../src/index.js'
+import { AuthClientError, authMiddleware, createAuthClient, NETWORK_ERROR } from '../src/index.js'
 
 let server: RunningServer
 
@@ -216,5 +219,83 @@ describe('createAuthClient in Node', () => {
       expect(await auth.getAccessToken()).toBeNull()
     }
     expect(await keeper.sessions.list()).toEqual([expect.objectContaining({ current: true })])
+  })
+
+  it('says what most likely happened when fetch gets no answer at all: a typed network-error, status 0', async () => {
+    // A loopback port nothing listens on: fetch rejects with a TypeError ("fetch failed").
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as { port: number }
+        probe.close(() => resolve(port))
+      })
+    })
+    const auth = createAuthClient({ baseUrl: `http://127.0.0.1:${closed}` })
+    const failure = await auth.signIn({ email: 'ada@example.com', password: 'plum tractor lantern' }).catch((e: unknown) => e)
+    expect(failure).toBeInstanceOf(AuthClientError)
+    expect(failure).toMatchObject({ status: 0, code: NETWORK_ERROR, retryAfter: null })
+    expect((failure as AuthClientError).message).toBe(
+      `No answer from http://127.0.0.1:${closed}: the server is down, unreachable, or the URL is wrong.`,
+    )
+    expect((failure as AuthClientError).cause).toBeInstanceOf(TypeError)
+    // The same through auth.fetch; an abort stays an abort.
+    await expect(auth.fetch('/todos')).rejects.toMatchObject({ code: NETWORK_ERROR })
+    const aborted = createAuthClient({ baseUrl: server.base })
+    await expect(aborted.fetch('/health', { signal: AbortSignal.abort() })).rejects.toMatchObject({ name: 'AbortError' })
+  })
+})
+
+describe('the access token goes to baseUrl only', () => {
+  /** A second server on loopback, standing for another host: it records the Authorization header of every request. */
+  const elsewhere = async () => {
+    const seen: (string | undefined)[] = []
+    const other = createHttpServer((req, res) => {
+      seen.push(req.headers.authorization)
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]')
+    })
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve))
+    const { port } = other.address() as AddressInfo
+    return { base: `http://localhost:${port}`, seen, close: () => new Promise((resolve) => other.close(resolve)) }
+  }
+
+  it('refuses a path that does not start with "/" with a TypeError, before any request', async () => {
+    const calls: string[] = []
+    // The real fetch, watched: every URL the client asks for and whether it carried a token.
+    const watched: typeof fetch = (input, init) => {
+      calls.push(`${String(input)} ${new Headers(init?.headers).has('authorization')}`)
+      return fetch(input, init)
+    }
+    const auth = createAuthClient({ baseUrl: server.base, fetch: watched })
+    await auth.signUp(account())
+    calls.length = 0
+    const other = await elsewhere()
+    try {
+      const host = new URL(other.base).host
+      for (const path of [`@${host}/x`, `.evil.example/x`, `${host}/x`, `${other.base}/x`, 'todos', '', `\\\\${host}/x`]) {
+        await expect(auth.fetch(path), path).rejects.toThrow(TypeError)
+      }
+      expect(calls).toEqual([])
+      expect(other.seen).toEqual([])
+      // A path that starts with "/" stays under baseUrl, even one that looks like a host.
+      const res = await auth.fetch(`//${host}/x`)
+      expect(res.status).toBe(404)
+      expect(calls).toEqual([`${server.base}//${host}/x true`])
+      expect(other.seen).toEqual([])
+    } finally {
+      await other.close()
+    }
+  })
+
+  it('gives an openapi-fetch client pointed at another origin no token', async () => {
+    const auth = createAuthClient({ baseUrl: server.base })
+    await auth.signUp(account())
+    const other = await elsewhere()
+    try {
+      const api = createClient<paths>({ baseUrl: other.base })
+      api.use(authMiddleware(auth))
+      expect((await api.GET('/todos')).response.status).toBe(200)
+      expect(other.seen).toEqual([undefined])
+    } finally {
+      await other.close()
+    }
   })
 })

@@ -54,6 +54,7 @@ export const RESET_PAGE_CSP = pageCsp(SCRIPT)
 const PAGE = pageHtml(
   'Reset your password',
   `<form id="form">
+<input type="email" name="username" autocomplete="username" hidden>
 <label for="password">New password (at least 8 characters)</label>
 <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required>
 <label for="confirm">Repeat it</label>

@@ -12,6 +12,8 @@ interface TokenPage {
   operationId: string
   title: string
   button: string
+  /** What pressing the button does, in a sentence above it. */
+  intro: string
   /** The auth route the button POSTs `{ token }` to (relative: the page's own origin). */
   endpoint: string
   done: string
@@ -23,6 +25,7 @@ const PAGES: TokenPage[] = [
     operationId: 'getVerifyEmailPage',
     title: 'Confirm your email address',
     button: 'Confirm my address',
+    intro: 'Press the button to confirm that this email address is yours.',
     endpoint: 'auth/verify-email',
     done: 'Your email address is confirmed.',
   },
@@ -31,6 +34,7 @@ const PAGES: TokenPage[] = [
     operationId: 'getConfirmEmailPage',
     title: 'Confirm your new email address',
     button: 'Make this my email address',
+    intro: 'Press the button to make this new address the email of your account. Every session is then signed out.',
     endpoint: 'auth/confirm-email',
     done: 'Your email address has been changed and every session signed out. Sign in with the new address.',
   },
@@ -73,7 +77,7 @@ const script = ({ endpoint, done }: TokenPage) => `(() => {
 export const tokenPageRoutes = (app: OpenAPIHono) => {
   for (const page of PAGES) {
     const source = script(page)
-    const html = pageHtml(page.title, `<button id="confirm" type="button">${page.button}</button>`, source)
+    const html = pageHtml(page.title, `<p>${page.intro}</p>\n<button id="confirm" type="button">${page.button}</button>`, source)
     const csp = pageCsp(source)
     app.openapi(
       createRoute({

@@ -37,9 +37,13 @@ export interface DbView {
 const HASHES = `select password_hash from auth_users
   union all select refresh_hash from auth_sessions where refresh_hash is not null
   union all select previous_refresh_hash from auth_sessions where previous_refresh_hash is not null
+  union all select refresh_key_hash from auth_sessions where refresh_key_hash is not null
   union all select hash from auth_reset_tokens
   union all select hash from auth_email_tokens
-  union all select hash from auth_add_credential_codes`
+  union all select hash from auth_add_credential_codes
+  union all select token_hash from auth_email_sign_ins
+  union all select flow_hash from auth_email_sign_ins
+  union all select code_hash from auth_email_sign_ins`
 const OF_USER = [
   'select * from auth_users where id = ?',
   'select * from auth_sessions where user_id = ? order by id',

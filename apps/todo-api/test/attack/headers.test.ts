@@ -205,7 +205,7 @@ describe('refresh cookie attributes', () => {
     try {
       const { issued, rotated, cleared, member } = await cookieLife(server, 'refresh_token')
       const expected = { 'max-age': THIRTY_DAYS, path: '/auth', httponly: '', samesite: 'Strict' }
-      expect(issued.value).toMatch(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}$/)
+      expect(issued.value).toMatch(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/)
       expect(issued.attributes).toEqual(expected)
       expect(rotated.attributes).toEqual(expected)
       expect(cleared).toEqual({ value: '', attributes: { ...expected, 'max-age': '0' } })

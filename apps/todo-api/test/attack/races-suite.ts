@@ -4,7 +4,7 @@
  * connection and from its own client address (TRUST_PROXY=true, so only the per-email limits
  * apply). One email signed up at once: exactly one 201. One refresh value spent at once: exactly
  * one 200, and the session lives on. One reset token redeemed at once: exactly one 204, and that
- * password wins. One todo patched and deleted at once by its owner (and by someone else): no 5xx
+ * password wins. One sign-in mail spent at once by its link and its code: one session. One todo patched and deleted at once by its owner (and by someone else): no 5xx
  * and a final state that some single order of the requests explains.
  *
  * The per-email limit (10 per 15 minutes for each of signup, login and reset-password,
@@ -132,6 +132,26 @@ export const racesSuite = (store: AttackStore) =>
         expect((await login(winner)).status).toBe(200)
         for (const loser of passwords.slice(0, 8).filter((p) => p !== winner)) expect((await login(loser)).status).toBe(401)
         expect((await login(a.password)).status).toBe(401)
+      })
+
+      it('spends one sign-in mail exactly once when 20 POSTs of its link and its code race: one session', async () => {
+        const a = await newMember(server.base, 'Mailed')
+        const before = smtp.mails.length
+        const asked = await call('POST', '/auth/email-sign-in', { body: { email: a.email } })
+        expect(asked.status).toBe(202)
+        const { flow } = asked.body as { flow: string }
+        const mail = await smtp.waitFor(a.email, before, 5_000, 'sign-in')
+        const token = /sign-in\?token=([A-Za-z0-9_-]+)/.exec(mail.text)?.[1] ?? ''
+        const code = /code in the browser where you asked: ([0-9]{6})/.exec(mail.text)?.[1] ?? ''
+        const replies = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            call('POST', '/auth/email-sign-in/verify', { body: i % 2 ? { token } : { flow, code } }),
+          ),
+        )
+        expect(statuses(replies)).toEqual([200, ...Array(19).fill(401)])
+        // The first proof of the unverified account ended its signup session: the winner's is the one left.
+        expect(await query('select id from auth_sessions where user_id = ?', a.userId)).toHaveLength(1)
+        expect((await call('GET', '/auth/me', { token: a.token })).status).toBe(401)
       })
 
       describe('one mailed add-credential code, many enables', () => {

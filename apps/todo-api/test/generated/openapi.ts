@@ -361,6 +361,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/auth/email-sign-in': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Mail a sign-in link and code
+     * @description Answers 202 and a `flow` for every address alike. For an account it mails (`kind: sign-in`) a link token and a 6-digit code bound to this `flow`, both spent by POST /auth/email-sign-in/verify within 15 minutes; a new request for the address kills the previous mail. An address without an account gets no mail unless sign-up by email is on.
+     */
+    post: operations['emailSignIn']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/email-sign-in/verify': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Sign in with the link token or the code from the sign-in mail
+     * @description Spends the mail (its link and its code together, once). Marks the account verified; on the first proof of an unverified account its password and second factor are removed and every other session ends. An account with a second factor gets the two-factor 202.
+     */
+    post: operations['verifyEmailSignIn']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/.well-known/jwks.json': {
     parameters: {
       query?: never
@@ -477,6 +517,23 @@ export interface paths {
     }
     /** Confirm your new email address: a page whose button spends the token from the mail (opening it spends nothing) */
     get: operations['getConfirmEmailPage']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/sign-in': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Sign in: a page whose button spends the link token from the sign-in mail (opening it spends nothing) */
+    get: operations['getSignInPage']
     put?: never
     post?: never
     delete?: never
@@ -766,6 +823,27 @@ export interface components {
       }
       /** @enum {string} */
       authenticatorAttachment?: 'platform' | 'cross-platform'
+    }
+    EmailSignInStarted: {
+      message: string
+      /** @description Send it back with the 6-digit code from the mail to POST /auth/email-sign-in/verify. Every answer carries one, whether or not a mail was sent. */
+      flow: string
+    }
+    EmailSignInRequest: {
+      /**
+       * Format: email
+       * @example ada@example.com
+       */
+      email: string
+    }
+    EmailSignInVerifyRequest: components['schemas']['EmailSignInToken'] | components['schemas']['EmailSignInCode']
+    EmailSignInToken: {
+      token: string
+    }
+    EmailSignInCode: {
+      flow: string
+      /** @example 042917 */
+      code: string
     }
     JsonWebKeySet: {
       keys: components['schemas']['PublicJwk'][]
@@ -2696,6 +2774,176 @@ export interface operations {
       }
     }
   }
+  emailSignIn: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EmailSignInRequest']
+      }
+    }
+    responses: {
+      /** @description Accepted, whether or not the address has an account */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['EmailSignInStarted']
+        }
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  verifyEmailSignIn: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EmailSignInVerifyRequest']
+      }
+    }
+    responses: {
+      /** @description Signed in; the refresh cookie is set */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description The mail was right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TwoFactorChallenge']
+        }
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An invalid, used or expired link, a wrong code (the fifth kills the mail), or an unknown or dead flow: one answer for all */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
   getJwks: {
     parameters: {
       query?: never
@@ -3137,6 +3385,38 @@ export interface operations {
     parameters: {
       query?: {
         /** @description The token from the mail; the page sends it only when the button is pressed */
+        token?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'text/html': string
+        }
+      }
+      /** @description A `token` no token can be */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getSignInPage: {
+    parameters: {
+      query?: {
+        /** @description The token from the sign-in mail; the page sends it only when the button is pressed */
         token?: string
       }
       header?: never

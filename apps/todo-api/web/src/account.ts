@@ -3,6 +3,7 @@
  * two-factor setup (QR code drawn here) and deleting the account.
  */
 import type { AuthClient, SessionView, User } from '@latchkey/client'
+import { deviceName } from './device.js'
 import { announce, describeError, form, h } from './dom.js'
 import { qrCode } from './qr.js'
 
@@ -16,10 +17,14 @@ interface AccountContext {
 
 const section = (title: string, ...content: (Node | string)[]) => {
   const id = `section-${title.toLowerCase().replace(/\W+/g, '-')}`
-  return h('section', { 'aria-labelledby': id }, h('h2', { id }, title), ...content)
+  return h('section', { 'aria-labelledby': id, id: `${id}-region` }, h('h2', { id }, title), ...content)
 }
 
-const when = (iso: string) => new Date(iso).toLocaleString()
+const when = (iso: string) =>
+  new Date(iso).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' })
+
+/** Told when the sessions may have changed (a password change signs the others out). */
+const SESSIONS_CHANGED = 'latchkey:sessions-changed'
 
 const emailSection = ({ auth, user }: AccountContext) => {
   const status = h('p', { role: 'status' })
@@ -27,7 +32,7 @@ const emailSection = ({ auth, user }: AccountContext) => {
     h('p', {}, 'Signed in as ', h('strong', {}, user.email), user.emailVerified ? ' (verified).' : ' (not verified yet).'),
   ]
   if (!user.emailVerified) {
-    const resend = h('button', { type: 'button' }, 'Send the verification link again')
+    const resend = h('button', { type: 'button', class: 'secondary' }, 'Send the verification link again')
     resend.addEventListener('click', async () => {
       resend.disabled = true
       try {
@@ -45,6 +50,7 @@ const emailSection = ({ auth, user }: AccountContext) => {
     h('h3', {}, 'Change your email'),
     form({
       label: 'Change your email',
+      username: user.email,
       submit: 'Send a confirmation link',
       fields: [
         { name: 'newEmail', label: 'New email', type: 'email', autocomplete: 'email' },
@@ -61,11 +67,12 @@ const emailSection = ({ auth, user }: AccountContext) => {
   return section('Email', ...content)
 }
 
-const passwordSection = ({ auth }: AccountContext) =>
+const passwordSection = ({ auth, user }: AccountContext) =>
   section(
     'Password',
     form({
       label: 'Change your password',
+      username: user.email,
       submit: 'Change password',
       fields: [
         { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
@@ -75,6 +82,7 @@ const passwordSection = ({ auth }: AccountContext) =>
         await auth.changePassword({ currentPassword, newPassword })
         element.reset()
         announce('Password changed. Your other sessions are signed out.')
+        document.dispatchEvent(new Event(SESSIONS_CHANGED))
       },
     }),
   )
@@ -83,21 +91,33 @@ const sessionsSection = ({ auth }: AccountContext) => {
   const list = h('ul', { class: 'sessions', 'aria-label': 'Sessions' })
   const status = h('p', { class: 'error', role: 'alert' })
   const row = (session: SessionView) => {
-    const what = `${session.userAgent ?? 'Unknown browser'}${session.ip ? ` from ${session.ip}` : ''}`
+    const device = deviceName(session.userAgent)
+    const signedIn = when(session.createdAt)
+    const details = [`Signed in ${signedIn}`, `last active ${when(session.lastUsedAt)}`, session.ip ? `IP ${session.ip}` : null]
     const item = h(
       'li',
       {},
-      h('span', {}, what, h('br'), h('small', {}, `Last used ${when(session.lastUsedAt)}`)),
-      session.current ? h('strong', {}, 'This session') : null,
+      h(
+        'div',
+        { class: 'session' },
+        h('span', { class: 'device' }, device, session.current ? h('span', { class: 'badge' }, 'This device') : null),
+        h('small', {}, details.filter(Boolean).join(' · ')),
+      ),
     )
     if (!session.current) {
-      const end = h('button', { type: 'button', class: 'link', 'aria-label': `Sign out ${what}` }, 'Sign out')
+      const end = h(
+        'button',
+        { type: 'button', class: 'secondary', 'aria-label': `Sign out ${device}, signed in ${signedIn}` },
+        'Sign out',
+      )
       end.addEventListener('click', async () => {
+        end.disabled = true
         try {
           await auth.sessions.revoke(session.id)
-          announce('Session signed out.')
+          announce(`${device} is signed out.`)
           await load()
         } catch (err) {
+          end.disabled = false
           status.textContent = describeError(err)
         }
       })
@@ -105,14 +125,19 @@ const sessionsSection = ({ auth }: AccountContext) => {
     }
     return item
   }
+  const others = h('button', { type: 'button', class: 'secondary' }, 'Sign out everywhere else')
+  const alone = h('p', { class: 'empty' }, 'No other device is signed in.')
   const load = async () => {
     try {
-      list.replaceChildren(...(await auth.sessions.list()).map(row))
+      const sessions = await auth.sessions.list()
+      list.replaceChildren(...sessions.map(row))
+      const single = sessions.every((session) => session.current)
+      others.hidden = single
+      alone.hidden = !single
     } catch (err) {
       status.textContent = describeError(err)
     }
   }
-  const others = h('button', { type: 'button' }, 'Sign out everywhere else')
   others.addEventListener('click', async () => {
     try {
       await auth.sessions.revokeOthers()
@@ -122,8 +147,14 @@ const sessionsSection = ({ auth }: AccountContext) => {
       status.textContent = describeError(err)
     }
   })
+  alone.hidden = true
+  const changed = () => {
+    if (list.isConnected) void load()
+    else document.removeEventListener(SESSIONS_CHANGED, changed)
+  }
+  document.addEventListener(SESSIONS_CHANGED, changed)
   void load()
-  return section('Sessions', list, others, status)
+  return section('Sessions', list, alone, others, status)
 }
 
 const recoveryList = (codes: string[]) =>
@@ -135,7 +166,7 @@ const recoveryList = (codes: string[]) =>
   )
 
 const twoFactorSection = (context: AccountContext) => {
-  const { auth } = context
+  const { auth, user } = context
   const body = h('div', {})
   const render = async () => {
     let status: Awaited<ReturnType<AuthClient['twoFactor']['status']>>
@@ -157,6 +188,7 @@ const twoFactorSection = (context: AccountContext) => {
         ),
         form({
           label: 'Set up two-factor sign-in',
+          username: user.email,
           submit: 'Set up',
           fields: [{ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }],
           async onSubmit({ currentPassword = '' }) {
@@ -172,6 +204,7 @@ const twoFactorSection = (context: AccountContext) => {
       h('h3', {}, 'New recovery codes'),
       form({
         label: 'New recovery codes',
+        username: user.email,
         submit: 'Make new recovery codes',
         fields: [
           { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
@@ -186,6 +219,7 @@ const twoFactorSection = (context: AccountContext) => {
       h('h3', {}, 'Turn two-factor sign-in off'),
       form({
         label: 'Turn two-factor sign-in off',
+        username: user.email,
         submit: 'Turn off',
         fields: [
           { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
@@ -246,12 +280,13 @@ const twoFactorSection = (context: AccountContext) => {
   return section('Two-factor sign-in', body)
 }
 
-const deleteSection = ({ auth, noticeNext }: AccountContext) =>
+const deleteSection = ({ auth, user, noticeNext }: AccountContext) =>
   section(
     'Delete the account',
     h('p', {}, 'This deletes your account and every todo in it. It cannot be undone.'),
     form({
       label: 'Delete the account',
+      username: user.email,
       submit: 'Delete my account',
       className: 'danger',
       fields: [

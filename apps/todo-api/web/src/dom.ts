@@ -23,14 +23,22 @@ let ids = 0
 /** A page-unique id for label/description links. */
 export const uid = (prefix: string) => `${prefix}-${++ids}`
 
-/** Says `message` to screen readers (and keeps it on screen for sighted users in the view's status line). */
+let fade: ReturnType<typeof setTimeout> | undefined
+/**
+ * Says `message` in the page's live region, which is also on screen (a toast at the bottom) for
+ * a few seconds: what a screen reader hears, everyone sees.
+ */
 export const announce = (message: string) => {
   const region = document.getElementById('announce')
   if (!region) return
   region.textContent = ''
+  clearTimeout(fade)
   // A change the live region notices even when the same words come twice.
   requestAnimationFrame(() => {
     region.textContent = message
+    fade = setTimeout(() => {
+      region.textContent = ''
+    }, 8000)
   })
 }
 
@@ -67,6 +75,11 @@ export interface FormSpec {
   /** Extra content below the button. */
   footer?: Child[]
   className?: string
+  /**
+   * The signed-in email, for a form with a password field but no email field: a hidden
+   * `autocomplete="username"` field tells password managers (and Chromium) whose password it is.
+   */
+  username?: string
 }
 
 /**
@@ -77,6 +90,7 @@ export interface FormSpec {
 export const form = (spec: FormSpec): HTMLFormElement => {
   const errorLines = new Map<string, HTMLElement>()
   const inputs = new Map<string, HTMLInputElement>()
+  const labels = new Map(spec.fields.map((field) => [field.name, field.label]))
   const summary = h('p', { class: 'error', role: 'alert' })
   const rows = spec.fields.map((field) => {
     const id = uid(field.name)
@@ -108,9 +122,21 @@ export const form = (spec: FormSpec): HTMLFormElement => {
     )
   })
   const button = h('button', { type: 'submit' }, spec.submit)
+  const username =
+    spec.username === undefined
+      ? null
+      : h('input', {
+          type: 'email',
+          name: 'username',
+          autocomplete: 'username',
+          value: spec.username,
+          hidden: true,
+          readonly: true,
+        })
   const element = h(
     'form',
     { 'aria-label': spec.label, class: spec.className ?? null, novalidate: true },
+    username,
     ...rows,
     button,
     summary,
@@ -129,9 +155,9 @@ export const form = (spec: FormSpec): HTMLFormElement => {
     try {
       await spec.onSubmit(values, element)
     } catch (err) {
-      summary.textContent = describeError(err)
       const refused = err instanceof AuthClientError ? err.errors : []
       let first: HTMLInputElement | undefined
+      const marked = new Set<string>()
       for (const fieldError of refused) {
         const name = fieldError.path.split('.').at(-1) ?? ''
         const input = inputs.get(name)
@@ -140,7 +166,15 @@ export const form = (spec: FormSpec): HTMLFormElement => {
         input.setAttribute('aria-invalid', 'true')
         line.textContent = fieldError.message
         first ??= input
+        marked.add(labels.get(name) ?? name)
       }
+      // Every refusal already sits under its field: the summary names the fields instead of
+      // repeating the server's "The request does not match the schema."
+      const named = [...marked].map((label) => label.toLowerCase())
+      summary.textContent =
+        named.length > 0 && refused.every((e) => inputs.has(e.path.split('.').at(-1) ?? ''))
+          ? `Check the ${named.length === 1 ? named[0] : `${named.slice(0, -1).join(', ')} and ${named.at(-1)}`} above.`
+          : describeError(err)
       ;(first ?? inputs.values().next().value)?.focus()
     } finally {
       button.disabled = false

@@ -68,6 +68,8 @@ const renderNav = (user: User | null) => {
 // --- signed out -------------------------------------------------------------------------------
 
 const signInScreen = () => {
+  const emailLink = h('button', { type: 'button', class: 'link' }, 'Email me a sign-in link')
+  emailLink.addEventListener('click', () => emailStep())
   const passwordStep = form({
     label: 'Sign in',
     submit: 'Sign in',
@@ -85,8 +87,50 @@ const signInScreen = () => {
     },
     footer: [
       h('p', {}, h('a', { href: '#/forgot' }, 'Forgot your password?'), ' · ', h('a', { href: '#/signup' }, 'Create an account')),
+      emailLink,
     ],
   })
+  /** Sign-in by email: a link and a 6-digit code in one mail; the code is typed here, in this flow. */
+  const emailStep = () =>
+    show(
+      'Sign in by email',
+      form({
+        label: 'Email me a sign-in link',
+        submit: 'Email me a sign-in link',
+        fields: [{ name: 'email', label: 'Email', type: 'email', autocomplete: 'username' }],
+        async onSubmit({ email = '' }) {
+          const { message, flow } = await auth.emailSignIn.start(email)
+          mailCodeStep(message, flow)
+        },
+        footer: [h('p', {}, h('a', { href: '#/signin' }, 'Sign in with a password'))],
+      }),
+    )
+  const mailCodeStep = (message: string, flow: string) =>
+    show(
+      'Enter the code from the mail',
+      h('p', { role: 'status' }, message),
+      h('p', {}, 'Open the link in the mail, or type its 6-digit code here.'),
+      form({
+        label: 'Sign-in code',
+        submit: 'Sign in',
+        fields: [
+          {
+            name: 'code',
+            label: 'Code from the mail',
+            autocomplete: 'one-time-code',
+            inputmode: 'numeric',
+            maxlength: 6,
+            hint: '6 digits',
+          },
+        ],
+        async onSubmit({ code = '' }) {
+          const result = await auth.emailSignIn.verify({ flow, code: code.trim() })
+          if (result.status === 'signed-in') go('todos')
+          else codeStep(result.challenge.challenge)
+        },
+        footer: [h('p', {}, h('a', { href: '#/signin' }, 'Start again'))],
+      }),
+    )
   const codeStep = (challenge: string) => {
     show(
       'Two-factor code',
@@ -204,7 +248,12 @@ const todoScreen = async () => {
     try {
       const found = await todos.list(filter)
       list.replaceChildren(...found.map(item))
-      empty.textContent = found.length === 0 ? (filter === 'all' ? 'Nothing to do yet.' : `No ${filter} todos.`) : ''
+      empty.textContent =
+        found.length === 0
+          ? filter === 'all'
+            ? 'Nothing to do yet. Add your first todo above.'
+            : `No ${filter} todos. Choose “All” to see every todo.`
+          : ''
     } catch (err) {
       status.textContent = describeError(err)
     }

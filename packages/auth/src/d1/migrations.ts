@@ -76,7 +76,21 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     ],
   },
   {
-    tag: '0010_passkeys',
+    tag: '0010_session_refresh_key',
+    statements: ['ALTER TABLE `auth_sessions` ADD `refresh_key_hash` text;'],
+  },
+  {
+    tag: '0011_email_sign_in',
+    statements: [
+      'CREATE TABLE `auth_email_sign_ins` (\n\t`flow_hash` text PRIMARY KEY NOT NULL,\n\t`token_hash` text NOT NULL,\n\t`code_hash` text NOT NULL,\n\t`email` text NOT NULL,\n\t`user_id` text,\n\t`attempts` integer DEFAULT 0 NOT NULL,\n\t`expires_at` integer NOT NULL,\n\t`used_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE UNIQUE INDEX `auth_email_sign_ins_token_idx` ON `auth_email_sign_ins` (`token_hash`);',
+      'CREATE INDEX `auth_email_sign_ins_email_idx` ON `auth_email_sign_ins` (`email`);',
+      'CREATE INDEX `auth_email_sign_ins_user_idx` ON `auth_email_sign_ins` (`user_id`);',
+      'CREATE INDEX `auth_email_sign_ins_expires_idx` ON `auth_email_sign_ins` (`expires_at`);',
+    ],
+  },
+  {
+    tag: '0012_passkeys',
     statements: [
       'CREATE TABLE `auth_passkey_challenges` (\n\t`hash` text PRIMARY KEY NOT NULL,\n\t`purpose` text NOT NULL,\n\t`user_id` text,\n\t`bound_to` text,\n\t`expires_at` integer NOT NULL,\n\t`used_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
       'CREATE INDEX `auth_passkey_challenges_expires_idx` ON `auth_passkey_challenges` (`expires_at`);',

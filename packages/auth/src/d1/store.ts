@@ -9,15 +9,18 @@
  */
 import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/d1'
+import { emailSignInD1 } from '../email-sign-in/d1.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import * as schema from '../sqlite/schema.js'
 import {
   addCredentialCodes,
   challenges,
   emailTokens,
+  notSealedWith,
   recoveryCodes,
   resetTokens,
   sessions,
+  trimmedSessions,
   twoFactors,
   users,
 } from '../sqlite/schema.js'
@@ -61,6 +64,8 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
   const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 
   return {
+    ...emailSignInD1(db),
+
     ...sqlitePasskeyStore(db),
     async createUser(input) {
       const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
@@ -101,12 +106,21 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return changes(await db.update(users).set({ role }).where(eq(users.email, email)).run()) === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      userAgent = null,
+      ip = null,
+    }) {
       // One statement: the row is written only while the version the login verified is current.
       const at = now.getTime()
       const written = await db.run(
-        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, refresh_hash, user_agent, ip)
-            select ${id}, ${userId}, ${at}, ${at}, ${refreshHash}, ${userAgent}, ${ip}
+        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, refresh_hash, refresh_key_hash, user_agent, ip)
+            select ${id}, ${userId}, ${at}, ${at}, ${refreshHash}, ${refreshKeyHash}, ${userAgent}, ${ip}
             where ${versionIs(userId, credentialsVersion)}`,
       )
       return changes(written) === 1
@@ -132,9 +146,9 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       const current = and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from))
-      const set = { refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now }
+      const set = { refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now }
       return changes(await db.update(sessions).set(set).where(current).run()) === 1
     },
 
@@ -317,6 +331,11 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return (await db.delete(sessions).where(others).returning({ id: sessions.id })).map((row) => row.id)
     },
 
+    async trimSessions(userId, keep) {
+      const beyond = trimmedSessions(userId, keep)
+      return (await db.delete(sessions).where(beyond).returning({ id: sessions.id })).map((row) => row.id)
+    },
+
     async deleteUser(userId, credentialsVersion) {
       // Sessions and tokens go with the user (ON DELETE CASCADE; D1 enforces foreign keys).
       const current = and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion))
@@ -403,6 +422,19 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
     async resealTwoFactor(userId, from, to) {
       const current = and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from))
       return changes(await db.update(twoFactors).set({ secret: to }).where(current).run()) === 1
+    },
+
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
     async deleteTwoFactor(userId) {

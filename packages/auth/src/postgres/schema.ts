@@ -10,6 +10,7 @@ export const users = pgTable('auth_users', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   email: text('email').notNull().unique(),
+  /** The argon2id hash; `''` for an account without a password (sign-in by email), which no password opens. */
   passwordHash: text('password_hash').notNull(),
   role: text('role'),
   /**
@@ -33,6 +34,11 @@ export const sessions = pgTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: at('created_at').notNull(),
     refreshedAt: at('refreshed_at').notNull(),
+    /**
+     * SHA-256 of the session key every refresh value of the session carries (`null` for a session
+     * from before 0.2 until its next rotation): it tells a value the session issued from a made-up one.
+     */
+    refreshKeyHash: text('refresh_key_hash'),
     /** SHA-256 of the current refresh value (the part after the session id in the cookie). */
     refreshHash: text('refresh_hash'),
     /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
@@ -149,6 +155,32 @@ export const challenges = pgTable(
     usedAt: at('used_at'),
   },
   (t) => [index('auth_challenges_user_idx').on(t.userId), index('auth_challenges_expires_idx').on(t.expiresAt)],
+)
+
+/**
+ * Sign-in by email (docs/reference/email-sign-in.md): one mail's link token and the 6-digit code
+ * bound to the flow the request answered, all three as SHA-256 (the code's hash includes the
+ * flow). `user_id` is the account of the address when the request came, `null` for an address
+ * without one. `attempts` counts codes tried; one use (`used_at`) spends the link and the code.
+ */
+export const emailSignIns = pgTable(
+  'auth_email_sign_ins',
+  {
+    flowHash: text('flow_hash').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    codeHash: text('code_hash').notNull(),
+    email: text('email').notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    attempts: integer('attempts').notNull().default(0),
+    expiresAt: at('expires_at').notNull(),
+    usedAt: at('used_at'),
+  },
+  (t) => [
+    uniqueIndex('auth_email_sign_ins_token_idx').on(t.tokenHash),
+    index('auth_email_sign_ins_email_idx').on(t.email),
+    index('auth_email_sign_ins_user_idx').on(t.userId),
+    index('auth_email_sign_ins_expires_idx').on(t.expiresAt),
+  ],
 )
 
 /**

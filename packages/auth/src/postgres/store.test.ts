@@ -27,7 +27,7 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
       const db = await freshSchema()
       const store = postgresStore(db.pool)
       const now = new Date('2026-11-21T10:00:00.000Z')
-      const lifetimes = { now, graceMs: 10_000, idleMs: 86_400_000, absoluteMs: 86_400_000 }
+      const lifetimes = { now, graceMs: 10_000, idleMs: 86_400_000, absoluteMs: 86_400_000, keyHash: null, nextKeyHash: 'k' }
       const later = new Date(now.getTime() + 60_000)
       const failures: unknown[] = []
       try {
@@ -172,9 +172,19 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
       const now = new Date('2026-11-02T00:00:00.000Z')
       expect(await store.findResetToken('t1', now)).toEqual({ userId: 'u1', email: 'ada@example.com' })
       const lifetimes = { graceMs: 10_000, idleMs: 30 * 86_400_000, absoluteMs: 90 * 86_400_000 }
-      expect((await rotateRefresh(store, { sessionId: null, hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe(
-        'rotated',
-      )
+      expect(
+        (
+          await rotateRefresh(store, {
+            sessionId: null,
+            hash: 'r1',
+            keyHash: null,
+            nextHash: 'r2',
+            nextKeyHash: 'k',
+            now,
+            ...lifetimes,
+          })
+        ).status,
+      ).toBe('rotated')
       expect(await store.createSession({ id: 's2', userId: 'u1', refreshHash: 'x', now, credentialsVersion: 0 })).toBe(true)
     })
   })

@@ -7,9 +7,10 @@
  * the order in which `ON DELETE CASCADE` takes them, so concurrent operations cannot deadlock.
  * It does not create tables: {@link migratePostgres} does.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
+import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
+import { emailSignInPostgres } from '../email-sign-in/postgres.js'
 import { postgresPasskeyStore } from '../passkeys/postgres-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
@@ -32,6 +33,9 @@ const claimable = (hash: string, now: Date, maxFailures: number) =>
 /** The user's add-credential code while it can still be spent at `now`. */
 const addCredentialCodeLive = (userId: string, now: Date, maxFailures: number) =>
   and(eq(addCredentialCodes.userId, userId), gt(addCredentialCodes.expiresAt, now), lt(addCredentialCodes.failures, maxFailures))
+
+/** A second factor whose secret is not sealed under the key that `sealingPrefix` names (a prefix compare, no LIKE pattern). */
+const notSealedWith = (sealingPrefix: string) => sql`substr(${twoFactors.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
 /** A step newer than the last one used (the replay guard). */
 const newerStep = (step: number) => or(isNull(twoFactors.lastStep), lt(twoFactors.lastStep, step))
 
@@ -85,6 +89,8 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     .prepare('latchkey_user_by_email')
 
   return {
+    ...emailSignInPostgres(db),
+
     ...postgresPasskeyStore(db),
     async createUser(input) {
       const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
@@ -134,13 +140,24 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.length === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      userAgent = null,
+      ip = null,
+    }) {
       return db.transaction(async (tx) => {
         // FOR SHARE conflicts with the row lock of a password change or reset: either it waits
         // for them and reads their new version, or they wait for this session and then delete it.
         const [user] = await tx.select({ version: users.credentialsVersion }).from(users).where(eq(users.id, userId)).for('share')
         if (user?.version !== credentialsVersion) return false
-        await tx.insert(sessions).values({ id, userId, createdAt: now, refreshedAt: now, refreshHash, userAgent, ip })
+        await tx
+          .insert(sessions)
+          .values({ id, userId, createdAt: now, refreshedAt: now, refreshHash, refreshKeyHash, userAgent, ip })
         return true
       })
     },
@@ -159,12 +176,12 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       // One conditional UPDATE: concurrent callers queue on the row lock, and each one after the
       // first re-reads the row (READ COMMITTED), finds `from` no longer current and changes nothing.
       const rows = await db
         .update(sessions)
-        .set({ refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now })
+        .set({ refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now })
         .where(and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from)))
         .returning({ id: sessions.id })
       return rows.length === 1
@@ -358,6 +375,21 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.map((row) => row.id)
     },
 
+    async trimSessions(userId, keep) {
+      const beyond = db
+        .select({ id: sessions.id })
+        .from(sessions)
+        .where(eq(sessions.userId, userId))
+        .orderBy(desc(sessions.refreshedAt), desc(sessions.id))
+        .offset(keep)
+      // The user's own rows only: without it the planner scans every session against the subquery.
+      const rows = await db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, userId), inArray(sessions.id, beyond)))
+        .returning({ id: sessions.id })
+      return rows.map((row) => row.id)
+    },
+
     async deleteUser(userId, credentialsVersion) {
       // Sessions and tokens go with the user (ON DELETE CASCADE), in the same statement.
       const rows = await db
@@ -458,6 +490,19 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .where(and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from)))
         .returning({ userId: twoFactors.userId })
       return rows.length === 1
+    },
+
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
     async deleteTwoFactor(userId) {

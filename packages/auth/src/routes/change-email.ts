@@ -63,7 +63,7 @@ export const changeEmail = <U extends UserRecord>(
       const { currentPassword, newEmail } = c.req.valid('json')
       const { user } = c.var
       // The password first: without it, nobody learns whether an address has an account.
-      const found = await checkCurrentPassword(deps, user.id, currentPassword)
+      const found = await checkCurrentPassword(deps, c, user.id, currentPassword)
       if (newEmail === found.user.email) throw fieldFailure('newEmail', 'invalid_value', 'New email is your current email')
       if (await store.findUserByEmail(newEmail)) throw emailTaken()
       await mailEmailToken(deps, 'change-email', user.id, newEmail)

@@ -50,11 +50,11 @@ export const changePassword = <U extends UserRecord>(
       const { user, sessionId } = c.var
       if (isEmailPassword(newPassword, user.email)) throw fieldFailure('newPassword', 'password_is_email', EMAIL_PASSWORD)
 
-      const found = await checkCurrentPassword({ store, hasher }, user.id, currentPassword)
+      const found = await checkCurrentPassword({ store, hasher }, c, user.id, currentPassword)
 
       const replaced = await store.replacePassword({
         userId: user.id,
-        passwordHash: await hasher.hash(normalizePassword(newPassword)),
+        passwordHash: await hasher(c).hash(normalizePassword(newPassword)),
         credentialsVersion: found.credentialsVersion,
         keepSessionId: sessionId,
       })

@@ -66,7 +66,7 @@ export const deleteAccount = <U extends UserRecord>(
     async (c) => {
       const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
-      const found = await checkCurrentPassword(deps, user.id, currentPassword)
+      const found = await checkCurrentPassword(deps, c, user.id, currentPassword)
       const factor = await store.findTwoFactor(user.id)
       // A second factor guards the account's end as it guards its sign-in.
       const needsCode = Boolean(factor?.enabledAt)

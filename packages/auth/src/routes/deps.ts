@@ -1,6 +1,6 @@
 /** What the auth routes are given by `createAuth`; each route picks the parts it uses. */
 import type { OpenAPIHono } from '@hono/zod-openapi'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import type { AddCredentialCodes } from '../add-credential-code.js'
 import type { AfterAnswer } from '../background.js'
 import type { RefreshCookie } from '../cookies.js'
@@ -19,9 +19,10 @@ export type AuthApp = OpenAPIHono
 export interface RouteDeps<U extends UserRecord> {
   store: Store<U>
   sessions: SessionCore<U>
-  hasher: PasswordHasher
-  /** Verified against when the email is unknown, so both login paths cost one verification. */
-  decoy: Promise<string>
+  /** The password hasher for the client of request `c`: each client holds at most a quarter of the queue. */
+  hasher: (c: Context) => PasswordHasher
+  /** Verified against when the email is unknown, so both login paths cost one verification; made inside the login. */
+  decoy: () => Promise<string>
   limits: RouteLimits
   guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
   cookie: RefreshCookie

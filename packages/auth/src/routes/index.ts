@@ -5,6 +5,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { jsonBodyGuard } from '../body.js'
+import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
 import { passkeyRoutes } from '../passkeys/routes/index.js'
 import { BEARER_SCHEME } from '../route.js'
@@ -72,6 +73,7 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
   changeEmail(routes, deps)
   deleteAccount(routes, deps)
   twoFactorRoutes(routes, deps)
+  emailSignInRoutes(routes, deps)
   if (deps.passkeys) passkeyRoutes(routes, { ...deps, passkeys: deps.passkeys })
   return routes
 }

@@ -3,8 +3,9 @@
  * work: exactly one argon2 verification, against a decoy hash when there is no account.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
-import { secondStep } from '../passkeys/second-step.js'
+import { tokenHash } from '../opaque-token.js'
 import { normalizePassword } from '../password.js'
 import {
   AuthResultSchema,
@@ -20,6 +21,7 @@ import {
   unauthorizedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { CHALLENGE_SECONDS } from '../two-factor/factor.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { ChallengeSchema } from './two-factor.js'
 
@@ -28,6 +30,36 @@ const invalidCredentials = () =>
     detail: 'The email or password is wrong.',
     headers: { 'WWW-Authenticate': 'Bearer' },
   })
+
+/**
+ * The second step of every sign-in method (docs/reference/two-factor.md#signing-in): for an
+ * account with a second factor, a challenge (the 202 body) instead of a session; `null` otherwise.
+ * `credentialsVersion` is the one the first step read, so a reset since then opens nothing.
+ * `methods` says what may answer it: `totp` and `recovery`, and `passkey` when the account has
+ * one, with request options listing its passkeys whose WebAuthn challenge belongs to this
+ * challenge alone (docs/reference/passkeys.md#a-passkey-as-the-second-step).
+ */
+export const secondStep = async <U extends UserRecord>(
+  { store, notify, twoFactor, passkeys }: Pick<RouteDeps<U>, 'store' | 'notify' | 'twoFactor' | 'passkeys'>,
+  c: Context,
+  userId: string,
+  credentialsVersion: number,
+) => {
+  if (!(await store.findTwoFactor(userId))?.enabledAt) return null
+  const challenge = await twoFactor.challenge(userId, credentialsVersion)
+  notify.event(c, { type: 'login.challenged', userId })
+  const keys = passkeys ? await store.listPasskeys(userId) : []
+  const methods: ('totp' | 'recovery' | 'passkey')[] = ['totp', 'recovery', ...(keys.length > 0 ? (['passkey'] as const) : [])]
+  return {
+    twoFactorRequired: true as const,
+    challenge,
+    expiresIn: CHALLENGE_SECONDS,
+    methods,
+    ...(passkeys && keys.length > 0
+      ? { passkeyOptions: await passkeys.requestOptions('two-factor', { userId, boundTo: tokenHash(challenge) }, keys) }
+      : {}),
+  }
+}
 
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
 
@@ -70,30 +102,30 @@ export const login = <U extends UserRecord>(
     }),
     async (c) => {
       const { email, password } = c.req.valid('json')
+      const decoyHash = await decoy()
       const found = await store.findUserByEmail(email)
       const candidate = normalizePassword(password)
-      const ok = await hasher.verify(found?.passwordHash ?? (await decoy), candidate)
-      if (!found || !ok) {
-        notify.event(c, { type: 'login.failed', ...(found ? { userId: found.user.id } : {}) })
+      // An account without a password (signed up or settled by email) is verified against the
+      // decoy like an unknown email: any password gets the same 401, after the same work.
+      const ok = await hasher(c).verify(found?.passwordHash ?? decoyHash, candidate)
+      if (!found || found.passwordHash === null || !ok) {
+        notify.event(c, { type: 'login.failed', method: 'password', ...(found ? { userId: found.user.id } : {}) })
         throw invalidCredentials()
       }
 
       // Both writes are conditional on the credentials version read with the verified hash: a
       // reset or password change that lands during the verification wins over this login.
-      if (hasher.needsRehash(found.passwordHash))
-        await store.updatePasswordHash(found.user.id, await hasher.hash(candidate), found.credentialsVersion)
+      if (hasher(c).needsRehash(found.passwordHash))
+        await store.updatePasswordHash(found.user.id, await hasher(c).hash(candidate), found.credentialsVersion)
       // Only after the right password, so a wrong one costs the same for every account.
-      if ((await store.findTwoFactor(found.user.id))?.enabledAt) {
-        const body = await secondStep({ store, twoFactor, passkeys }, found.user.id, found.credentialsVersion)
-        notify.event(c, { type: 'login.challenged', userId: found.user.id })
-        return c.json(body, 202)
-      }
+      const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion)
+      if (second) return c.json(second, 202)
       const started = await sessions.start(c, found.user, found.credentialsVersion)
       if (!started) {
-        notify.event(c, { type: 'login.failed', userId: found.user.id })
+        notify.event(c, { type: 'login.failed', method: 'password', userId: found.user.id })
         throw invalidCredentials()
       }
-      notify.event(c, { type: 'login.succeeded', userId: found.user.id, sessionId: started.sessionId })
+      notify.event(c, { type: 'login.succeeded', method: 'password', userId: found.user.id, sessionId: started.sessionId })
       return c.json(started.body, 200)
     },
   )

@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { cookieHeader, harness, refreshCookie } from '../../test/harness.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
+import { tokenHash } from '../opaque-token.js'
 
 describe.each(STORES)('refresh rows on $name', ({ skip, open }) => {
   let opened: OpenedStore
@@ -37,6 +38,79 @@ describe.each(STORES)('refresh rows on $name', ({ skip, open }) => {
       expect(await opened.count('auth_sessions')).toBe(0)
       expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })).status).toBe(401)
       expect((await h.request('GET', '/auth/me', { headers: bearer })).status).toBe(401)
+    },
+  )
+
+  it.skipIf(skip !== null)(
+    'answers a value made up under a known session id with 401 and changes nothing; a real old value ends the session',
+    async () => {
+      const h = harness({ store: opened.store })
+      const { refresh: first } = await h.signup()
+      const rotated = await h.request('POST', '/auth/refresh', { headers: cookieHeader(first) })
+      let current = refreshCookie(rotated) as string
+      const [sid, key, value] = current.split('.') as [string, string, string]
+      h.clock.advance(60_000) // past the race window
+      const before = await opened.rows('auth_sessions')
+      const random = () => Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('base64url')
+      // What the session id alone allows (it is in audit lines, request logs and every access token).
+      for (const forged of [
+        `${sid}.${random()}`,
+        `${sid}.${random()}.${random()}`,
+        `${sid}.${random()}.${value}`,
+        `${sid}.${value}`,
+      ]) {
+        const res = await h.request('POST', '/auth/refresh', { headers: cookieHeader(forged) })
+        expect(res.status, forged).toBe(401)
+        expect(await opened.rows('auth_sessions')).toEqual(before)
+      }
+      await h.auth.settled()
+      expect(h.events.filter((e) => e.type === 'refresh.reuse_detected')).toEqual([])
+      expect(key).toHaveLength(43)
+      const still = await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })
+      expect(still.status).toBe(200)
+      current = refreshCookie(still) as string
+      h.clock.advance(60_000)
+
+      // The value the session issued at signup, two rotations ago: reuse, the session ends.
+      const reuse = await h.request('POST', '/auth/refresh', { headers: cookieHeader(first) })
+      expect(reuse.status).toBe(401)
+      expect(await opened.count('auth_sessions')).toBe(0)
+      await h.auth.settled()
+      expect(h.events.filter((e) => e.type === 'refresh.reuse_detected')).toHaveLength(1)
+      expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })).status).toBe(401)
+    },
+  )
+
+  it.skipIf(skip !== null)(
+    'keeps refreshing a session issued before session keys, and gives it one at its first rotation',
+    async () => {
+      const h = harness({ store: opened.store })
+      const { user } = await h.signup()
+      // A session as the release before session keys left it: `<session id>.<value>`, no key hash.
+      const sid = crypto.randomUUID()
+      const old = 'A'.repeat(43)
+      expect(
+        await opened.store.createSession({
+          id: sid,
+          userId: user.id,
+          refreshHash: tokenHash(old),
+          now: h.clock.now(),
+          credentialsVersion: 0,
+        }),
+      ).toBe(true)
+      const res = await h.request('POST', '/auth/refresh', { headers: cookieHeader(`${sid}.${old}`) })
+      expect(res.status).toBe(200)
+      const next = refreshCookie(res) as string
+      expect(next.split('.')).toHaveLength(3)
+      expect(next.startsWith(`${sid}.`)).toBe(true)
+      h.clock.advance(60_000)
+      expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(`${sid}.${'B'.repeat(43)}`) })).status).toBe(401)
+      const again = await h.request('POST', '/auth/refresh', { headers: cookieHeader(next) })
+      expect(again.status).toBe(200)
+      h.clock.advance(60_000)
+      // A value it issued and rotated away, presented after the race window: reuse.
+      expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(next) })).status).toBe(401)
+      expect(await opened.store.findSession(sid)).toBeNull()
     },
   )
 

@@ -77,7 +77,7 @@ export const resetPassword = <U extends UserRecord>(
       const userId = await store.consumeResetToken({
         tokenHash: tokenHash(token),
         now: options.now(),
-        passwordHash: await hasher.hash(normalizePassword(newPassword)),
+        passwordHash: await hasher(c).hash(normalizePassword(newPassword)),
       })
       if (!userId) throw invalidToken()
       notify.event(c, { type: 'password.reset', userId })

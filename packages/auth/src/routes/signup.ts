@@ -91,7 +91,7 @@ export const signup = <U extends UserRecord>(
         id: crypto.randomUUID(),
         name,
         email,
-        passwordHash: await hasher.hash(normalizePassword(password)),
+        passwordHash: await hasher(c).hash(normalizePassword(password)),
         createdAt: options.now(),
         ...(profile ? { profile } : {}),
       })

@@ -172,7 +172,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       const { user } = c.var
       // A factor outlives a reset: only the owner of a verified mailbox may add one.
       if (!user.raw.emailVerified) throw emailUnverified()
-      await checkCurrentPassword(deps, user.id, currentPassword)
+      await checkCurrentPassword(deps, c, user.id, currentPassword)
       const key = newTotpKey()
       if (!(await store.setPendingTwoFactor(user.id, await twoFactor.box.seal(key, user.id), options.now())))
         throw alreadyEnabled()
@@ -239,7 +239,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
 
   /** The password, then an enabled factor, then the code spent: the common start of disable and renew. */
   const passwordThenCode = async (c: Context, userId: string, password: string, code: string, recovery: boolean) => {
-    await checkCurrentPassword(deps, userId, password)
+    await checkCurrentPassword(deps, c, userId, password)
     const factor = await store.findTwoFactor(userId)
     if (!factor?.enabledAt) throw notEnabled()
     const spent = await twoFactor.spend(userId, factor, code, recovery)

@@ -1,4 +1,5 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
+import { type SQL, sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 const tsMs = (name: string) => integer(name, { mode: 'timestamp_ms' })
@@ -7,6 +8,7 @@ export const users = sqliteTable('auth_users', {
   id: text('id').primaryKey(),
   name: text('name').notNull(),
   email: text('email').notNull().unique(),
+  /** The argon2id hash; `''` for an account without a password (sign-in by email), which no password opens. */
   passwordHash: text('password_hash').notNull(),
   role: text('role'),
   /**
@@ -30,6 +32,11 @@ export const sessions = sqliteTable(
       .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     refreshedAt: integer('refreshed_at', { mode: 'timestamp_ms' }).notNull(),
+    /**
+     * SHA-256 of the session key every refresh value of the session carries (`null` for a session
+     * from before 0.2 until its next rotation): it tells a value the session issued from a made-up one.
+     */
+    refreshKeyHash: text('refresh_key_hash'),
     /** SHA-256 of the current refresh value (the part after the session id in the cookie). */
     refreshHash: text('refresh_hash'),
     /** The value it replaced, kept to tell a parallel tab (inside the race window) from reuse. */
@@ -48,6 +55,14 @@ export const sessions = sqliteTable(
     index('auth_sessions_created_idx').on(t.createdAt),
   ],
 )
+
+/**
+ * The user's sessions past the `keep` most recently used (latest `refreshed_at`, then the greater
+ * id), for `trimSessions` of both SQLite stores. SQLite has no OFFSET without LIMIT (-1: none).
+ */
+export const trimmedSessions = (userId: string, keep: number): SQL =>
+  sql`${sessions.userId} = ${userId} and ${sessions.id} in (select ${sessions.id} from ${sessions} where ${sessions.userId} = ${userId}
+    order by ${sessions.refreshedAt} desc, ${sessions.id} desc limit -1 offset ${keep})`
 
 export const resetTokens = sqliteTable(
   'auth_reset_tokens',
@@ -95,6 +110,10 @@ export const twoFactors = sqliteTable('auth_two_factors', {
   lastStep: integer('last_step'),
   createdAt: tsMs('created_at').notNull(),
 })
+
+/** A second factor whose secret is not sealed under the key `sealingPrefix` names (a prefix compare: no LIKE pattern). */
+export const notSealedWith = (sealingPrefix: string): SQL =>
+  sql`substr(${twoFactors.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
 
 /** Single-use recovery codes, SHA-256 of the user id and the code. */
 export const recoveryCodes = sqliteTable(
@@ -146,6 +165,32 @@ export const challenges = sqliteTable(
     usedAt: tsMs('used_at'),
   },
   (t) => [index('auth_challenges_user_idx').on(t.userId), index('auth_challenges_expires_idx').on(t.expiresAt)],
+)
+
+/**
+ * Sign-in by email (docs/reference/email-sign-in.md): one mail's link token and the 6-digit code
+ * bound to the flow the request answered, all three as SHA-256 (the code's hash includes the
+ * flow). `user_id` is the account of the address when the request came, `null` for an address
+ * without one. `attempts` counts codes tried; one use (`used_at`) spends the link and the code.
+ */
+export const emailSignIns = sqliteTable(
+  'auth_email_sign_ins',
+  {
+    flowHash: text('flow_hash').primaryKey(),
+    tokenHash: text('token_hash').notNull(),
+    codeHash: text('code_hash').notNull(),
+    email: text('email').notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    attempts: integer('attempts').notNull().default(0),
+    expiresAt: tsMs('expires_at').notNull(),
+    usedAt: tsMs('used_at'),
+  },
+  (t) => [
+    uniqueIndex('auth_email_sign_ins_token_idx').on(t.tokenHash),
+    index('auth_email_sign_ins_email_idx').on(t.email),
+    index('auth_email_sign_ins_user_idx').on(t.userId),
+    index('auth_email_sign_ins_expires_idx').on(t.expiresAt),
+  ],
 )
 
 /**

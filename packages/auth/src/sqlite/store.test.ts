@@ -47,9 +47,19 @@ describe('migrateSqlite', () => {
       })
       const now = new Date('2026-11-02T00:00:00.000Z')
       const lifetimes = { graceMs: 10_000, idleMs: 30 * 86_400_000, absoluteMs: 90 * 86_400_000 }
-      expect((await rotateRefresh(store, { sessionId: null, hash: 'r1', nextHash: 'r2', now, ...lifetimes })).status).toBe(
-        'rotated',
-      )
+      expect(
+        (
+          await rotateRefresh(store, {
+            sessionId: null,
+            hash: 'r1',
+            keyHash: null,
+            nextHash: 'r2',
+            nextKeyHash: 'k',
+            now,
+            ...lifetimes,
+          })
+        ).status,
+      ).toBe('rotated')
       expect(await store.createSession({ id: 's2', userId: 'u1', refreshHash: 'x', now, credentialsVersion: 0 })).toBe(true)
     } finally {
       db.close()
@@ -79,7 +89,15 @@ describe('sqliteStore durability', () => {
       await session('s1')
       await session('s2')
       const lifetimes = { graceMs: 0, idleMs: 86_400_000, absoluteMs: 86_400_000 }
-      await rotateRefresh(store, { sessionId: 's1', hash: 'r-s1', nextHash: 'r-s1b', now, ...lifetimes })
+      await rotateRefresh(store, {
+        sessionId: 's1',
+        hash: 'r-s1',
+        keyHash: null,
+        nextHash: 'r-s1b',
+        nextKeyHash: 'k',
+        now,
+        ...lifetimes,
+      })
       await store.deleteSession('s1')
       await store.replacePassword({ userId: 'u', passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null })
       await store.createResetToken({ userId: 'u', tokenHash: 't', expiresAt: new Date(now.getTime() + 60_000) })

@@ -7,12 +7,24 @@
  */
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import type * as schema from './schema.js'
-import { addCredentialCodes, challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import {
+  addCredentialCodes,
+  challenges,
+  emailTokens,
+  notSealedWith,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  trimmedSessions,
+  twoFactors,
+  users,
+} from './schema.js'
 
 /** A synchronous Drizzle SQLite database whose `run()` reports the rows it changed. */
 export type SyncSqliteDb = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
@@ -76,6 +88,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         createdAt: p('now'),
         refreshedAt: p('now'),
         refreshHash: p('hash'),
+        refreshKeyHash: p('keyHash'),
         userAgent: p('userAgent'),
         ip: p('ip'),
       })
@@ -103,6 +116,8 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
   }
 
   return {
+    ...emailSignInSqlite(db, durable),
+
     ...sqlitePasskeyStore(db),
     async createUser(input) {
       const rows = db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning().all()
@@ -149,12 +164,21 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return db.update(users).set({ role }).where(eq(users.email, email)).run().changes === 1
     },
 
-    async createSession({ id, userId, refreshHash, now, credentialsVersion, userAgent = null, ip = null }) {
+    async createSession({
+      id,
+      userId,
+      refreshHash,
+      refreshKeyHash = null,
+      now,
+      credentialsVersion,
+      userAgent = null,
+      ip = null,
+    }) {
       const { versionOf, insertSession } = hot()
       // IMMEDIATE: the version read and the insert happen under the write lock a reset needs too.
       return db.transaction(() => {
         if (versionOf.get({ id: userId })?.version !== credentialsVersion) return false
-        insertSession.run({ id, userId, now, hash: refreshHash, userAgent, ip })
+        insertSession.run({ id, userId, now, hash: refreshHash, keyHash: refreshKeyHash, userAgent, ip })
         return true
       }, immediate)
     },
@@ -174,9 +198,9 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return row ? { session: toRefreshState(row.session), user: toUser(row.user) } : null
     },
 
-    async swapRefresh({ sessionId, from, to, now }) {
+    async swapRefresh({ sessionId, from, to, keyHash, now }) {
       const current = and(eq(sessions.id, sessionId), eq(sessions.refreshHash, from))
-      const set = { refreshHash: to, previousRefreshHash: from, rotatedAt: now, refreshedAt: now }
+      const set = { refreshHash: to, previousRefreshHash: from, refreshKeyHash: keyHash, rotatedAt: now, refreshedAt: now }
       return durable(() => db.update(sessions).set(set).where(current).run().changes === 1)
     },
 
@@ -351,6 +375,18 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       )
     },
 
+    async trimSessions(userId, keep) {
+      const beyond = trimmedSessions(userId, keep)
+      return durable(() =>
+        db
+          .delete(sessions)
+          .where(beyond)
+          .returning({ id: sessions.id })
+          .all()
+          .map((row) => row.id),
+      )
+    },
+
     async deleteUser(userId, credentialsVersion) {
       // Sessions and tokens go with the user (ON DELETE CASCADE), in the same statement.
       const current = and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion))
@@ -445,6 +481,20 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
     async resealTwoFactor(userId, from, to) {
       const current = and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from))
       return db.update(twoFactors).set({ secret: to }).where(current).run().changes === 1
+    },
+
+    async staleSeals({ sealingPrefix, afterUserId, limit }) {
+      return db
+        .select({ userId: twoFactors.userId, secret: twoFactors.secret })
+        .from(twoFactors)
+        .where(and(notSealedWith(sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+        .orderBy(twoFactors.userId)
+        .limit(limit)
+        .all()
+    },
+
+    async countStaleSeals(sealingPrefix) {
+      return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
     async deleteTwoFactor(userId) {

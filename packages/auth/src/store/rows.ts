@@ -17,8 +17,17 @@ export const withProfile = (user: UserRecord, profile: Record<string, unknown> |
 export const toUser = ({ passwordHash: _, credentialsVersion: __, profile, ...user }: UserRow): UserRecord =>
   withProfile(user, profile)
 
+/** The stored hash of an account without a password (sign-in by email): no hash is empty. */
+export const NO_PASSWORD = ''
+
 export const withHash = (row: UserRow | undefined): UserWithHash | null =>
-  row ? { user: toUser(row), passwordHash: row.passwordHash, credentialsVersion: row.credentialsVersion } : null
+  row
+    ? {
+        user: toUser(row),
+        passwordHash: row.passwordHash === NO_PASSWORD ? null : row.passwordHash,
+        credentialsVersion: row.credentialsVersion,
+      }
+    : null
 
 /** The refresh facts of a sessions row: exactly the interface's fields, whatever else the row holds. */
 /** A session as its owner sees it: exactly the interface's fields. */
@@ -36,6 +45,7 @@ export const toRefreshState = (row: SessionRefreshState): SessionRefreshState =>
   userId: row.userId,
   createdAt: row.createdAt,
   refreshedAt: row.refreshedAt,
+  refreshKeyHash: row.refreshKeyHash,
   refreshHash: row.refreshHash,
   previousRefreshHash: row.previousRefreshHash,
   rotatedAt: row.rotatedAt,

@@ -4,7 +4,10 @@
  * It decides no policy: lifetimes, races and reuse are judged by the session core (`session.ts`).
  * Every store runs the same conformance suite (`@latchkey/auth/testing`).
  * Stores hold only SHA-256 hashes of refresh values and reset tokens, never the values.
+ * `Store` is the intersection of the core's methods and each feature's facet
+ * (`email-sign-in/store.ts`).
  */
+import type { EmailSignInStore } from '../email-sign-in/store.js'
 
 import type { PasskeyStore } from '../passkeys/store.js'
 
@@ -26,7 +29,8 @@ export const INITIAL_CREDENTIALS_VERSION = 0
 /** A user together with the stored password hash: only login and password changes see it. */
 export interface UserWithHash<U extends UserRecord = UserRecord> {
   user: U
-  passwordHash: string
+  /** `null` for an account without a password (created or settled by sign-in by email): no password opens it. */
+  passwordHash: string | null
   /**
    * The user's credentials version as read with this hash. Every password change bumps it; a
    * session or a re-hash for the password that was verified is written only while it is current.
@@ -65,6 +69,8 @@ export interface SessionInfo extends SessionRecord {
 export interface NewSession {
   id: string
   userId: string
+  /** SHA-256 of the session key every refresh value of this session carries. */
+  refreshKeyHash?: string | null
   refreshHash: string
   now: Date
   /** The credentials version of the password just verified (or just set, at signup). */
@@ -76,6 +82,12 @@ export interface NewSession {
 
 /** A session's refresh facts as its row holds them: the core judges a presented value on them. */
 export interface SessionRefreshState extends SessionRecord {
+  /**
+   * SHA-256 of the session key: every refresh value the session issues carries it, so a value it
+   * issued is told apart from one made up by someone who knows only the session id. `null` for a
+   * session from before session keys (until its next rotation).
+   */
+  refreshKeyHash: string | null
   /** SHA-256 of the current refresh value. */
   refreshHash: string | null
   /** The value the current one replaced, kept to tell a parallel tab from reuse. */
@@ -90,6 +102,8 @@ export interface SwapRefreshInput {
   from: string
   /** Hash of the value that replaces it. */
   to: string
+  /** Becomes the session key's hash (the same for a session that has one). */
+  keyHash: string
   /** Becomes the session's `refreshedAt` and `rotatedAt`. */
   now: Date
 }
@@ -213,7 +227,7 @@ export interface PruneInput {
  * import { sqliteStore } from '@latchkey/auth/sqlite'
  * const store = sqliteStore(new Database('app.db'))
  */
-export interface Store<U extends UserRecord = UserRecord> extends PasskeyStore {
+export interface Store<U extends UserRecord = UserRecord> extends EmailSignInStore, PasskeyStore {
   /** Inserts a user; answers `null` when the (canonical) email is already taken. */
   createUser(input: NewUser): Promise<U | null>
   findUserByEmail(email: string): Promise<UserWithHash<U> | null>
@@ -249,8 +263,8 @@ export interface Store<U extends UserRecord = UserRecord> extends PasskeyStore {
   findRefresh(ref: { sessionId: string } | { currentHash: string }): Promise<{ session: SessionRefreshState; user: U } | null>
   /**
    * The atomic step of a rotation, a compare-and-swap: only while `from` is still the session's
-   * current value, makes `to` current, keeps `from` as the previous value and sets `refreshedAt`
-   * and `rotatedAt` to `now`. Of concurrent callers with one `from`, exactly one gets `true`.
+   * current value, makes `to` current, keeps `from` as the previous value, sets the key hash to
+   * `keyHash` and `refreshedAt` and `rotatedAt` to `now`. Of concurrent callers with one `from`, exactly one gets `true`.
    */
   swapRefresh(input: SwapRefreshInput): Promise<boolean>
   deleteSession(sessionId: string): Promise<void>
@@ -305,6 +319,11 @@ export interface Store<U extends UserRecord = UserRecord> extends PasskeyStore {
   /** Deletes every session of the user except `keepSessionId`; answers the ids it deleted. */
   deleteOtherSessions(userId: string, keepSessionId: string): Promise<string[]>
   /**
+   * Keeps the user's `keep` most recently used sessions (latest `refreshedAt` first, then the
+   * greater id) and deletes the others in one statement; answers the ids it deleted.
+   */
+  trimSessions(userId: string, keep: number): Promise<string[]>
+  /**
    * Deletes the user with every session and token, in one atomic step, only while the
    * credentials version is still `credentialsVersion` (the password that was re-checked).
    * Answers whether it deleted.
@@ -335,8 +354,19 @@ export interface Store<U extends UserRecord = UserRecord> extends PasskeyStore {
   useRecoveryCode(userId: string, codeHash: string, now: Date): Promise<boolean>
   /** Replaces every recovery code of the user, only while the second factor is enabled; answers whether it did. */
   replaceRecoveryCodes(userId: string, codeHashes: string[]): Promise<boolean>
-  /** Re-seals the secret (after a secret rotation), only while it is still `from`; answers whether it wrote. */
+  /** Re-seals the secret (after a key rotation), only while it is still `from`; answers whether it wrote. */
   resealTwoFactor(userId: string, from: string, to: string): Promise<boolean>
+  /**
+   * Second factors whose sealed secret does not begin with `sealingPrefix` (sealed under another
+   * key than the sealing one), by user id after `afterUserId`, at most `limit`: the sweep's pages.
+   */
+  staleSeals(input: {
+    sealingPrefix: string
+    afterUserId: string | null
+    limit: number
+  }): Promise<{ userId: string; secret: string }[]>
+  /** How many second factors' sealed secrets do not begin with `sealingPrefix`. */
+  countStaleSeals(sealingPrefix: string): Promise<number>
   /** Deletes the user's second factor, recovery codes and challenges; answers whether there was one. */
   deleteTwoFactor(userId: string): Promise<boolean>
   /** Stores the user's add-credential code; an earlier one of the user, used or not, dies. */

@@ -6,6 +6,14 @@
 
 export { keyIdOf } from '../access-token.js'
 export type {
+  EmailSignInClaim,
+  EmailSignInProof,
+  EmailSignInStore,
+  NewEmailSignIn,
+  SettledEmailSignIn,
+  SettleEmailSignInInput,
+} from '../email-sign-in/store.js'
+export type {
   NewPasskey,
   NewPasskeyChallenge,
   PasskeyChallengePurpose,

@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
 import { conformance } from './conformance/context.js'
+import { emailSignInConformance } from './conformance/email-sign-in.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
 import { passkeysConformance } from './conformance/passkeys.js'
 import { pruneConformance } from './conformance/prune.js'
@@ -47,6 +48,7 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     lifecycleConformance(t)
     twoFactorConformance(t)
     addCredentialCodesConformance(t)
+    emailSignInConformance(t)
     passkeysConformance(t)
   })
 }

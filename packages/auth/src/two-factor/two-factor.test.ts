@@ -90,7 +90,7 @@ describe('the sealed TOTP key', () => {
   const key = new Uint8Array(Array.from({ length: 20 }, (_, i) => i))
 
   it('opens for the user it was sealed for, and holds neither the key nor its base32', async () => {
-    const box = secretBox([A])
+    const box = secretBox(null, [A])
     const sealed = await box.seal(key, 'user-1')
     expect(sealed).toMatch(new RegExp(`^v1\\.${keyIdOf(A)}\\.[A-Za-z0-9_-]{16}\\.[A-Za-z0-9_-]+$`))
     expect(sealed).not.toContain(base32Key(key))
@@ -101,9 +101,9 @@ describe('the sealed TOTP key', () => {
   })
 
   it('does not open for another user, altered, truncated, or without the secret', async () => {
-    const sealed = await secretBox([A]).seal(key, 'user-1')
-    expect(await secretBox([A]).open(sealed, 'user-2')).toBeNull()
-    expect(await secretBox([B]).open(sealed, 'user-1')).toBeNull()
+    const sealed = await secretBox(null, [A]).seal(key, 'user-1')
+    expect(await secretBox(null, [A]).open(sealed, 'user-2')).toBeNull()
+    expect(await secretBox(null, [B]).open(sealed, 'user-1')).toBeNull()
     const [v, kid, iv, data] = sealed.split('.') as [string, string, string, string]
     const flipped = data.slice(0, 5) + (data[5] === 'A' ? 'B' : 'A') + data.slice(6)
     for (const bad of [
@@ -116,16 +116,49 @@ describe('the sealed TOTP key', () => {
       [v, kid, 'A', data].join('.'),
       '',
     ])
-      expect(await secretBox([A]).open(bad, 'user-1')).toBeNull()
+      expect(await secretBox(null, [A]).open(bad, 'user-1')).toBeNull()
   })
 
   it('opens under a rotated list (the old secret second) and says it is stale, so it is sealed again', async () => {
-    const sealed = await secretBox([A]).seal(key, 'user-1')
-    const rotated = secretBox([B, A])
+    const sealed = await secretBox(null, [A]).seal(key, 'user-1')
+    const rotated = secretBox(null, [B, A])
     expect(await rotated.open(sealed, 'user-1')).toEqual({ plain: key, stale: true })
     const resealed = await rotated.seal(key, 'user-1')
     expect(resealed.split('.')[1]).toBe(keyIdOf(B))
-    expect(await secretBox([B]).open(resealed, 'user-1')).toEqual({ plain: key, stale: false })
+    expect(await secretBox(null, [B]).open(resealed, 'user-1')).toEqual({ plain: key, stale: false })
+  })
+})
+
+describe('sealed under the encryption keys', () => {
+  const key = new Uint8Array(Array.from({ length: 20 }, (_, i) => 20 - i))
+  const [E1, E2] = ['encryption-key-one-0123456789abcdefghijkl', 'encryption-key-two-ZYXWVUTSRQPONMLKJIHGFE']
+
+  it('seals under the first encryption key, never a signing secret, and opens without any signing secret', async () => {
+    const sealed = await secretBox([E1], [A]).seal(key, 'user-1')
+    expect(sealed.startsWith('v2.')).toBe(true)
+    expect(sealed.split('.')[1]).not.toBe(keyIdOf(A))
+    expect(sealed.startsWith(secretBox([E1], [B]).sealingPrefix)).toBe(true)
+    // The signing secret changed completely: the sealed key still opens, and is not stale.
+    expect(await secretBox([E1], [B]).open(sealed, 'user-1')).toEqual({ plain: key, stale: false })
+    expect(await secretBox([E2], [A]).open(sealed, 'user-1')).toBeNull()
+  })
+
+  it('opens under a rotated list of encryption keys, stale until sealed again under the first', async () => {
+    const sealed = await secretBox([E1], [A]).seal(key, 'user-1')
+    const rotated = secretBox([E2, E1], [A])
+    expect(await rotated.open(sealed, 'user-1')).toEqual({ plain: key, stale: true })
+    expect(sealed.startsWith(rotated.sealingPrefix)).toBe(false)
+    const resealed = await rotated.seal(key, 'user-1')
+    expect(await secretBox([E2], [B]).open(resealed, 'user-1')).toEqual({ plain: key, stale: false })
+  })
+
+  it('opens what an earlier version sealed under a signing secret, as stale', async () => {
+    const old = await secretBox(null, [A]).seal(key, 'user-1')
+    expect(old.startsWith(`v1.${keyIdOf(A)}.`)).toBe(true)
+    const box = secretBox([E1], [A])
+    expect(await box.open(old, 'user-1')).toEqual({ plain: key, stale: true })
+    // Without the signing secret that sealed it, it does not open.
+    expect(await secretBox([E1], [B]).open(old, 'user-1')).toBeNull()
   })
 })
 

@@ -1,5 +1,6 @@
 /** The library's tables, children before parents: emptying them in this order needs no cascade. */
 export const AUTH_TABLES = [
+  'auth_email_sign_ins',
   'auth_add_credential_codes',
   'auth_passkey_challenges',
   'auth_passkeys',

@@ -31,7 +31,7 @@ export const passkeyLoginOptions = <U extends UserRecord>(
       security: [],
       tags: ['passkeys'],
       summary: 'Start a sign-in with a passkey: request options with an empty allowCredentials (discoverable, autofill)',
-      middleware: [limits.perIp('passkey-login-options')],
+      middleware: [limits.perAddress('passkey-login-options')],
       responses: {
         200: jsonContent(LoginOptionsSchema, 'Pass `options` to navigator.credentials.get(); the challenge lives 5 minutes'),
         429: rateLimitedResponse,

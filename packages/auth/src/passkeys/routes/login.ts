@@ -8,6 +8,7 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
 import type { AuthApp } from '../../routes/deps.js'
+import { secondStep } from '../../routes/login.js'
 import { ChallengeSchema } from '../../routes/two-factor.js'
 import {
   AuthResultSchema,
@@ -21,7 +22,6 @@ import {
 } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { AuthenticationResponseSchema } from '../schemas.js'
-import { secondStep } from '../second-step.js'
 import type { PasskeyDeps } from './deps.js'
 
 export const passkeyRefused = () =>
@@ -56,7 +56,7 @@ export const passkeyLogin = <U extends UserRecord>(
       security: [],
       tags: ['passkeys'],
       summary: 'Sign in with a passkey',
-      middleware: [limits.perIp('passkey-login')],
+      middleware: [limits.perAddress('passkey-login')],
       request: { body: jsonBody(LoginBody) },
       responses: {
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
@@ -83,19 +83,23 @@ export const passkeyLogin = <U extends UserRecord>(
             userId: outcome.regressed.userId,
             passkeyId: outcome.regressed.id,
           })
-        notify.event(c, { type: 'login.failed', ...(outcome.regressed ? { userId: outcome.regressed.userId } : {}) })
+        notify.event(c, {
+          type: 'login.failed',
+          method: 'passkey',
+          ...(outcome.regressed ? { userId: outcome.regressed.userId } : {}),
+        })
         throw passkeyRefused()
       }
       const found = await store.findUserById(outcome.passkey.userId)
       if (!found) throw passkeyRefused()
-      if (!outcome.userVerified && (await store.findTwoFactor(found.user.id))?.enabledAt) {
-        const body = await secondStep({ store, twoFactor, passkeys }, found.user.id, found.credentialsVersion)
-        notify.event(c, { type: 'login.challenged', userId: found.user.id })
-        return c.json(body, 202)
+      // Without user verification the passkey is one factor: a second factor, when on, is still due.
+      if (!outcome.userVerified) {
+        const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion)
+        if (second) return c.json(second, 202)
       }
       const started = await sessions.start(c, found.user, found.credentialsVersion)
       if (!started) throw passkeyRefused()
-      notify.event(c, { type: 'login.succeeded', userId: found.user.id, sessionId: started.sessionId })
+      notify.event(c, { type: 'login.succeeded', method: 'passkey', userId: found.user.id, sessionId: started.sessionId })
       return c.json(started.body, 200)
     },
   )

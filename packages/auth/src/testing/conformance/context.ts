@@ -6,13 +6,19 @@ export const T0 = new Date('2026-11-21T10:00:00.000Z')
 export const at = (ms: number) => new Date(T0.getTime() + ms)
 export const DAY = 86_400_000
 const lifetimes = { graceMs: 10_000, idleMs: 30 * DAY, absoluteMs: 90 * DAY }
+/** The session key hash {@link Conformance.newSession} gives a session, and {@link Conformance.rotate} presents. */
+export const SESSION_KEY = 'session-key-hash'
 
 export interface Conformance {
   /** The fresh store of the running test. */
   readonly store: Store<UserRecord>
   newUser(email?: string): Promise<UserRecord>
-  newSession(userId: string, refreshHash?: string, now?: Date): Promise<string>
-  /** The session core's rotation over the store, at `ms` after T0, as the refresh route runs it. */
+  /** A session of the user whose key hash is `keyHash` (default {@link SESSION_KEY}; `null`: a session from before keys). */
+  newSession(userId: string, refreshHash?: string, now?: Date, keyHash?: string | null): Promise<string>
+  /**
+   * The session core's rotation over the store, at `ms` after T0, as the refresh route runs it;
+   * the value carries {@link SESSION_KEY} unless `more` says otherwise.
+   */
   rotate(
     sessionId: string | null,
     hash: string,
@@ -37,12 +43,21 @@ export const conformance = (current: () => Store<UserRecord>): Conformance => ({
     if (!user) throw new Error('createUser refused a fresh email')
     return user
   },
-  async newSession(userId, refreshHash = crypto.randomUUID(), now = T0) {
+  async newSession(userId, refreshHash = crypto.randomUUID(), now = T0, refreshKeyHash: string | null = SESSION_KEY) {
     const id = crypto.randomUUID()
-    if (!(await current().createSession({ id, userId, refreshHash, now, credentialsVersion: 0 })))
+    if (!(await current().createSession({ id, userId, refreshHash, refreshKeyHash, now, credentialsVersion: 0 })))
       throw new Error('createSession refused a fresh user')
     return id
   },
   rotate: (sessionId, hash, nextHash, ms, more = {}) =>
-    rotateRefresh(current(), { sessionId, hash, nextHash, now: at(ms), ...lifetimes, ...more }),
+    rotateRefresh(current(), {
+      sessionId,
+      hash,
+      keyHash: SESSION_KEY,
+      nextHash,
+      nextKeyHash: SESSION_KEY,
+      now: at(ms),
+      ...lifetimes,
+      ...more,
+    }),
 })

@@ -1,6 +1,6 @@
 /** Pruning: dead sessions, spent tokens and challenges and expired add-credential codes go, in batches of at most `limit`; live rows stay. */
 import { describe, expect, it } from 'vitest'
-import { at, type Conformance, DAY, T0 } from './context.js'
+import { at, type Conformance, DAY, SESSION_KEY, T0 } from './context.js'
 
 export const pruneConformance = (t: Conformance) => {
   const { newUser, newSession } = t
@@ -14,7 +14,7 @@ export const pruneConformance = (t: Conformance) => {
       const idle = await newSession(user.id, 'p-idle', at(20 * DAY))
       const old = await newSession(user.id, 'p-old', T0)
       // Created before the absolute cutoff but refreshed lately: still dead.
-      await t.store.swapRefresh({ sessionId: old, from: 'p-old', to: 'p-old-2', now: at(95 * DAY) })
+      await t.store.swapRefresh({ sessionId: old, from: 'p-old', to: 'p-old-2', keyHash: SESSION_KEY, now: at(95 * DAY) })
       const onTheEdge = await newSession(user.id, 'p-edge', at(70 * DAY))
       const live = await newSession(user.id, 'p-live', at(71 * DAY))
 

@@ -151,6 +151,26 @@ export const twoFactorConformance = (t: Conformance) => {
       expect((await t.store.findTwoFactor(user.id))?.secret).toBe('s2')
     })
 
+    it('pages and counts the secrets not sealed under a key, by a plain prefix (no pattern)', async () => {
+      const users = [await newUser(), await newUser(), await newUser(), await newUser()]
+      // `_` and `%` are LIKE wildcards: a prefix compare must not treat them as such.
+      const secrets = ['v2.key_A.iv.data', 'v2.keyXA.iv.data', 'v1.old.iv.data', 'v2.key_A.iv2.data2']
+      for (const [i, user] of users.entries())
+        expect(await t.store.setPendingTwoFactor(user.id, secrets[i] as string, T0)).toBe(true)
+      expect(await t.store.countStaleSeals('v2.key_A.')).toBe(2)
+      const mine = new Set(users.map((u) => u.id))
+      const page = async (after: string | null, limit: number) =>
+        (await t.store.staleSeals({ sealingPrefix: 'v2.key_A.', afterUserId: after, limit })).filter((r) => mine.has(r.userId))
+      const all = await page(null, 100)
+      expect(all.map((r) => r.secret).sort()).toEqual(['v1.old.iv.data', 'v2.keyXA.iv.data'])
+      const ids = all.map((r) => r.userId)
+      expect([...ids].sort()).toEqual(ids)
+      const [first] = await t.store.staleSeals({ sealingPrefix: 'v2.key_A.', afterUserId: null, limit: 1 })
+      const rest = await t.store.staleSeals({ sealingPrefix: 'v2.key_A.', afterUserId: first?.userId ?? null, limit: 100 })
+      expect(rest.map((r) => r.userId)).not.toContain(first?.userId)
+      expect(await t.store.countStaleSeals('v1.old.')).toBe(3)
+    })
+
     it('deletes the factor with its recovery codes and challenges; the user and sessions stay', async () => {
       const { user, keep } = await enabledUser()
       await t.store.createChallenge({ hash: `ch-${user.id}`, userId: user.id, credentialsVersion: 1, expiresAt: at(300_000) })

@@ -1,0 +1,115 @@
+/**
+ * The sign-in-by-email facet on Cloudflare D1. D1 has no interactive transaction, but a batch runs
+ * as one, and one at a time: starting a sign-in is one batch (delete the address's earlier mails,
+ * store this one, read the account), a claim one conditional `UPDATE … RETURNING`, and settling
+ * one batch whose every statement carries the guard "the account is still unverified", with the
+ * statement that verifies it last (the d1 store's rule: no read-then-write in code).
+ */
+import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm'
+import type { DrizzleD1Database } from 'drizzle-orm/d1'
+import type * as schema from '../sqlite/schema.js'
+import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../sqlite/schema.js'
+import { NO_PASSWORD } from '../store/rows.js'
+import type { EmailSignInClaim, EmailSignInStore } from './store.js'
+
+/** What settling reads of the account. */
+const accountColumns = { id: users.id, emailVerified: users.emailVerified, credentialsVersion: users.credentialsVersion }
+
+type Db = DrizzleD1Database<typeof schema>
+
+export const emailSignInD1 = (db: Db): EmailSignInStore => ({
+  async startEmailSignIn({ flowHash, tokenHash, codeHash, email, expiresAt, now, signUp }) {
+    const account = sql`(select ${users.id} from ${users} where ${users.email} = ${email})`
+    const [, , found] = await db.batch([
+      db.delete(emailSignIns).where(eq(emailSignIns.email, email)),
+      // The columns in the table's order: flow, token, code, email, account, attempts, expiry, used.
+      db.insert(emailSignIns).select(
+        sql`select ${flowHash}, ${tokenHash}, ${codeHash}, ${email}, ${account}, 0, ${expiresAt.getTime()},
+                case when ${account} is null and ${signUp ? 0 : 1} then ${now.getTime()} end`,
+      ),
+      db.select({ userId: users.id, email: users.email }).from(users).where(eq(users.email, email)),
+    ])
+    return found[0] ?? null
+  },
+
+  async claimEmailSignIn(proof, now, maxAttempts): Promise<EmailSignInClaim> {
+    const live = and(isNull(emailSignIns.usedAt), gt(emailSignIns.expiresAt, now), lt(emailSignIns.attempts, maxAttempts))
+    const returned = { email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt }
+    const [row] =
+      'tokenHash' in proof
+        ? await db
+            .update(emailSignIns)
+            .set({ usedAt: now })
+            .where(and(eq(emailSignIns.tokenHash, proof.tokenHash), live))
+            .returning(returned)
+        : await db
+            .update(emailSignIns)
+            .set({
+              attempts: sql`${emailSignIns.attempts} + 1`,
+              usedAt: sql`case when ${emailSignIns.codeHash} = ${proof.codeHash} then ${now.getTime()} end`,
+            })
+            .where(and(eq(emailSignIns.flowHash, proof.flowHash), live))
+            .returning(returned)
+    if (!row) return { status: 'invalid' }
+    return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+  },
+
+  async settleEmailSignIn({ email, userId, newUser }) {
+    // Creating the account is atomic by itself; a created account is verified, so nothing follows.
+    const inserted = newUser
+      ? await db
+          .insert(users)
+          .values({ ...newUser, email, passwordHash: NO_PASSWORD, emailVerified: true })
+          .onConflictDoNothing({ target: users.email })
+          .returning({ id: users.id })
+      : []
+    const theAccount: SQL | undefined = userId ? and(eq(users.id, userId), eq(users.email, email)) : eq(users.email, email)
+    const owner = sql`(select ${users.id} from ${users} where ${theAccount})`
+    const unverified = exists(
+      db
+        .select({ one: sql`1` })
+        .from(users)
+        .where(and(theAccount, eq(users.emailVerified, false))),
+    )
+    const results = await db.batch([
+      db
+        .delete(emailTokens)
+        .where(and(eq(emailTokens.userId, owner), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt), unverified)),
+      db.delete(twoFactors).where(and(eq(twoFactors.userId, owner), unverified)),
+      db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, owner), unverified)),
+      db.delete(challenges).where(and(eq(challenges.userId, owner), unverified)),
+      db
+        .delete(sessions)
+        .where(and(eq(sessions.userId, owner), unverified))
+        .returning({ id: sessions.id }),
+      db
+        .update(users)
+        .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+        .where(and(theAccount, eq(users.emailVerified, false)))
+        .returning({ id: users.id }),
+      db.select(accountColumns).from(users).where(theAccount),
+    ])
+    const [after] = results[6]
+    if (!after) return null
+    return {
+      userId: after.id,
+      credentialsVersion: after.credentialsVersion,
+      created: inserted.length === 1,
+      settled: results[5].length === 1,
+      revokedSessionIds: results[4].map((row) => row.id),
+    }
+  },
+
+  async pruneEmailSignIns(now, limit) {
+    const dead = db
+      .select({ flowHash: emailSignIns.flowHash })
+      .from(emailSignIns)
+      .where(or(isNotNull(emailSignIns.usedAt), sql`${emailSignIns.expiresAt} <= ${now.getTime()}`))
+      .limit(limit)
+    const deleted = await db
+      .delete(emailSignIns)
+      .where(inArray(emailSignIns.flowHash, dead))
+      .returning({ flowHash: emailSignIns.flowHash })
+    return deleted.length
+  },
+})

@@ -1,0 +1,114 @@
+/**
+ * The sign-in-by-email facet on PostgreSQL (READ COMMITTED, many connections and instances).
+ * A claim is one conditional `UPDATE … RETURNING`: of concurrent claims on one row the others
+ * wait for the first and then find it spent. Starting a sign-in takes a transaction-scoped
+ * advisory lock on the address, so two requests for one address cannot both leave a live mail.
+ * Settling locks the user's row first (the store's lock order: users → tokens, second factor,
+ * challenges → sessions).
+ */
+import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
+import type * as schema from '../postgres/schema.js'
+import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../postgres/schema.js'
+import { NO_PASSWORD } from '../store/rows.js'
+import type { EmailSignInClaim, EmailSignInStore } from './store.js'
+
+/** What settling reads of the account. */
+const accountColumns = { id: users.id, emailVerified: users.emailVerified, credentialsVersion: users.credentialsVersion }
+
+type Db = NodePgDatabase<typeof schema>
+
+export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
+  async startEmailSignIn({ flowHash, tokenHash, codeHash, email, expiresAt, now, signUp }) {
+    return db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`latchkey:email-sign-in:${email}`}, 0))`)
+      const [account] = await tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, email))
+      await tx.delete(emailSignIns).where(eq(emailSignIns.email, email))
+      await tx.insert(emailSignIns).values({
+        flowHash,
+        tokenHash,
+        codeHash,
+        email,
+        userId: account?.id ?? null,
+        expiresAt,
+        usedAt: account || signUp ? null : now,
+      })
+      return account ? { userId: account.id, email: account.email } : null
+    })
+  },
+
+  async claimEmailSignIn(proof, now, maxAttempts): Promise<EmailSignInClaim> {
+    const live = and(isNull(emailSignIns.usedAt), gt(emailSignIns.expiresAt, now), lt(emailSignIns.attempts, maxAttempts))
+    const returned = { email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt }
+    const [row] =
+      'tokenHash' in proof
+        ? await db
+            .update(emailSignIns)
+            .set({ usedAt: now })
+            .where(and(eq(emailSignIns.tokenHash, proof.tokenHash), live))
+            .returning(returned)
+        : await db
+            .update(emailSignIns)
+            .set({
+              attempts: sql`${emailSignIns.attempts} + 1`,
+              usedAt: sql`case when ${emailSignIns.codeHash} = ${proof.codeHash} then ${now.toISOString()}::timestamptz end`,
+            })
+            .where(and(eq(emailSignIns.flowHash, proof.flowHash), live))
+            .returning(returned)
+    if (!row) return { status: 'invalid' }
+    return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+  },
+
+  async settleEmailSignIn({ email, userId, newUser }) {
+    return db.transaction(async (tx) => {
+      const inserted = newUser
+        ? await tx
+            .insert(users)
+            .values({ ...newUser, email, passwordHash: NO_PASSWORD, emailVerified: true })
+            .onConflictDoNothing({ target: users.email })
+            .returning({ id: users.id })
+        : []
+      const theAccount = userId ? and(eq(users.id, userId), eq(users.email, email)) : eq(users.email, email)
+      const [before] = await tx.select(accountColumns).from(users).where(theAccount).for('no key update')
+      if (!before) return null
+      const settled = !before.emailVerified
+      let revokedSessionIds: string[] = []
+      if (settled) {
+        const id = before.id
+        await tx
+          .update(users)
+          .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .where(eq(users.id, id))
+        await tx
+          .delete(emailTokens)
+          .where(and(eq(emailTokens.userId, id), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt)))
+        await tx.delete(twoFactors).where(eq(twoFactors.userId, id))
+        await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, id))
+        await tx.delete(challenges).where(eq(challenges.userId, id))
+        revokedSessionIds = (await tx.delete(sessions).where(eq(sessions.userId, id)).returning({ id: sessions.id })).map(
+          (row) => row.id,
+        )
+      }
+      const [after] = await tx.select(accountColumns).from(users).where(eq(users.id, before.id))
+      if (!after) return null
+      return {
+        userId: after.id,
+        credentialsVersion: after.credentialsVersion,
+        created: inserted.length === 1,
+        settled,
+        revokedSessionIds,
+      }
+    })
+  },
+
+  async pruneEmailSignIns(now, limit) {
+    const dead = db
+      .select({ flowHash: emailSignIns.flowHash })
+      .from(emailSignIns)
+      .where(or(isNotNull(emailSignIns.usedAt), lte(emailSignIns.expiresAt, now)))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const deleted = await db.delete(emailSignIns).where(inArray(emailSignIns.flowHash, dead)).returning({ one: sql`1` })
+    return deleted.length
+  },
+})

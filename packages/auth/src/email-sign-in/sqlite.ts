@@ -1,0 +1,118 @@
+/**
+ * The sign-in-by-email facet on a synchronous SQLite driver (better-sqlite3, `bun:sqlite`,
+ * `node:sqlite`): each step is one IMMEDIATE transaction, which holds the write lock from its
+ * first statement, so a claim and a settle are atomic across processes sharing the file.
+ */
+import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import type * as schema from '../sqlite/schema.js'
+import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../sqlite/schema.js'
+import { NO_PASSWORD } from '../store/rows.js'
+import type { EmailSignInClaim, EmailSignInStore } from './store.js'
+
+/** What settling reads of the account. */
+const accountColumns = { id: users.id, emailVerified: users.emailVerified, credentialsVersion: users.credentialsVersion }
+
+type Db = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
+
+/** A sign-in that can still be spent at `now`. */
+export const liveSignIn = (now: Date, maxAttempts: number) =>
+  and(isNull(emailSignIns.usedAt), gt(emailSignIns.expiresAt, now), lt(emailSignIns.attempts, maxAttempts))
+
+export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): EmailSignInStore => {
+  const immediate = { behavior: 'immediate' } as const
+  return {
+    async startEmailSignIn({ flowHash, tokenHash, codeHash, email, expiresAt, now, signUp }) {
+      return db.transaction((tx) => {
+        const account = tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, email)).get()
+        tx.delete(emailSignIns).where(eq(emailSignIns.email, email)).run()
+        tx.insert(emailSignIns)
+          .values({
+            flowHash,
+            tokenHash,
+            codeHash,
+            email,
+            userId: account?.id ?? null,
+            expiresAt,
+            usedAt: account || signUp ? null : now,
+          })
+          .run()
+        return account ? { userId: account.id, email: account.email } : null
+      }, immediate)
+    },
+
+    async claimEmailSignIn(proof, now, maxAttempts): Promise<EmailSignInClaim> {
+      const live = liveSignIn(now, maxAttempts)
+      const row = durable(() =>
+        'tokenHash' in proof
+          ? db
+              .update(emailSignIns)
+              .set({ usedAt: now })
+              .where(and(eq(emailSignIns.tokenHash, proof.tokenHash), live))
+              .returning({ email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt })
+              .get()
+          : db
+              .update(emailSignIns)
+              .set({
+                attempts: sql`${emailSignIns.attempts} + 1`,
+                usedAt: sql`case when ${emailSignIns.codeHash} = ${proof.codeHash} then ${now.getTime()} end`,
+              })
+              .where(and(eq(emailSignIns.flowHash, proof.flowHash), live))
+              .returning({ email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt })
+              .get(),
+      )
+      if (!row) return { status: 'invalid' }
+      return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+    },
+
+    async settleEmailSignIn({ email, userId, newUser }) {
+      return durable(() =>
+        db.transaction((tx) => {
+          const created = newUser
+            ? tx
+                .insert(users)
+                .values({ ...newUser, email, passwordHash: NO_PASSWORD, emailVerified: true })
+                .onConflictDoNothing({ target: users.email })
+                .run().changes === 1
+            : false
+          const theAccount = userId ? and(eq(users.id, userId), eq(users.email, email)) : eq(users.email, email)
+          const before = tx.select(accountColumns).from(users).where(theAccount).get()
+          if (!before) return null
+          const settled = !before.emailVerified
+          let revokedSessionIds: string[] = []
+          if (settled) {
+            const id = before.id
+            tx.update(users)
+              .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+              .where(eq(users.id, id))
+              .run()
+            tx.delete(emailTokens)
+              .where(and(eq(emailTokens.userId, id), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt)))
+              .run()
+            tx.delete(challenges).where(eq(challenges.userId, id)).run()
+            tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, id)).run()
+            tx.delete(twoFactors).where(eq(twoFactors.userId, id)).run()
+            revokedSessionIds = tx
+              .delete(sessions)
+              .where(eq(sessions.userId, id))
+              .returning({ id: sessions.id })
+              .all()
+              .map((row) => row.id)
+          }
+          const after = tx.select(accountColumns).from(users).where(eq(users.id, before.id)).get()
+          if (!after) return null
+          return { userId: after.id, credentialsVersion: after.credentialsVersion, created, settled, revokedSessionIds }
+        }, immediate),
+      )
+    },
+
+    async pruneEmailSignIns(now, limit) {
+      const dead = db
+        .select({ flowHash: emailSignIns.flowHash })
+        .from(emailSignIns)
+        .where(or(isNotNull(emailSignIns.usedAt), lte(emailSignIns.expiresAt, now)))
+        .limit(limit)
+      return db.delete(emailSignIns).where(inArray(emailSignIns.flowHash, dead)).run().changes
+    },
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * POST /email-sign-in (docs/reference/email-sign-in.md#asking-for-a-mail): the same 202 and a
+ * fresh `flow` for every address. The values are made for every request alike; the store write
+ * (which kills the address's earlier mail) and the mail run after the answer, on the fixed beat of
+ * paced work (`background.ts`), and the write is the same for an address with an account and one
+ * without, so neither the answer nor the request after it tells them apart (the forgot-password
+ * rule, docs/reference/endpoints.md#forgot-password).
+ */
+import { createRoute, z } from '@hono/zod-openapi'
+import type { AuthApp, RouteDeps } from '../routes/deps.js'
+import {
+  bodyGuardResponses,
+  EmailField,
+  internalErrorResponse,
+  jsonBody,
+  jsonContent,
+  problemResponse,
+  rateLimitedResponse,
+} from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import { newSignIn, SIGN_IN_TTL_MS } from './flow.js'
+
+const StartBody = z.object({ email: EmailField }).openapi('EmailSignInRequest')
+
+export const EmailSignInStarted = z
+  .object({
+    message: z.string().max(200),
+    flow: z.string().length(43).openapi({
+      description:
+        'Send it back with the 6-digit code from the mail to POST /auth/email-sign-in/verify. Every answer carries one, whether or not a mail was sent.',
+    }),
+  })
+  .openapi('EmailSignInStarted')
+
+/** Sign-in mails leave within this long after the beat that wrote them (ms). */
+const MAIL_SPREAD_MS = 1000
+
+const MESSAGE = 'If this address can sign in, a sign-in link and code are on their way.'
+
+export const startEmailSignIn = <U extends UserRecord>(
+  app: AuthApp,
+  { store, limits, notify, afterAnswer, options }: Pick<RouteDeps<U>, 'store' | 'limits' | 'notify' | 'afterAnswer' | 'options'>,
+) =>
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/email-sign-in',
+      operationId: 'emailSignIn',
+      security: [],
+      tags: ['auth'],
+      summary: 'Mail a sign-in link and code',
+      description:
+        'Answers 202 and a `flow` for every address alike. For an account it mails (`kind: sign-in`) a link token and a 6-digit code bound to this `flow`, both spent by POST /auth/email-sign-in/verify within 15 minutes; a new request for the address kills the previous mail. An address without an account gets no mail unless sign-up by email is on.',
+      middleware: [limits.onBodyEmail('email-sign-in')],
+      request: { body: jsonBody(StartBody) },
+      responses: {
+        202: jsonContent(EmailSignInStarted, 'Accepted, whether or not the address has an account'),
+        400: problemResponse('Invalid input'),
+        ...bodyGuardResponses,
+        429: rateLimitedResponse,
+        500: internalErrorResponse,
+      },
+    }),
+    async (c) => {
+      const { email } = c.req.valid('json')
+      const { flow, token, code, hashes } = newSignIn()
+      const now = options.now()
+      // Not now, but at the next beat of a clock that does not depend on this request: a request
+      // sent right behind this one never meets the write or the mail, with or without an account.
+      afterAnswer.paced('email-sign-in', async () => {
+        const account = await store.startEmailSignIn({
+          ...hashes,
+          email,
+          now,
+          expiresAt: new Date(now.getTime() + SIGN_IN_TTL_MS),
+          signUp: options.emailSignUp,
+        })
+        if (!account && !options.emailSignUp) return
+        // The mail's own work (the application's hook: an SMTP exchange) starts at a random moment
+        // of the next second, so it falls behind any later request, not behind this one's.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * MAIL_SPREAD_MS))
+        // Mail goes to the address as the account stores it, never the submitted text.
+        if (account) notify.mail({ kind: 'sign-in', to: account.email, token, code, signUp: false })
+        else if (options.emailSignUp) notify.mail({ kind: 'sign-in', to: email, token, code, signUp: true })
+      })
+      return c.json({ message: MESSAGE, flow }, 202)
+    },
+  )

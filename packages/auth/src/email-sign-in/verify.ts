@@ -1,0 +1,124 @@
+/**
+ * POST /email-sign-in/verify (docs/reference/email-sign-in.md#signing-in): the mail's link token,
+ * or its code with the flow that asked for it. One atomic claim spends the mail (link and code
+ * alike); then the account is settled (created for a sign-up, verified, and on the first proof
+ * of its mailbox stripped of whatever whoever registered the address had set) and the login's
+ * second step decides between a session and the two-factor 202.
+ */
+import { createRoute, z } from '@hono/zod-openapi'
+import type { Context } from 'hono'
+import { AuthError } from '../errors.js'
+import { tokenHash } from '../opaque-token.js'
+import type { AuthApp, RouteDeps } from '../routes/deps.js'
+import { secondStep } from '../routes/login.js'
+import { ChallengeSchema } from '../routes/two-factor.js'
+import {
+  AuthResultSchema,
+  bodyGuardResponses,
+  internalErrorResponse,
+  jsonBody,
+  jsonContent,
+  problemResponse,
+  rateLimitedResponse,
+  storableString,
+  unauthorizedResponse,
+} from '../schemas.js'
+import type { UserRecord } from '../store/types.js'
+import { codeHash, SIGN_IN_MAX_ATTEMPTS } from './flow.js'
+
+const ByToken = z.object({ token: storableString().min(1).max(1024) }).openapi('EmailSignInToken')
+const ByCode = z
+  .object({
+    flow: storableString().min(1).max(1024),
+    code: z
+      .string()
+      .regex(/^[0-9]{6}$/, 'Code must be the 6 digits from the mail')
+      .openapi({ example: '042917', maxLength: 6 }),
+  })
+  .openapi('EmailSignInCode')
+const VerifyBody = z.union([ByToken, ByCode]).openapi('EmailSignInVerifyRequest')
+
+/** One answer for an invalid, used or expired link, a wrong code, and an unknown or dead flow. */
+const invalidSignIn = () =>
+  new AuthError('invalid_sign_in', {
+    detail: 'The link or code is wrong, used or expired. Ask for a new mail.',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  })
+
+/** A local part fit for a name (1 to 100 characters): the name of an account created by email. */
+const nameFrom = (email: string) => [...(email.split('@')[0] || email)].slice(0, 100).join('')
+
+export const verifyEmailSignIn = <U extends UserRecord>(app: AuthApp, deps: RouteDeps<U>) => {
+  const { store, sessions, limits, notify, options } = deps
+  /**
+   * The one place where sign-in by email opens a session: the method it proved (`email`, for
+   * the session's record and its tokens once sessions carry it) is passed here and nowhere else.
+   */
+  const openSession = (c: Context, user: U, credentialsVersion: number) => sessions.start(c, user, credentialsVersion)
+
+  return app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/email-sign-in/verify',
+      operationId: 'verifyEmailSignIn',
+      security: [],
+      tags: ['auth'],
+      summary: 'Sign in with the link token or the code from the sign-in mail',
+      description:
+        'Spends the mail (its link and its code together, once). Marks the account verified; on the first proof of an unverified account its password and second factor are removed and every other session ends. An account with a second factor gets the two-factor 202.',
+      middleware: [limits.perAddress('email-sign-in-verify')],
+      request: { body: jsonBody(VerifyBody) },
+      responses: {
+        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
+        202: jsonContent(
+          ChallengeSchema,
+          'The mail was right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify',
+        ),
+        400: problemResponse('Invalid input'),
+        401: unauthorizedResponse(
+          'An invalid, used or expired link, a wrong code (the fifth kills the mail), or an unknown or dead flow: one answer for all',
+        ),
+        ...bodyGuardResponses,
+        429: rateLimitedResponse,
+        500: internalErrorResponse,
+      },
+    }),
+    async (c) => {
+      const body = c.req.valid('json')
+      const proof =
+        'token' in body
+          ? { tokenHash: tokenHash(body.token) }
+          : { flowHash: tokenHash(body.flow), codeHash: codeHash(body.flow, body.code) }
+      const now = options.now()
+      const claim = await store.claimEmailSignIn(proof, now, SIGN_IN_MAX_ATTEMPTS)
+      const failed = (userId: string | null) => {
+        notify.event(c, { type: 'login.failed', method: 'email', ...(userId ? { userId } : {}) })
+        return invalidSignIn()
+      }
+      if (claim.status !== 'claimed') throw failed(claim.status === 'wrong' ? claim.userId : null)
+
+      const signUp = claim.userId === null && options.emailSignUp
+      const settled = await store.settleEmailSignIn({
+        email: claim.email,
+        userId: claim.userId,
+        newUser: signUp ? { id: crypto.randomUUID(), name: nameFrom(claim.email), createdAt: now } : null,
+      })
+      const found = settled && (await store.findUserById(settled.userId))
+      if (!settled || !found) throw failed(claim.userId)
+      const { user } = found
+      const { credentialsVersion } = settled
+      if (settled.settled) notify.event(c, { type: 'email.verified', userId: user.id })
+      for (const sessionId of settled.revokedSessionIds) notify.event(c, { type: 'session.revoked', userId: user.id, sessionId })
+
+      const second = await secondStep(deps, c, user.id, credentialsVersion)
+      if (second) return c.json(second, 202)
+      // Settling bumped the version it returned: a reset since then opens nothing.
+      const started = await openSession(c, user, credentialsVersion)
+      if (!started) throw failed(user.id)
+      const opened = { userId: user.id, sessionId: started.sessionId }
+      if (settled.created) notify.event(c, { type: 'signup', ...opened })
+      else notify.event(c, { type: 'login.succeeded', method: 'email', ...opened })
+      return c.json(started.body, 200)
+    },
+  )
+}
