@@ -9,6 +9,7 @@ import type { GuardEnv } from '../guard.js'
 import type { RouteLimits } from '../limits.js'
 import type { Notifier } from '../notify.js'
 import type { ResolvedOptions } from '../options.js'
+import type { PasskeyCore } from '../passkeys/ceremony.js'
 import type { PasswordHasher } from '../password.js'
 import type { SessionCore } from '../session.js'
 import type { Store, UserRecord } from '../store/types.js'
@@ -35,5 +36,7 @@ export interface RouteDeps<U extends UserRecord> {
   twoFactor: TwoFactorCore
   /** The mailed code that proves the mailbox before a credential is added. */
   addCredential: AddCredentialCodes
+  /** WebAuthn ceremonies; `null` when the `passkeys` option is not set. */
+  passkeys: PasskeyCore | null
   options: ResolvedOptions
 }
