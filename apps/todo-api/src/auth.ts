@@ -33,6 +33,8 @@ export interface AppAuthOptions {
   getConnInfo?: GetConnInfo
   /** Seconds an access token lives (`ACCESS_TOKEN_TTL`, tests only). Default: the library's 900. */
   accessTokenTtl?: number | null
+  /** Seconds a session stays fresh for the account's sensitive actions (`AUTH_FRESH_AGE`). Default: the library's 300. */
+  freshAge?: number | null
   /** Most sessions per account (`AUTH_MAX_SESSIONS`). Default: the library's 100. */
   maxSessions?: number | null
   /** Base URL of the breached-password range API (`PWNED_PASSWORDS_URL`); `null`: no check. */
@@ -56,6 +58,7 @@ export const createAppAuth = ({
   emailSignUp = false,
   trustedOrigins = [],
   accessTokenTtl = null,
+  freshAge = null,
   maxSessions = null,
   pwnedPasswordsUrl = null,
   getConnInfo,
@@ -80,6 +83,7 @@ export const createAppAuth = ({
     emailSignIn: { signUp: emailSignUp },
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
+    ...(freshAge === null ? {} : { freshAge }),
     ...(maxSessions === null ? {} : { maxSessions }),
     ...(pwnedPasswordsUrl === null ? {} : { breachedPasswords: { url: pwnedPasswordsUrl } }),
     ...(getConnInfo ? { getConnInfo } : {}),

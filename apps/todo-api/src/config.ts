@@ -50,6 +50,12 @@ export interface Config {
    * refresh dance with short tokens; refused when NODE_ENV=production.
    */
   accessTokenTtl: number | null
+  /**
+   * `AUTH_FRESH_AGE`: seconds after a sign-in or re-authentication during which the account's
+   * sensitive actions (change the email, delete the account, two-factor changes) take the session
+   * instead of the password. Default: the library's 300.
+   */
+  freshAge: number | null
   /** `AUTH_MAX_SESSIONS`: most sessions per account (default: the library's 100); a sign-in past it ends the least recently used. */
   maxSessions: number | null
   /**
@@ -235,6 +241,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   if (ttl !== '' && !/^[1-9]\d{0,4}$/.test(ttl))
     fail(`ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to 99999, got "${ttl.slice(0, 20)}"`)
   if (ttl !== '' && production) fail('ACCESS_TOKEN_TTL is for development and tests; unset it when NODE_ENV=production')
+  const freshAge = env.AUTH_FRESH_AGE?.trim() ?? ''
+  if (freshAge !== '' && !/^[1-9]\d{0,5}$/.test(freshAge))
+    fail(`AUTH_FRESH_AGE must be a whole number of seconds from 1 to 999999, got "${freshAge.slice(0, 20)}"`)
   const maxSessions = env.AUTH_MAX_SESSIONS?.trim() ?? ''
   if (maxSessions !== '' && !/^[1-9]\d{0,5}$/.test(maxSessions))
     fail(`AUTH_MAX_SESSIONS must be a whole number from 1 to 999999, got "${maxSessions.slice(0, 20)}"`)
@@ -282,6 +291,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     emailSignUp: parseBoolean('EMAIL_SIGN_UP', env.EMAIL_SIGN_UP),
     trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
     accessTokenTtl: ttl === '' ? null : Number(ttl),
+    freshAge: freshAge === '' ? null : Number(freshAge),
     maxSessions: maxSessions === '' ? null : Number(maxSessions),
     pwnedPasswordsUrl,
     notices,

@@ -179,6 +179,7 @@ const newSignIn = (mail: Extract<AuthMail, { kind: 'new-sign-in' }>, publicUrl: 
 /** What a recovery code was used for, as the notice's sentence ends. */
 const RECOVERY_USE: Record<RecoveryCodeUse, string> = {
   'sign-in': 'to sign in',
+  reauth: 'to confirm it was you before an account change',
   'disable-two-factor': 'to turn two-factor sign-in off',
   'delete-account': 'to delete your account',
 }

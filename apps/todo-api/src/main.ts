@@ -123,6 +123,7 @@ server.listen(config.port, () => {
       emailSignUp: config.emailSignUp,
       trustedOrigins: config.trustedOrigins,
       accessTokenTtl: config.accessTokenTtl,
+      freshAge: config.freshAge,
       maxSessions: config.maxSessions,
       pwnedPasswordsUrl: config.pwnedPasswordsUrl,
       // Bun and Deno run this server through their node:http; the library asks for the address

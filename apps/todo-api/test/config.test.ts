@@ -35,6 +35,12 @@ describe.concurrent('start-up configuration', () => {
       expect(await refusal({ NODE_ENV: 'development', AUTH_SECRET: secret, ACCESS_TOKEN_TTL: value })).toMatch(/ACCESS_TOKEN_TTL/)
   })
 
+  it('refuses an AUTH_FRESH_AGE that is not a whole number of seconds', async () => {
+    const secret = randomSecret()
+    for (const value of ['0', '-1', '1.5', '5m', '1000000'])
+      expect(await refusal({ NODE_ENV: 'development', AUTH_SECRET: secret, AUTH_FRESH_AGE: value })).toMatch(/AUTH_FRESH_AGE/)
+  })
+
   it('refuses an AUTH_SECRET shorter than 32 characters', async () => {
     expect(await refusal({ NODE_ENV: 'production', SMTP_URL, AUTH_SECRET: 'x'.repeat(31) })).toMatch(/AUTH_SECRET.*32/)
   })

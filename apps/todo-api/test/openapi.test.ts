@@ -65,6 +65,7 @@ describe('GET /openapi.json', () => {
         'POST /auth/logout',
         'GET /auth/me',
         'POST /auth/change-password',
+        'POST /auth/reauth',
         'POST /auth/forgot-password',
         'POST /auth/reset-password',
         'POST /auth/verify-email',
@@ -106,6 +107,7 @@ describe('GET /openapi.json', () => {
         'POST /auth/logout',
         'GET /auth/me',
         'POST /auth/change-password',
+        'POST /auth/reauth',
         'POST /auth/resend-verification',
         'GET /auth/sessions',
         'DELETE /auth/sessions/{id}',
@@ -164,6 +166,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/logout': 'logout',
       'GET /auth/me': 'getMe',
       'POST /auth/change-password': 'changePassword',
+      'POST /auth/reauth': 'reauthenticate',
       'POST /auth/forgot-password': 'forgotPassword',
       'POST /auth/reset-password': 'resetPassword',
       'POST /auth/verify-email': 'verifyEmail',
@@ -229,6 +232,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
     }
     const hashing = ['/auth/signup', '/auth/login', '/auth/change-password', '/auth/reset-password', '/auth/change-email']
     const rechecking = [
+      '/auth/reauth',
       '/auth/delete-account',
       '/auth/two-factor/setup',
       '/auth/two-factor/disable',
@@ -236,6 +240,20 @@ describe('GET /openapi.json says exactly what the server does', () => {
     ]
     for (const path of [...hashing, ...rechecking])
       expect(doc.paths[path]?.post?.responses, path).toHaveProperty('503.headers.Retry-After')
+  })
+
+  it('documents x-fresh with AUTH_FRESH_AGE (default 300) where a fresh session stands in for the password', () => {
+    const fresh = operations()
+      .filter(({ op }) => 'x-fresh' in op)
+      .map(({ id, op }) => [id, (op as unknown as Record<string, unknown>)['x-fresh']])
+    expect(Object.fromEntries(fresh)).toEqual({
+      'POST /auth/change-email': 300,
+      'POST /auth/delete-account': 300,
+      'POST /auth/two-factor/setup': 300,
+      'POST /auth/two-factor/disable': 300,
+      'POST /auth/two-factor/recovery-codes': 300,
+    })
+    expect(doc.paths['/auth/reauth']?.post?.responses).toHaveProperty('200')
   })
 
   it('documents every 429 with Retry-After and the IETF RateLimit fields', () => {

@@ -1,6 +1,7 @@
 /**
- * Access tokens: JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`, and a `kid` header
- * naming the key that signed them. HS256 under `secret`, or, when `signingKeys` are given,
+ * Access tokens: JWTs with `sub`, `sid`, `jti`, `iat`, `exp`, `iss`, `aud`, the session's last
+ * proof as `auth_time` and `amr` (RFC 8176; a refresh copies them), and a `kid` header naming the
+ * key that signed them. HS256 under `secret`, or, when `signingKeys` are given,
  * EdDSA or ES256 under the first of them (and HS256 no longer verifies at all). The first key
  * signs, every one verifies, so a key can be rotated without signing anyone out
  * (docs/reference/operations.md#rotating-the-secret, README "Rotating signing keys"). The algorithm is pinned per key on verification, so `alg: none` and
@@ -9,6 +10,7 @@
  */
 import { type CryptoKey, decodeProtectedHeader, importJWK, type JWK, jwtVerify, SignJWT } from 'jose'
 import type { ResolvedSigningKey } from './signing-keys.js'
+import type { AuthMethod } from './store/types.js'
 import { hmacSha256Base64url } from './web.js'
 
 export interface AccessClaims {
@@ -16,8 +18,15 @@ export interface AccessClaims {
   sid: string
 }
 
+/** What a new token says: its session, and when and how that session last proved its holder. */
+export interface SignedClaims extends AccessClaims {
+  /** Becomes `auth_time`, in epoch seconds. */
+  authenticatedAt: Date
+  amr: readonly AuthMethod[]
+}
+
 export interface AccessTokens {
-  sign(claims: AccessClaims): Promise<string>
+  sign(claims: SignedClaims): Promise<string>
   /** The claims of a valid token, or `null` for anything else. */
   verify(token: string): Promise<AccessClaims | null>
 }
@@ -107,9 +116,9 @@ export const accessTokens = (opts: {
   const verified = new Map<string, Verified>()
 
   return {
-    async sign({ sub, sid }) {
+    async sign({ sub, sid, authenticatedAt, amr }) {
       const iat = Math.floor(opts.now().getTime() / 1000)
-      return new SignJWT({ sid })
+      return new SignJWT({ sid, auth_time: Math.floor(authenticatedAt.getTime() / 1000), amr: [...amr] })
         .setProtectedHeader({ alg: signer.alg, typ: 'JWT', kid: signer.kid })
         .setSubject(sub)
         .setJti(crypto.randomUUID())

@@ -12,7 +12,7 @@ import { afterAnswer } from './background.js'
 import { refreshCookie } from './cookies.js'
 import { rateLimitAddress } from './credentials.js'
 import { deviceCore } from './device.js'
-import { type GuardEnv, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
+import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { accountOf, routeLimits } from './limits.js'
 import { notifier } from './notify.js'
 import { type AuthOptions, type NoFields, type Policy, resolveOptions, type SignupExtras } from './options.js'
@@ -41,19 +41,22 @@ export interface Auth<U extends UserRecord, Name extends string> {
    */
   wellKnown: OpenAPIHono
   /**
-   * Middleware that lets through only a signed-in user (`true`) or one the named policy allows.
-   * After it, `c.get('user')` is typed and non-null.
+   * Middleware that lets through only a signed-in user (`true`) or one the named policy allows,
+   * and with `{ fresh: seconds }` only a session that proved its holder that recently (else 401
+   * `reauthentication_required`). After it, `c.get('user')` is typed and non-null.
    *
    * @example
    * app.get('/admin/stats', auth.guard('admin'), (c) => c.json({ by: c.get('user').email }))
+   * app.post('/billing/card', auth.guard(true, { fresh: 300 }), (c) => c.body(null, 204))
    */
-  guard(auth: true | Name): MiddlewareHandler<GuardEnv<U>>
+  guard(auth: true | Name, options?: GuardOptions): MiddlewareHandler<GuardEnv<U>>
   /**
-   * `createRoute` for a guarded operation: adds the guard, the bearer `security`, the 401, and
-   * for a policy `x-policy` and a 403.
+   * `createRoute` for a guarded operation: adds the guard, the bearer `security`, the 401, for a
+   * policy `x-policy` and a 403, and for `fresh: seconds` the freshness check and `x-fresh`.
    *
    * @example
    * app.openapi(auth.route({ method: 'get', path: '/todos', auth: true, responses }), (c) => c.json(list(c.var.user.id)))
+   * app.openapi(auth.route({ method: 'delete', path: '/projects/{id}', auth: 'admin', fresh: 300, responses }), handler)
    */
   route<C extends GuardedRouteConfig<Name>>(config: C): GuardedRoute<C, MiddlewareHandler<GuardEnv<U>>>
   /**
@@ -204,7 +207,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     guard,
     optional: identity.optional,
     verify: identity.verify,
-    route: (config) => guardedRoute(guard(config.auth), config),
+    route: (config) => guardedRoute(guard(config.auth, { fresh: config.fresh }), config),
     settled: after.settled,
     prune: sweep.run,
     sealedUnderOldKeys: () => options.store.countStaleSeals(box.sealingPrefix),

@@ -17,6 +17,7 @@ const table = {
   invalid_email_code: [400, 'Invalid or expired email code'],
   invalid_passkey: [400, 'Passkey response refused'],
   unauthorized: [401, 'Unauthorized'],
+  reauthentication_required: [401, 'Reauthentication required'],
   invalid_credentials: [401, 'Invalid email or password'],
   invalid_refresh: [401, 'Invalid refresh credential'],
   invalid_challenge: [401, 'Invalid or expired two-factor challenge'],
@@ -57,14 +58,30 @@ export interface ProblemDocument {
   title: string
   status: number
   detail: string
+  /** The stable code for programs (`email_unverified`, `reauthentication_required`, …); `type` names it as a URI. */
+  code?: string
   errors?: FieldError[]
+  /** `reauthentication_required`: the session may be at most this many seconds past its last proof. */
+  maxAge?: number
 }
 
 export interface AuthErrorOptions {
   detail?: string
   errors?: FieldError[]
+  maxAge?: number
   headers?: Record<string, string>
 }
+
+/**
+ * 401 for a session whose last proof is older than `maxAge` seconds: re-authenticate
+ * (`POST /auth/reauth`) and retry. The challenge is RFC 9470's.
+ */
+export const reauthenticationRequired = (maxAge: number) =>
+  new AuthError('reauthentication_required', {
+    detail: `This needs a sign-in from the last ${maxAge} seconds: confirm who you are (POST /auth/reauth) and try again.`,
+    maxAge,
+    headers: { 'WWW-Authenticate': `Bearer error="insufficient_user_authentication", max_age=${maxAge}` },
+  })
 
 /** Stable `type` URI of a problem code. */
 export const problemType = (code: AuthErrorCode): string => `urn:latchkey:problem:${code.replaceAll('_', '-')}`
@@ -83,6 +100,7 @@ export class AuthError extends Error {
   readonly status: ContentfulStatusCode
   readonly detail: string
   readonly errors: FieldError[] | undefined
+  readonly maxAge: number | undefined
   readonly headers: Record<string, string>
 
   constructor(code: AuthErrorCode, options: AuthErrorOptions = {}) {
@@ -93,6 +111,7 @@ export class AuthError extends Error {
     this.status = status
     this.detail = options.detail ?? title
     this.errors = options.errors
+    this.maxAge = options.maxAge
     this.headers = options.headers ?? {}
   }
 
@@ -102,8 +121,10 @@ export class AuthError extends Error {
       title: table[this.code][1],
       status: this.status,
       detail: this.detail,
+      code: this.code,
     }
     if (this.errors) doc.errors = this.errors
+    if (this.maxAge !== undefined) doc.maxAge = this.maxAge
     return doc
   }
 

@@ -135,6 +135,8 @@ describe('auth.optional() and auth.verify()', () => {
     expect(await h.auth.verify(ada.accessToken)).toEqual({
       user: expect.objectContaining({ id: ada.user.id, email: 'ada@example.com' }),
       sessionId: expect.any(String),
+      authenticatedAt: h.clock.now(),
+      amr: ['pwd'],
     })
     expect(await h.auth.verify(`${ada.accessToken}x`)).toBeNull()
     const other = createAuth({ secret: `${SECRET}-other`, store: {} as never, sendMail: () => {} })

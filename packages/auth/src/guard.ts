@@ -1,21 +1,25 @@
 /**
- * The guard: credential → JWT → live session → user → policy. One store lookup per request
- * yields both the session (so revocation is immediate) and the user as stored now (so a role
- * change applies to the very next request).
+ * The guard: credential → JWT → live session → user → freshness → policy. One store lookup per
+ * request yields both the session (so revocation is immediate, and freshness is judged on its
+ * last proof) and the user as stored now (so a role change applies to the very next request).
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
-import { AuthError, errorSummary } from './errors.js'
+import { AuthError, errorSummary, reauthenticationRequired } from './errors.js'
 import type { AuthUser, Policy, ResolvedOptions } from './options.js'
-import type { SessionCore } from './session.js'
-import type { UserRecord } from './store/types.js'
+import { isFresh, type SessionCore } from './session.js'
+import type { AuthMethod, UserRecord } from './store/types.js'
 
 /** What a guarded handler can read from `c.var`. */
 export interface GuardVariables<U extends UserRecord = UserRecord> {
   user: AuthUser<U>
   /** Id of the session the access token belongs to. */
   sessionId: string
+  /** When the session last proved its holder (signup, login, re-authentication): a refresh does not move it. */
+  authenticatedAt: Date
+  /** The methods of that proof (RFC 8176: `pwd`, `otp`, `mfa`, …). */
+  amr: AuthMethod[]
 }
 
 export type GuardEnv<U extends UserRecord = UserRecord> = { Variables: GuardVariables<U> }
@@ -50,6 +54,27 @@ export type OptionalEnv<U extends UserRecord = UserRecord> = { Variables: Option
 export interface Identity<U extends UserRecord> {
   user: AuthUser<U>
   sessionId: string
+  /** When the session last proved its holder, and how (as the guard sets them). */
+  authenticatedAt: Date
+  amr: AuthMethod[]
+}
+
+/** What a guard demands besides a signed-in user. */
+export interface GuardOptions {
+  /**
+   * The session must have proven its holder at most this many seconds ago (a whole number, at
+   * least 1); otherwise 401 `reauthentication_required` with RFC 9470's challenge, and the client
+   * re-authenticates (`POST /auth/reauth`) and retries.
+   */
+  fresh?: number
+}
+
+/** `fresh` as given, checked once when the route is built. */
+export const checkFresh = (fresh: unknown): number | undefined => {
+  if (fresh === undefined) return undefined
+  if (typeof fresh !== 'number' || !Number.isInteger(fresh) || fresh < 1)
+    throw new TypeError(`createAuth: \`fresh\` must be a whole number of seconds of at least 1, got ${String(fresh)}`)
+  return fresh
 }
 
 /**
@@ -70,7 +95,9 @@ export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options }
     const claims = await tokens.verify(token)
     if (!claims) return null
     const found = await sessions.current(claims)
-    return found ? { user: toAuthUser(withSignupDefaults(found.user)), sessionId: claims.sid } : null
+    if (!found) return null
+    const { authenticatedAt, amr } = found.session
+    return { user: toAuthUser(withSignupDefaults(found.user)), sessionId: claims.sid, authenticatedAt, amr }
   }
 
   /**
@@ -99,10 +126,11 @@ export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options }
 
 export const makeGuard =
   <U extends UserRecord>({ sessions, tokens, options, policies }: GuardDeps<U>) =>
-  (auth: true | string): MiddlewareHandler<GuardEnv<U>> => {
+  (auth: true | string, guardOptions: GuardOptions = {}): MiddlewareHandler<GuardEnv<U>> => {
     const policy = auth === true ? undefined : policies[auth]
     if (auth !== true && !policy)
       throw new TypeError(`createAuth: guard names the policy \`${auth}\`, which is not registered in \`policies\``)
+    const fresh = checkFresh(guardOptions.fresh)
     const { verify } = makeIdentity({ sessions, tokens, options })
 
     return async function latchkeyGuard(c: Context<GuardEnv<U>>, next) {
@@ -118,10 +146,13 @@ export const makeGuard =
       const identity = await verify(credential.token)
       if (!identity) throw refused()
 
+      const { user } = identity
+      // A stale session is a 401 (re-authenticate), and a 401 comes before any 403 (README, "Step-up").
+      if (fresh !== undefined && !isFresh(identity, options.now(), fresh)) throw reauthenticationRequired(fresh)
+
       if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.trustedOrigins))
         throw crossSiteRefused(c, options.trustedOrigins)
 
-      const { user } = identity
       if (policy) {
         let allowed = false
         try {
@@ -133,6 +164,8 @@ export const makeGuard =
       }
       c.set('user', user)
       c.set('sessionId', identity.sessionId)
+      c.set('authenticatedAt', identity.authenticatedAt)
+      c.set('amr', identity.amr)
       await next()
     }
   }

@@ -9,7 +9,7 @@
 export { type Auth, createAuth } from './create-auth.js'
 export type { GetConnInfo } from './credentials.js'
 export { AuthError, type AuthErrorCode } from './errors.js'
-export type { GuardEnv, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
+export type { GuardEnv, GuardOptions, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
 export type {
   AddedCredential,
   AuthEvent,
@@ -25,4 +25,4 @@ export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
 export { canonicalEmail } from './schemas.js'
 export { MAX_SIGNING_KEYS, type PublicJwk, type SigningAlgorithm, type SigningKey, signingKeyProblem } from './signing-keys.js'
-export type { Store, UserRecord } from './store/types.js'
+export type { AuthMethod, Store, UserRecord } from './store/types.js'

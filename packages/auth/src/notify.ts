@@ -8,6 +8,7 @@ import type { Context } from 'hono'
 import type { AfterAnswer } from './background.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
 import { errorSummary } from './errors.js'
+import type { AuthMethod } from './store/types.js'
 
 /** A mail that carries a single-use token; the application builds the link around it. */
 interface TokenMail<K extends string> {
@@ -60,8 +61,8 @@ export type AuthMail =
   | Notice<'two-factor-enabled'>
   | Notice<'two-factor-disabled'>
   /**
-   * A recovery code was spent: `usedFor` says what for (`sign-in`, `disable-two-factor`,
-   * `delete-account`), so the owner can tell their own use from someone else's.
+   * A recovery code was spent: `usedFor` says what for (`sign-in`, `reauth`,
+   * `disable-two-factor`, `delete-account`), so the owner can tell their own use from someone else's.
    */
   | (Notice<'recovery-code-used'> & { usedFor: RecoveryCodeUse })
   /**
@@ -88,7 +89,7 @@ export type AuthMailKind = AuthMail['kind']
 export type AddedCredential = 'two-factor' | 'passkey'
 
 /** What a recovery code was spent for (the `recovery-code-used` mail's `usedFor`). */
-export type RecoveryCodeUse = 'sign-in' | 'disable-two-factor' | 'delete-account'
+export type RecoveryCodeUse = 'sign-in' | 'reauth' | 'disable-two-factor' | 'delete-account'
 
 /** The reset mail (`kind: 'reset-password'`). */
 export type ResetMail = Extract<AuthMail, { kind: 'reset-password' }>
@@ -150,6 +151,10 @@ export type AuthEvent =
   | PasskeyEvent<'passkey.removed'>
   /** An assertion whose signature counter did not increase: a cloned authenticator, or a replay. The sign-in was refused. */
   | PasskeyEvent<'passkey.counter_regressed'>
+  /** `POST /reauth` proved the holder again; `amr` names the methods (RFC 8176: `pwd`, `otp`, `mfa`). */
+  | (SessionEvent<'reauthenticated'> & { amr: AuthMethod[] })
+  /** `POST /reauth` with a wrong password (a wrong code is `two_factor.failed`). */
+  | SessionEvent<'reauthentication.failed'>
 
 export type AuthEventType = AuthEvent['type']
 

@@ -122,6 +122,12 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
   /** Seconds a reset token lives. Default 1800. */
   resetTokenTtl?: number
   /**
+   * Seconds since a session last proved its holder (signup, login, `POST /reauth`) during which
+   * the library's sensitive endpoints (change-email, delete-account, two-factor setup, disable and
+   * recovery-codes) take the session instead of `currentPassword`. Default 300. A whole number.
+   */
+  freshAge?: number
+  /**
    * The second factor (docs/reference/two-factor.md). `issuer` names the account in authenticator apps (the
    * `otpauth://` URI's issuer). Default `Latchkey`.
    */
@@ -246,6 +252,8 @@ export interface ResolvedOptions {
   /** Most sessions per account; a sign-in past it ends the least recently used. */
   maxSessions: number
   resetTokenMs: number
+  /** Seconds a session stays fresh for the sensitive endpoints. */
+  freshAge: number
   /** The issuer of `otpauth://` URIs. */
   twoFactorIssuer: string
   /** Whether an address without an account may sign up by email. */
@@ -477,6 +485,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     },
     maxSessions: positiveInteger('maxSessions', options.maxSessions, 100),
     resetTokenMs: positive('resetTokenTtl', options.resetTokenTtl, 30 * 60) * 1000,
+    freshAge: positiveInteger('freshAge', options.freshAge, 300),
     twoFactorIssuer,
     emailSignUp,
     passkeys: options.passkeys === undefined ? null : resolvePasskeyOptions(options.passkeys, fail),

@@ -82,6 +82,12 @@ export const NewPasswordField = codePointString(8, 256, 'Password')
   })
   .openapi({ format: 'password' })
 export const PasswordField = storableString().max(1024).openapi({ format: 'password' })
+/** `currentPassword` of an operation that takes a fresh session instead (`x-fresh`). */
+export const CurrentPasswordField = PasswordField.optional().openapi({
+  format: 'password',
+  description:
+    'The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.',
+})
 
 export const ProblemSchema = z
   .object({
@@ -90,6 +96,11 @@ export const ProblemSchema = z
     status: z.number().int().min(400).max(599).openapi({ format: 'int32' }),
     // A 404 names the id as sent, and a path may be as long as the server takes a request line.
     detail: z.string().max(20_000),
+    code: z
+      .string()
+      .max(64)
+      .optional()
+      .openapi({ description: 'The stable code for programs, the snake_case form of `type`', example: 'email_unverified' }),
     errors: z
       .array(
         z.object({
@@ -110,6 +121,11 @@ export const ProblemSchema = z
       .max(MAX_FIELD_ERRORS)
       .optional()
       .openapi({ description: `Every field error of the request, at most ${MAX_FIELD_ERRORS} (validation failures only)` }),
+    maxAge: z.int().min(0).max(2_147_483_647).optional().openapi({
+      format: 'int32',
+      description:
+        '`reauthentication-required` only: the most seconds since the session last proved its holder that the operation accepts (re-authenticate with POST /auth/reauth)',
+    }),
   })
   .openapi('Problem')
 
@@ -124,7 +140,8 @@ export const unauthorizedResponse = (description: string) => ({
   ...problemResponse(description),
   headers: z.object({
     'WWW-Authenticate': z.string().max(200).openapi({
-      description: '`Bearer`, with `error="invalid_token"` when a credential was sent and refused',
+      description:
+        '`Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session',
       example: 'Bearer error="invalid_token"',
     }),
   }),

@@ -17,6 +17,8 @@ const state = (over: Partial<SessionRefreshState> = {}): SessionRefreshState => 
   refreshHash: 'current',
   previousRefreshHash: null,
   rotatedAt: null,
+  authenticatedAt: T0,
+  amr: ['pwd'],
   ...over,
 })
 

@@ -11,7 +11,15 @@ import { type ClientAddress, requestFacts } from './credentials.js'
 import type { Notifier } from './notify.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import { userJson } from './schemas.js'
-import type { SessionRecord, SessionRefreshState, Store, UserRecord } from './store/types.js'
+import type {
+  AuthMethod,
+  LiveSession,
+  SessionAuthentication,
+  SessionRecord,
+  SessionRefreshState,
+  Store,
+  UserRecord,
+} from './store/types.js'
 
 export interface SessionLifetimes {
   /** A session dies when not refreshed for this long. */
@@ -29,6 +37,31 @@ export const sessionRemainingMs = (
   lifetimes: SessionLifetimes,
 ): number =>
   Math.min(session.refreshedAt.getTime() + lifetimes.idleMs, session.createdAt.getTime() + lifetimes.absoluteMs) - now.getTime()
+
+/** What a sign-in or re-authentication proved (passkeys and sign-in by email add theirs here). */
+export interface Proof {
+  /** The account's password. */
+  password: boolean
+  /** A TOTP or recovery code of its second factor. */
+  code: boolean
+}
+
+/**
+ * The RFC 8176 methods of a proof: `pwd` for a password, `otp` for a code, and `mfa` when two
+ * factors were proven together.
+ */
+export const amrOf = ({ password, code }: Proof): AuthMethod[] => {
+  const methods: AuthMethod[] = [...(password ? (['pwd'] as const) : []), ...(code ? (['otp'] as const) : [])]
+  return methods.length > 1 ? [...methods, 'mfa'] : methods
+}
+
+/**
+ * Whether a session's last proof is at most `maxAgeSeconds` old at `now` (a route's `fresh`, the
+ * sensitive endpoints' `freshAge`). Judged from the session record, so a re-authentication
+ * freshens every access token of the session.
+ */
+export const isFresh = (session: SessionAuthentication, now: Date, maxAgeSeconds: number): boolean =>
+  now.getTime() - session.authenticatedAt.getTime() <= maxAgeSeconds * 1000
 
 /** The cutoffs at `now` for pruning: a session refreshed or created at or before them is dead. */
 export const deadSessionCutoffs = (now: Date, lifetimes: SessionLifetimes) => ({
@@ -100,7 +133,7 @@ export interface RotateRefreshInput extends SessionLifetimes, PresentedHashes {
  * - `unknown`: no such session, or a value the session never issued (nothing changed).
  */
 export type RotateResult<U extends UserRecord = UserRecord> =
-  | { status: 'rotated'; session: SessionRecord; user: U }
+  | { status: 'rotated'; session: SessionRecord & SessionAuthentication; user: U }
   /** The deleted session, for the `refresh.reuse_detected` event. */
   | { status: 'reused' | 'expired'; session: SessionRecord }
   | { status: 'race' | 'unknown' }
@@ -132,7 +165,15 @@ export const rotateRefresh = async <U extends UserRecord>(
     if (await store.swapRefresh({ sessionId: session.id, from: hash, to: nextHash, keyHash: nextKeyHash, now }))
       return {
         status: 'rotated',
-        session: { id: session.id, userId: session.userId, createdAt: session.createdAt, refreshedAt: now },
+        session: {
+          id: session.id,
+          userId: session.userId,
+          createdAt: session.createdAt,
+          refreshedAt: now,
+          // A refresh proves nothing new: the next token carries the same last proof.
+          authenticatedAt: session.authenticatedAt,
+          amr: session.amr,
+        },
         user,
       }
   }
@@ -180,8 +221,8 @@ export const sessionCore = <U extends UserRecord>({
   maxSessions,
   notify,
 }: SessionCoreDeps<U>) => {
-  const tokenBody = async (sub: string, sid: string) => ({
-    accessToken: await tokens.sign({ sub, sid }),
+  const tokenBody = async (sub: string, sid: string, { authenticatedAt, amr }: SessionAuthentication) => ({
+    accessToken: await tokens.sign({ sub, sid, authenticatedAt, amr }),
     tokenType: 'Bearer' as const,
     expiresIn: accessTokenTtl,
   })
@@ -207,7 +248,7 @@ export const sessionCore = <U extends UserRecord>({
      * The session verified access-token claims name, with its user as stored now, in one
      * lookup: `null` when it was revoked, has outlived its lifetimes, or belongs to someone else.
      */
-    async current(claims: AccessClaims): Promise<{ session: SessionRecord; user: U } | null> {
+    async current(claims: AccessClaims): Promise<{ session: LiveSession; user: U } | null> {
       const found = await store.findSession(claims.sid)
       if (!found || found.session.userId !== claims.sub || sessionRemainingMs(found.session, now(), lifetimes) <= 0) return null
       return found
@@ -215,10 +256,12 @@ export const sessionCore = <U extends UserRecord>({
 
     /**
      * Opens a session (signup, login): stores the refresh hash, ends the least recently used
-     * sessions past `maxSessions`, sets its cookie, signs an access token. `null`, with nothing stored or set, when the user's credentials version is no
-     * longer `credentialsVersion`: the password that was verified has been replaced meanwhile.
+     * sessions past `maxSessions`, sets its cookie, signs an access token. `amr` names the methods
+     * just proven (RFC 8176). `null`, with nothing stored or set, when the user's credentials
+     * version is no longer `credentialsVersion`: the password that was verified has been replaced
+     * meanwhile.
      */
-    async start(c: Context, user: U, credentialsVersion: number) {
+    async start(c: Context, user: U, credentialsVersion: number, amr: AuthMethod[]) {
       const at = now()
       const session = { id: crypto.randomUUID(), createdAt: at, refreshedAt: at }
       const key = opaqueToken()
@@ -230,6 +273,7 @@ export const sessionCore = <U extends UserRecord>({
         refreshHash: tokenHash(random),
         now: at,
         credentialsVersion,
+        amr,
         ...requestFacts(c, clientAddress),
       })
       if (!created) return null
@@ -237,7 +281,19 @@ export const sessionCore = <U extends UserRecord>({
       for (const ended of await store.trimSessions(user.id, maxSessions))
         notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: ended })
       setCookie(c, session, key, random, at)
-      return { sessionId: session.id, body: { ...(await tokenBody(user.id, session.id)), user: userJson(user) } }
+      const body = await tokenBody(user.id, session.id, { authenticatedAt: at, amr })
+      return { sessionId: session.id, body: { ...body, user: userJson(user) } }
+    },
+
+    /**
+     * Records a new proof for the caller's session (re-authentication): a new `authenticatedAt`
+     * and `amr`, and an access token that carries them. The refresh cookie is left as it is.
+     * `null` when the session is gone or the password that was verified has been replaced.
+     */
+    async reauthenticate(user: U, sessionId: string, credentialsVersion: number, amr: AuthMethod[]) {
+      const at = now()
+      if (!(await store.reauthenticate({ sessionId, userId: user.id, credentialsVersion, at, amr }))) return null
+      return { ...(await tokenBody(user.id, sessionId, { authenticatedAt: at, amr })), user: userJson(user) }
     },
 
     /** The user's live sessions, most recently used first; `currentId` is marked `current`. */
@@ -283,7 +339,7 @@ export const sessionCore = <U extends UserRecord>({
           : ({ status: result.status } as const)
       }
       setCookie(c, result.session, key, random, at)
-      return { status: result.status, body: await tokenBody(result.user.id, result.session.id) } as const
+      return { status: result.status, body: await tokenBody(result.user.id, result.session.id, result.session) } as const
     },
 
     /**

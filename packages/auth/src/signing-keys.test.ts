@@ -6,6 +6,9 @@ import { createAuth } from './index.js'
 import { type ResolvedSigningKey, resolveSigningKeys, type SigningKey } from './signing-keys.js'
 import { migrateSqlite, openSqlite, sqliteStore } from './sqlite/index.js'
 
+/** What a token is signed with: its session, and that session's last proof. */
+const SIGNED = { sub: 'u1', sid: 's1', authenticatedAt: new Date('2026-11-21T10:00:00.000Z'), amr: ['pwd'] as const }
+
 const SECRET = 'kR7vQ2mX9pL4tW8zN1cB6yH3fJ5dG0sA'
 const T0 = new Date('2026-11-21T10:00:00.000Z')
 const iat = Math.floor(T0.getTime() / 1000)
@@ -80,14 +83,14 @@ describe('access tokens under signingKeys', async () => {
     ['ES256', es],
   ] as const)('signs with %s under the first key, named by its kid, and verifies', async (alg, key) => {
     const t = tokens([key, next])
-    const token = await t.sign({ sub: 'u1', sid: 's1' })
+    const token = await t.sign(SIGNED)
     expect(decodeProtectedHeader(token)).toEqual({ alg, typ: 'JWT', kid: key.kid })
     expect(await t.verify(token)).toEqual({ sub: 'u1', sid: 's1' })
   })
 
   it('a key listed after the first verifies before it signs, and after it stops signing', async () => {
-    const before = await tokens([ed, next]).sign({ sub: 'u1', sid: 's1' })
-    const after = await tokens([next, ed]).sign({ sub: 'u1', sid: 's1' })
+    const before = await tokens([ed, next]).sign(SIGNED)
+    const after = await tokens([next, ed]).sign(SIGNED)
     expect(decodeProtectedHeader(after).kid).toBe('ed-2')
     for (const keys of [
       [ed, next],
@@ -100,7 +103,7 @@ describe('access tokens under signingKeys', async () => {
   })
 
   it('refuses HS256 tokens once keys are configured, even under the same secret', async () => {
-    const hs = await tokens(null).sign({ sub: 'u1', sid: 's1' })
+    const hs = await tokens(null).sign(SIGNED)
     expect(await tokens(null).verify(hs)).not.toBeNull()
     expect(await tokens([ed]).verify(hs)).toBeNull()
   })
@@ -129,7 +132,7 @@ describe('access tokens under signingKeys', async () => {
 
   it('refuses alg none, an unknown kid, a missing kid and a tampered payload', async () => {
     const t = tokens([ed])
-    const good = await t.sign({ sub: 'u1', sid: 's1' })
+    const good = await t.sign(SIGNED)
     const [h, p, s] = good.split('.') as [string, string, string]
     const claims = { sub: 'u1', sid: 's1', jti: 'j', iat, exp: iat + 900, iss: 'latchkey', aud: 'latchkey' }
     const none = `${Buffer.from(JSON.stringify({ alg: 'none', kid: 'ed-1' })).toString('base64url')}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.`

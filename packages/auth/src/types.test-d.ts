@@ -5,7 +5,15 @@
 import { OpenAPIHono, z } from '@hono/zod-openapi'
 import { Hono } from 'hono'
 import { expectTypeOf } from 'vitest'
-import { type AuthEvent, type AuthMail, type AuthUser, createAuth, type Store, type UserRecord } from './index.js'
+import {
+  type AuthEvent,
+  type AuthMail,
+  type AuthMethod,
+  type AuthUser,
+  createAuth,
+  type Store,
+  type UserRecord,
+} from './index.js'
 import type { sqliteStore } from './sqlite/index.js'
 
 declare const store: ReturnType<typeof sqliteStore>
@@ -166,6 +174,49 @@ new Hono().get('/plan', withPlan.guard(true), (c) => {
   expectTypeOf(c.get('user').raw.plan).toEqualTypeOf<'free' | 'pro'>()
   expectTypeOf(c.get('user').raw.locale).toEqualTypeOf<string | undefined>()
   return c.json({})
+})
+
+// Step-up: `fresh` composes with `auth: true` and with policy names, on guards and on routes, and
+// the handler reads the session's last proof. A value that is not a number does not compile.
+auth.guard(true, { fresh: 300 })
+auth.guard('admin', { fresh: 60 })
+new Hono().post('/card', auth.guard('owner', { fresh: 300 }), (c) => {
+  expectTypeOf(c.var.authenticatedAt).toEqualTypeOf<Date>()
+  expectTypeOf(c.var.amr).toEqualTypeOf<AuthMethod[]>()
+  return c.body(null, 204)
+})
+app.openapi(
+  auth.route({ method: 'delete', path: '/p/{id}', auth: 'admin', fresh: 300, responses: { 204: { description: 'gone' } } }),
+  (c) => {
+    expectTypeOf(c.var.user).toEqualTypeOf<AuthUser<UserRecord>>()
+    return c.body(null, 204)
+  },
+)
+app.openapi(auth.route({ method: 'post', path: '/q', auth: true, fresh: 30, responses: { 204: { description: 'ok' } } }), (c) =>
+  c.body(null, 204),
+)
+// @ts-expect-error -- fresh is seconds, not a duration string
+auth.guard(true, { fresh: '5m' })
+// @ts-expect-error -- nor a flag
+auth.guard('admin', { fresh: true })
+// @ts-expect-error -- fresh does not make a misspelt policy compile
+auth.guard('admn', { fresh: 300 })
+// @ts-expect-error -- on a route too
+auth.route({ method: 'get', path: '/r', auth: true, fresh: '300', responses: {} })
+// @ts-expect-error -- and the policy name is still checked
+auth.route({ method: 'get', path: '/s', auth: 'nobody', fresh: 300, responses: {} })
+// @ts-expect-error -- an option the guard does not know
+auth.guard(true, { freshness: 300 })
+createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, freshAge: 600 })
+// @ts-expect-error -- freshAge is seconds too
+createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, freshAge: '10m' })
+createAuth({
+  secret: 'x'.repeat(32),
+  store,
+  sendMail: () => {},
+  onEvent: (event) => {
+    if (event.type === 'reauthenticated') expectTypeOf(event.amr).toEqualTypeOf<AuthMethod[]>()
+  },
 })
 
 // signingKeys: private JWKs, each with its kid.

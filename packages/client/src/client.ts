@@ -6,7 +6,7 @@
  * 'include'`); in Node the client keeps it itself.
  */
 import { type CrossTabMessage, type CrossTabOptions, HANDOVER_MS, PEER_WAIT_MS, tabsOf } from './cross-tab.js'
-import { errorFrom, networkError } from './errors.js'
+import { AuthClientError, errorFrom, isStepUpChallenge, networkError, ReauthenticationRequiredError } from './errors.js'
 
 export interface User {
   id: string
@@ -57,6 +57,21 @@ export interface TwoFactorStatus {
   recoveryCodesLeft: number
 }
 
+/** What proves the user again (`reauth`): the password, and a code when two-factor sign-in is on. */
+export interface ReauthProof {
+  password: string
+  /** A code of the authenticator app, or an unused recovery code. */
+  code?: string
+}
+
+/** What {@link AuthClientOptions.onReauthenticationRequired} is asked with. */
+export interface ReauthenticationPrompt {
+  /** The refusal that asked for it: its `maxAge` is the operation's fresh age in seconds. */
+  error: ReauthenticationRequiredError
+  /** Why the last proof given was refused (a wrong password or code); `null` on the first ask. */
+  failure: AuthClientError | null
+}
+
 /** The state a UI renders: who is signed in, if anyone. */
 export interface AuthState {
   user: User | null
@@ -86,6 +101,20 @@ export interface AuthClientOptions {
    * `BroadcastChannel` it stays off. See {@link CrossTabOptions}.
    */
   crossTab?: boolean | CrossTabOptions
+  /**
+   * Opt-in step-up: when a request is refused with 401 `reauthentication-required` (the operation
+   * needs a recent sign-in), ask the user for their password (and code) and answer it, or `null`
+   * to give up. The client re-authenticates the session (`POST /auth/reauth`; a refused proof asks
+   * again with `failure` set) and retries the original request once. Concurrent refusals share one
+   * ask. Without it, the request throws {@link ReauthenticationRequiredError}.
+   *
+   * @example
+   * onReauthenticationRequired: async ({ failure }) => {
+   *   const password = await askPassword(failure?.detail)
+   *   return password === null ? null : { password }
+   * }
+   */
+  onReauthenticationRequired?: (prompt: ReauthenticationPrompt) => Promise<ReauthProof | null>
 }
 
 export type AuthClient = ReturnType<typeof createAuthClient>
@@ -359,7 +388,7 @@ export const createAuthClient = (options: AuthClientOptions) => {
   }
 
   /** `fetch` with the access token; after a 401 `invalid_token` it refreshes and retries once, never more. */
-  const authorized = async (path: string, method = 'GET', body?: unknown, init: RequestInit = {}): Promise<Response> => {
+  const withToken = async (path: string, method = 'GET', body?: unknown, init: RequestInit = {}): Promise<Response> => {
     const used = await getAccessToken()
     const first = await send(path, method, body, used, init)
     if (first.status !== 401 || !/invalid_token/.test(first.headers.get('www-authenticate') ?? '')) return first
@@ -376,6 +405,57 @@ export const createAuthClient = (options: AuthClientOptions) => {
     const body = (await response.json()) as { accessToken: string; expiresIn: number; user: User }
     adopt(body)
     return { status: 'signed-in', user: body.user }
+  }
+
+  /** Re-authenticates the session: a new access token that carries the new proof. A refusal throws. */
+  const reauth = async (proof: ReauthProof): Promise<User> => {
+    const response = await withToken(`${authPath}/reauth`, 'POST', proof)
+    if (!response.ok) throw await errorFrom(response)
+    const result = (await response.json()) as { accessToken: string; expiresIn: number; user: User }
+    adopt(result)
+    return result.user
+  }
+
+  /** The one step-up under way: every request refused meanwhile waits for it. */
+  let steppingUp: Promise<boolean> | null = null
+  /**
+   * Asks the app for a proof until one is accepted (`true`) or the app gives up (`false`). A
+   * refused proof (400) asks again with the refusal; any other failure (429, network) throws.
+   */
+  const stepUp = (error: ReauthenticationRequiredError): Promise<boolean> => {
+    const ask = options.onReauthenticationRequired
+    if (!ask) return Promise.resolve(false)
+    steppingUp ??= (async () => {
+      try {
+        let failure: AuthClientError | null = null
+        for (;;) {
+          const proof = await ask({ error, failure })
+          if (!proof) return false
+          try {
+            await reauth(proof)
+            return true
+          } catch (err) {
+            if (!(err instanceof AuthClientError) || err.status !== 400) throw err
+            failure = err
+          }
+        }
+      } finally {
+        steppingUp = null
+      }
+    })()
+    return steppingUp
+  }
+
+  /**
+   * {@link withToken}, and with `onReauthenticationRequired`: a step-up challenge asks for a proof
+   * and the request is sent once more. The answer to that second request stands.
+   */
+  const authorized = async (path: string, method = 'GET', body?: unknown, init: RequestInit = {}): Promise<Response> => {
+    const first = await withToken(path, method, body, init)
+    if (!options.onReauthenticationRequired || !isStepUpChallenge(first)) return first
+    const error = await errorFrom(first.clone())
+    if (!(error instanceof ReauthenticationRequiredError) || !(await stepUp(error))) return first
+    return withToken(path, method, body, init)
   }
 
   const me = async (): Promise<User> => {
@@ -436,6 +516,12 @@ export const createAuthClient = (options: AuthClientOptions) => {
       start: (email: string) => call<EmailSignInStarted>('POST', '/email-sign-in', { email }),
       verify: (proof: EmailSignInProof): Promise<SignInResult> => firstFactor('/email-sign-in/verify', proof),
     },
+    /**
+     * Proves the user again for the current session (password, and `code` when two-factor sign-in
+     * is on), so operations that need a recent sign-in (`x-fresh`) pass. The refresh cookie is
+     * left as it is. A wrong password or code throws an {@link AuthClientError} (400).
+     */
+    reauth,
     /** Finishes a sign-in that answered a challenge: a code from the authenticator app, or an unused recovery code. */
     async verifyTwoFactor(input: { challenge: string; code: string }): Promise<User> {
       const body = await call<{ accessToken: string; expiresIn: number; user: User }>('POST', '/two-factor/verify', input)
@@ -474,7 +560,8 @@ export const createAuthClient = (options: AuthClientOptions) => {
     resetPassword: (input: { token: string; newPassword: string }) => call<null>('POST', '/reset-password', input),
     verifyEmail: (input: { token: string }) => call<null>('POST', '/verify-email', input),
     resendVerification: () => call<{ message: string }>('POST', '/resend-verification', undefined, true),
-    changeEmail: (input: { currentPassword: string; newEmail: string }) =>
+    /** `currentPassword` may be left out on a session that signed in recently (see {@link reauth}). */
+    changeEmail: (input: { currentPassword?: string; newEmail: string }) =>
       call<{ message: string }>('POST', '/change-email', input, true),
     confirmEmail: (input: { token: string }) => call<null>('POST', '/confirm-email', input),
     /** The second factor of the signed-in user (docs/reference/two-factor.md). */
@@ -483,9 +570,10 @@ export const createAuthClient = (options: AuthClientOptions) => {
       /**
        * A new key, pending until `enable`: put `uri` in a QR code, or `secret` into the app. The
        * account's address must be verified (otherwise a 403 `email-unverified` problem); a 6-digit
-       * code is mailed to it for `enable`.
+       * code is mailed to it for `enable`. `currentPassword` may be left out on a session that
+       * signed in recently (see {@link reauth}).
        */
-      setup: (input: { currentPassword: string }) =>
+      setup: (input: { currentPassword?: string } = {}) =>
         call<{ secret: string; uri: string }>('POST', '/two-factor/setup', input, true),
       /**
        * Turns it on with the app's current code and `emailCode`, the code setup mailed (10 minutes;
@@ -494,13 +582,16 @@ export const createAuthClient = (options: AuthClientOptions) => {
       enable: (input: { code: string; emailCode: string }) =>
         call<{ recoveryCodes: string[] }>('POST', '/two-factor/enable', input, true),
       /** `code`: a code from the app or an unused recovery code. */
-      disable: (input: { currentPassword: string; code: string }) => call<null>('POST', '/two-factor/disable', input, true),
+      disable: (input: { currentPassword?: string; code: string }) => call<null>('POST', '/two-factor/disable', input, true),
       /** A fresh set of ten recovery codes; the old set stops working. `code`: a code from the app. */
-      regenerateRecoveryCodes: (input: { currentPassword: string; code: string }) =>
+      regenerateRecoveryCodes: (input: { currentPassword?: string; code: string }) =>
         call<{ recoveryCodes: string[] }>('POST', '/two-factor/recovery-codes', input, true),
     },
-    /** `code` (a code from the app or an unused recovery code) is required while two-factor is on. */
-    async deleteAccount(input: { currentPassword: string; code?: string }): Promise<void> {
+    /**
+     * `currentPassword` may be left out on a session that signed in recently (see {@link reauth});
+     * `code` (a code from the app or an unused recovery code) is required while two-factor is on.
+     */
+    async deleteAccount(input: { currentPassword?: string; code?: string } = {}): Promise<void> {
       await call<null>('POST', '/delete-account', input, true)
       cookie = null
       signedOut()

@@ -7,6 +7,9 @@ export interface FieldError {
   message: string
 }
 
+/** The problem fields the client reads. */
+type Problem = Partial<{ type: string; detail: string; errors: FieldError[]; maxAge: number }>
+
 /**
  * The code of a request that got no answer at all (status 0): `fetch` itself failed. From a page,
  * most often the browser refused a cross-origin answer (CORS: the API does not list the page's
@@ -35,12 +38,7 @@ export class AuthClientError extends Error {
   /** Seconds to wait before trying again (429, 503), from `Retry-After`. */
   readonly retryAfter: number | null
 
-  constructor(
-    status: number,
-    problem: Partial<{ type: string; detail: string; errors: FieldError[] }>,
-    retryAfter: number | null,
-    options?: { cause?: unknown },
-  ) {
+  constructor(status: number, problem: Problem, retryAfter: number | null, options?: { cause?: unknown }) {
     const code = problem.type?.split(':').at(-1) ?? `http-${status}`
     super(problem.detail ?? `The server answered ${status}.`, options)
     this.status = status
@@ -50,6 +48,26 @@ export class AuthClientError extends Error {
     this.retryAfter = retryAfter
   }
 }
+
+/**
+ * 401 `reauthentication-required`: the operation needs a session that proved its holder at most
+ * `maxAge` seconds ago. Confirm who the user is with `auth.reauth({ password, code })` and try
+ * again (or let the client do it: `onReauthenticationRequired`).
+ */
+export class ReauthenticationRequiredError extends AuthClientError {
+  override name = 'ReauthenticationRequiredError'
+  /** Seconds, from the problem's `maxAge` or the `max_age` of the RFC 9470 challenge. */
+  readonly maxAge: number
+
+  constructor(problem: Problem, maxAge: number) {
+    super(401, problem, null)
+    this.maxAge = maxAge
+  }
+}
+
+/** Whether a response is the RFC 9470 step-up challenge (`error="insufficient_user_authentication"`). */
+export const isStepUpChallenge = (response: Response): boolean =>
+  response.status === 401 && /insufficient_user_authentication/.test(response.headers.get('www-authenticate') ?? '')
 
 /**
  * The error of a request `fetch` could not make (it threw a `TypeError`: "Failed to fetch" in
@@ -68,8 +86,13 @@ export const networkError = (url: string, cause: unknown): AuthClientError => {
 
 /** The error of a non-2xx answer, read from its problem document. */
 export const errorFrom = async (response: Response): Promise<AuthClientError> => {
-  const problem = (await response.json().catch(() => ({}))) as Partial<{ type: string; detail: string; errors: FieldError[] }>
+  const problem = ((await response.json().catch(() => ({}))) ?? {}) as Problem
+  if (isStepUpChallenge(response) || problem.type?.endsWith(':reauthentication-required')) {
+    const challenged = /max_age=(\d+)/.exec(response.headers.get('www-authenticate') ?? '')?.[1]
+    const maxAge = typeof problem.maxAge === 'number' ? problem.maxAge : Number(challenged ?? 0)
+    return new ReauthenticationRequiredError(problem, maxAge)
+  }
   const header = response.headers.get('retry-after')
   const retryAfter = header !== null && /^\d+$/.test(header) ? Number(header) : null
-  return new AuthClientError(response.status, problem ?? {}, retryAfter)
+  return new AuthClientError(response.status, problem, retryAfter)
 }

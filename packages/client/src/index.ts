@@ -12,6 +12,8 @@ export {
   createAuthClient,
   type EmailSignInProof,
   type EmailSignInStarted,
+  type ReauthenticationPrompt,
+  type ReauthProof,
   type SessionView,
   type SignInResult,
   type TwoFactorChallenge,
@@ -25,5 +27,11 @@ export {
   type CrossTabOptions,
   type LockManagerLike,
 } from './cross-tab.js'
-export { AuthClientError, type AuthClientErrorCode, type FieldError, NETWORK_ERROR } from './errors.js'
+export {
+  AuthClientError,
+  type AuthClientErrorCode,
+  type FieldError,
+  NETWORK_ERROR,
+  ReauthenticationRequiredError,
+} from './errors.js'
 export { authMiddleware, type FetchMiddleware } from './openapi-fetch.js'

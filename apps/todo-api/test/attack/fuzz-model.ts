@@ -58,6 +58,8 @@ export interface Fixture {
     todoIds: string[]
     userId: string
     sid: string
+    /** When the attacker's session last proved its holder (signup or `POST /auth/reauth`), read after the answer: epoch ms. */
+    provedAt: number
   }
   v: { email: string; userId: string; todoIds: string[]; titles: string[]; sid: string }
 }

@@ -14,6 +14,11 @@
  * and a refresh of an expired session, delete that session. The fixture follows every rotation
  * (see `follow`), so no case presents a spent value.
  *
+ * Step-up: the server runs with `AUTH_FRESH_AGE` of a few seconds, and the fixture keeps when the
+ * attacker's session last proved its holder, so a sensitive change without `currentPassword`
+ * must pass while that is recent and answer 401 `reauthentication-required` once it is not (a
+ * second either way at the edge).
+ *
  * `FUZZ_RUNS` sets the total number of cases (default 3000), on each store: `fuzz.test.ts` runs
  * this suite on SQLite, `fuzz.postgres.test.ts` on PostgreSQL.
  */
@@ -56,6 +61,11 @@ const safeDecode = (s: string) => {
     return s
   }
 }
+/** `AUTH_FRESH_AGE` of the fuzzed server, in ms, and the edge within which either answer is right. */
+const FRESH_MS = 4_000
+const FRESH_EDGE_MS = 1_500
+/** The operations that take a fresh session instead of `currentPassword`. */
+const FRESH_OR_PASSWORD = /^\/auth\/(change-email|delete-account|two-factor\/(setup|disable|recovery-codes))$/
 const canonical = (email: string) => email.trim().normalize('NFKC').toLowerCase()
 
 /** The whole fuzz run against a server on `store`. */
@@ -69,6 +79,8 @@ export const fuzzSuite = (store: AttackStore) =>
     /** Strings no response may carry unless the request did. */
     const forbidden = new Set<string>(['$argon2', secret])
     let cases = 0
+    /** When the running case was sent (epoch ms), for the fresh-session oracles. */
+    let sentAt = 0
     /** `METHOD /path status` → how often, to show which outcomes the cases reached. */
     const outcomes = new Map<string, number>()
 
@@ -121,8 +133,9 @@ export const fuzzSuite = (store: AttackStore) =>
       const a = await newMember(server.base, 'Mallory')
       forbidden.add(a.password) // a password is never returned, not even to its owner
       // Verified, so that two-factor setup can succeed; the codes it mails stay in the mailbox.
+      const provedAt = Date.now()
       await verifyByMail(a.email)
-      f.a = { ...a, sid: sessionIdOf(a.token), reset: '', todoIds: [] }
+      f.a = { ...a, sid: sessionIdOf(a.token), reset: '', todoIds: [], provedAt }
     }
 
     /** Redeems the verification mail of a new account. */
@@ -151,7 +164,13 @@ export const fuzzSuite = (store: AttackStore) =>
     beforeAll(async () => {
       target = await store.prepare()
       ;({ server, smtp } = await startServerWithMail({
-        env: { ...target.env, NODE_ENV: 'production', TRUST_PROXY: 'true', AUTH_SECRET: secret },
+        env: {
+          ...target.env,
+          NODE_ENV: 'production',
+          TRUST_PROXY: 'true',
+          AUTH_SECRET: secret,
+          AUTH_FRESH_AGE: String(FRESH_MS / 1000),
+        },
       }))
       view = target.view(server)
       const v = await newMember(server.base, `Victim ${randomUUID()}`)
@@ -163,7 +182,7 @@ export const fuzzSuite = (store: AttackStore) =>
         secret,
         publicOrigin: `http://localhost:${server.port}`,
         v: { email: v.email, userId: v.userId, todoIds, titles, sid: sessionIdOf(v.token) },
-        a: { email: '', password: '', token: '', refresh: '', reset: '', todoIds: [], userId: '', sid: '' },
+        a: { email: '', password: '', token: '', refresh: '', reset: '', todoIds: [], userId: '', sid: '', provedAt: 0 },
       }
       for (const s of [v.name, v.email, v.password, v.token, v.refresh, v.userId, vReset, f.v.sid, ...titles, ...todoIds])
         forbidden.add(s)
@@ -198,6 +217,7 @@ export const fuzzSuite = (store: AttackStore) =>
       ['POST', /^\/auth\/two-factor\/(setup|enable|disable|recovery-codes)$/],
       ['POST', /^\/auth\/logout$/],
       ['POST', /^\/auth\/change-password$/],
+      ['POST', /^\/auth\/reauth$/],
       ['GET', /^\/todos$/],
       ['POST', /^\/todos$/],
       ['PATCH', /^\/todos\/[^/]+$/],
@@ -219,6 +239,7 @@ export const fuzzSuite = (store: AttackStore) =>
     /** Endpoints that verify the current password: limited per user, 10 per 15 minutes (docs/reference/limits.md#rate-limits). */
     const PASSWORD_CHECKS = [
       '/auth/change-password',
+      '/auth/reauth',
       '/auth/change-email',
       '/auth/delete-account',
       '/auth/two-factor/setup',
@@ -254,6 +275,7 @@ export const fuzzSuite = (store: AttackStore) =>
       const before = await view.snapshot()
       const victimBefore = await view.userRows(f.v.userId)
       const req = concretize(f, server.base, c, SECURE_NAME)
+      sentAt = Date.now()
       const reply = await send(req)
       // Mails and their tokens are written after a 202 (forgot-password, resend, change-email).
       if (reply.status === 202) await untilStill(new URL(req.url).pathname.endsWith('/forgot-password') ? 10 : 1)
@@ -319,7 +341,19 @@ export const fuzzSuite = (store: AttackStore) =>
       if (!cookieLogout && GUARDED.some(([m, p]) => m === req.method && p.test(pathname))) {
         const valid = refIs(c.auth.token, 'a.token') && ['header', 'lower', 'cookie', 'query'].includes(c.auth.kind)
         if (!valid) expect([401, 413, 415], `an invalid credential passed the guard: ${ctx}`).toContain(reply.status)
-        else expect(reply.status, `the attacker's own token was refused: ${ctx}`).not.toBe(401)
+        else if (reply.status === 401) {
+          // Only a stale session, without the password, on an operation that takes either.
+          expect(reply.body, `the attacker's own token was refused: ${ctx}`).toMatchObject({
+            type: 'urn:latchkey:problem:reauthentication-required',
+            maxAge: FRESH_MS / 1000,
+          })
+          expect(pathname, ctx).toMatch(FRESH_OR_PASSWORD)
+          expect(jsonOf(req).currentPassword, ctx).toBeUndefined()
+          expect(sentAt - f.a.provedAt, `a fresh session was refused: ${ctx}`).toBeGreaterThan(FRESH_MS - FRESH_EDGE_MS)
+          expect(reply.headers.get('www-authenticate'), ctx).toBe(
+            `Bearer error="insufficient_user_authentication", max_age=${FRESH_MS / 1000}`,
+          )
+        }
         if (valid && c.auth.kind === 'cookie' && req.method !== 'GET' && ['foreign', 'null', 'crossSite'].includes(c.site))
           expect([403, 413, 415], `a cross-site cookie credential was accepted: ${ctx}`).toContain(reply.status)
       }
@@ -343,6 +377,10 @@ export const fuzzSuite = (store: AttackStore) =>
       if (route === 'POST /auth/refresh') {
         f.a.refresh = refreshValueOf(reply) ?? ''
         f.a.token = (reply.body as { accessToken: string }).accessToken
+      }
+      if (route === 'POST /auth/reauth') {
+        f.a.token = (reply.body as { accessToken: string }).accessToken
+        f.a.provedAt = Date.now()
       }
       if (['POST /auth/logout', 'POST /auth/change-password', 'POST /auth/reset-password'].includes(route)) await renewAttacker()
       // The attacker's account or its current session is gone: a fresh one for the next cases.
@@ -487,6 +525,26 @@ export const fuzzSuite = (store: AttackStore) =>
       )
 
       it(
+        'POST /auth/reauth',
+        async () => {
+          const password = fc.oneof(ref('a.password'), passwordArb)
+          const code = field(fc.oneof(fc.stringMatching(/^[0-9]{6}$/), text))
+          const arb = caseArb(post, at('auth', 'reauth'), bodyArb(object({ password, code })))
+          await check(
+            prop(arb, (_c, req, reply) => {
+              // The attacker has no second factor: the password alone proves them, and nothing else does.
+              expect(jsonOf(req).password, 'only the right password re-authenticates').toBe(f.a.password)
+              const token = (reply.body as { accessToken: string }).accessToken
+              expect(sessionIdOf(token), 'the same session').toBe(f.a.sid)
+              expect(refreshValueOf(reply), 'the refresh cookie is left alone').toBeUndefined()
+            }),
+            runs(0.04),
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
         'POST /auth/forgot-password',
         async () => {
           const arb = caseArb(post, at('auth', 'forgot-password'), bodyArb(object({ email: emailArb })))
@@ -541,8 +599,15 @@ export const fuzzSuite = (store: AttackStore) =>
       const never: Oracle = (_c, req, reply) => {
         throw new Error(`no credential the fuzzer holds can succeed here: ${req.method} ${req.url} → ${reply.status}`)
       }
-      const ownPassword: Oracle = (_c, req) =>
-        expect(jsonOf(req).currentPassword, 'only the right password passes').toBe(f.a.password)
+      /** The right password, or none on a session that proved its holder within the fresh age. */
+      const ownPassword: Oracle = (_c, req) => {
+        const { currentPassword } = jsonOf(req)
+        if (currentPassword === undefined)
+          expect(sentAt - f.a.provedAt, 'only a fresh session passes without the password').toBeLessThanOrEqual(
+            FRESH_MS + FRESH_EDGE_MS,
+          )
+        else expect(currentPassword, 'only the right password passes').toBe(f.a.password)
+      }
 
       it(
         'GET /auth/sessions',
@@ -640,9 +705,9 @@ export const fuzzSuite = (store: AttackStore) =>
           const status = caseArb(get, at('auth', 'two-factor'), none)
           const setup = caseArb(post, at('auth', 'two-factor', 'setup'), bodyArb(object({ currentPassword: current })))
           await check(
-            prop(fc.oneof(status, setup), (_c, req, reply) => {
+            prop(fc.oneof(status, setup), (c, req, reply) => {
               if (req.method === 'GET') expect(reply.body).toMatchObject({ enabled: false })
-              else expect(jsonOf(req).currentPassword, 'only the right password sets up').toBe(f.a.password)
+              else return ownPassword(c, req, reply)
             }),
             runs(0.02),
           )
@@ -951,6 +1016,7 @@ export const fuzzSuite = (store: AttackStore) =>
           'POST /auth/logout',
           'GET /auth/me',
           'POST /auth/change-password',
+          'POST /auth/reauth',
           'POST /auth/forgot-password',
           'POST /auth/reset-password',
           'GET /auth/sessions',

@@ -109,6 +109,14 @@ const endToEnd = async (
       .status,
   ).toBe(204)
 
+  // Step-up: a wrong and a right re-authentication (the password travels again), and a sensitive
+  // change with the fresh session instead of the password.
+  expect((await call('POST', '/auth/reauth', { token: rotated.token, body: { password: wrong } })).status).toBe(400)
+  const reauthed = keepAuth(await call('POST', '/auth/reauth', { token: rotated.token, body: { password: second } }))
+  expect(reauthed.token).not.toBe('')
+  const moved = { newEmail: `moved-${email}` }
+  expect((await call('POST', '/auth/change-email', { token: reauthed.token, body: moved })).status).toBe(202)
+
   // Reset: the page, a refused password (token kept), the redemption, a second redemption.
   const token = await resetToken(email)
   keep(token, sha256(token), encodeURIComponent(token))
@@ -230,6 +238,9 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
       }
       const output = server.stdout() + server.stderr()
       expect(output).toMatch(/^POST \/auth\/reset-password 204 \d+ms$/m)
+      // The audit line of a re-authentication names its methods (RFC 8176), and the failure has its own.
+      expect(output).toMatch(/^\{"audit":\{"type":"reauthenticated",.*"amr":\["pwd"\]/m)
+      expect(output).toMatch(/^\{"audit":\{"type":"reauthentication\.failed",/m)
       expect(output).not.toContain('reset-password?token=')
       expectClean(output, secrets, await storedTokenHashes(view), codes)
       await done()

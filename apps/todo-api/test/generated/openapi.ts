@@ -105,6 +105,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/auth/reauth': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Prove who you are again (password, and a code when two-factor is on): the session becomes fresh
+     * @description For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.
+     */
+    post: operations['reauthenticate']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/auth/forgot-password': {
     parameters: {
       query?: never
@@ -600,6 +620,11 @@ export interface components {
       /** Format: int32 */
       status: number
       detail: string
+      /**
+       * @description The stable code for programs, the snake_case form of `type`
+       * @example email_unverified
+       */
+      code?: string
       /** @description Every field error of the request, at most 100 (validation failures only) */
       errors?: {
         /** @description The field, dotted (`title`, `items.0.name`); empty for the body itself */
@@ -612,6 +637,11 @@ export interface components {
         /** @example Password must be at least 8 characters */
         message: string
       }[]
+      /**
+       * Format: int32
+       * @description `reauthentication-required` only: the most seconds since the session last proved its holder that the operation accepts (re-authenticate with POST /auth/reauth)
+       */
+      maxAge?: number
     }
     SignupRequest: {
       name: string
@@ -673,6 +703,15 @@ export interface components {
       /** Format: password */
       newPassword: string
     }
+    ReauthRequest: {
+      /** Format: password */
+      password: string
+      /**
+       * @description Required when the account has two-factor authentication on: a code of the authenticator app, or an unused recovery code
+       * @example 123456
+       */
+      code?: string
+    }
     Accepted: {
       message: string
     }
@@ -719,8 +758,11 @@ export interface components {
       current: boolean
     }
     ChangeEmailRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * Format: email
        * @example ada@example.com
@@ -731,8 +773,11 @@ export interface components {
       token: string
     }
     DeleteAccountRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * @description Required when two-factor authentication is on: a code of the authenticator app or an unused recovery code
        * @example 123456
@@ -753,8 +798,11 @@ export interface components {
       uri: string
     }
     TwoFactorSetupRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
     }
     RecoveryCodes: {
       /** @description Single-use codes that stand in for the app once each. Shown only now. */
@@ -773,8 +821,11 @@ export interface components {
       emailCode: string
     }
     TwoFactorDisableRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * @description A 6-digit code of the authenticator app, or an unused recovery code
        * @example 123456
@@ -782,8 +833,11 @@ export interface components {
       code: string
     }
     RecoveryCodesRequest: {
-      /** Format: password */
-      currentPassword: string
+      /**
+       * Format: password
+       * @description The current password. May be left out while the session is fresh (it proved its holder at most `x-fresh` seconds ago: signed in or re-authenticated with POST /auth/reauth); when given, it is checked.
+       */
+      currentPassword?: string
       /**
        * @description The current 6-digit code of the authenticator app
        * @example 123456
@@ -1050,7 +1104,7 @@ export interface operations {
       /** @description Wrong email or password */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1134,7 +1188,7 @@ export interface operations {
       /** @description Missing, invalid, expired, revoked or reused refresh cookie */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1214,7 +1268,7 @@ export interface operations {
       /** @description No valid access token, and no current refresh cookie */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1281,7 +1335,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1332,7 +1386,113 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the `token` cookie was sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  reauthenticate: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ReauthRequest']
+      }
+    }
+    responses: {
+      /** @description The session is fresh; a new access token for it (the refresh cookie is unchanged) */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description Invalid input, a wrong password, or a missing, wrong or used code */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1657,7 +1817,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1739,7 +1899,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1777,7 +1937,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1845,7 +2005,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -1931,10 +2091,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2126,10 +2286,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2222,7 +2382,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2272,10 +2432,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2390,7 +2550,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2489,10 +2649,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2604,10 +2764,10 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description No valid access token */
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2722,7 +2882,7 @@ export interface operations {
       /** @description A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -2892,7 +3052,7 @@ export interface operations {
       /** @description An invalid, used or expired link, a wrong code (the fifth kills the mail), or an unknown or dead flow: one answer for all */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3000,7 +3160,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3053,7 +3213,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3121,7 +3281,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3213,7 +3373,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }
@@ -3289,7 +3449,7 @@ export interface operations {
       /** @description No valid access token */
       401: {
         headers: {
-          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused */
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
           [name: string]: unknown
         }

@@ -1,6 +1,9 @@
 /**
  * The account screen: email verification, password and email changes, the sessions list, the
- * two-factor setup (QR code drawn here) and deleting the account.
+ * two-factor setup (QR code drawn here) and deleting the account. The email, two-factor and
+ * delete actions ask for no password up front: within a few minutes of signing in the session
+ * is enough, and later the server asks for a fresh sign-in, which the dialog of reauth.ts
+ * collects in place.
  */
 import type { AuthClient, SessionView, User } from '@latchkey/client'
 import { deviceName } from './device.js'
@@ -50,14 +53,10 @@ const emailSection = ({ auth, user }: AccountContext) => {
     h('h3', {}, 'Change your email'),
     form({
       label: 'Change your email',
-      username: user.email,
       submit: 'Send a confirmation link',
-      fields: [
-        { name: 'newEmail', label: 'New email', type: 'email', autocomplete: 'email' },
-        { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
-      ],
-      async onSubmit({ newEmail = '', currentPassword = '' }, element) {
-        const { message } = await auth.changeEmail({ newEmail, currentPassword })
+      fields: [{ name: 'newEmail', label: 'New email', type: 'email', autocomplete: 'email' }],
+      async onSubmit({ newEmail = '' }, element) {
+        const { message } = await auth.changeEmail({ newEmail })
         element.reset()
         announce(message)
         status.textContent = message
@@ -166,7 +165,7 @@ const recoveryList = (codes: string[]) =>
   )
 
 const twoFactorSection = (context: AccountContext) => {
-  const { auth, user } = context
+  const { auth } = context
   const body = h('div', {})
   const render = async () => {
     let status: Awaited<ReturnType<AuthClient['twoFactor']['status']>>
@@ -188,11 +187,10 @@ const twoFactorSection = (context: AccountContext) => {
         ),
         form({
           label: 'Set up two-factor sign-in',
-          username: user.email,
           submit: 'Set up',
-          fields: [{ name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' }],
-          async onSubmit({ currentPassword = '' }) {
-            const { secret, uri } = await auth.twoFactor.setup({ currentPassword })
+          fields: [],
+          async onSubmit() {
+            const { secret, uri } = await auth.twoFactor.setup()
             confirm(secret, uri)
           },
         }),
@@ -204,14 +202,12 @@ const twoFactorSection = (context: AccountContext) => {
       h('h3', {}, 'New recovery codes'),
       form({
         label: 'New recovery codes',
-        username: user.email,
         submit: 'Make new recovery codes',
         fields: [
-          { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
           { name: 'code', label: 'Code from your app', autocomplete: 'one-time-code', inputmode: 'numeric', maxlength: 6 },
         ],
-        async onSubmit({ currentPassword = '', code = '' }) {
-          const { recoveryCodes } = await auth.twoFactor.regenerateRecoveryCodes({ currentPassword, code: code.trim() })
+        async onSubmit({ code = '' }) {
+          const { recoveryCodes } = await auth.twoFactor.regenerateRecoveryCodes({ code: code.trim() })
           body.replaceChildren(recoveryList(recoveryCodes), doneButton())
           announce('New recovery codes made; the old ones no longer work.')
         },
@@ -219,14 +215,10 @@ const twoFactorSection = (context: AccountContext) => {
       h('h3', {}, 'Turn two-factor sign-in off'),
       form({
         label: 'Turn two-factor sign-in off',
-        username: user.email,
         submit: 'Turn off',
-        fields: [
-          { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
-          { name: 'code', label: 'Code or recovery code', autocomplete: 'one-time-code', maxlength: 20 },
-        ],
-        async onSubmit({ currentPassword = '', code = '' }) {
-          await auth.twoFactor.disable({ currentPassword, code: code.trim() })
+        fields: [{ name: 'code', label: 'Code or recovery code', autocomplete: 'one-time-code', maxlength: 20 }],
+        async onSubmit({ code = '' }) {
+          await auth.twoFactor.disable({ code: code.trim() })
           announce('Two-factor sign-in is off.')
           await render()
         },
@@ -280,17 +272,15 @@ const twoFactorSection = (context: AccountContext) => {
   return section('Two-factor sign-in', body)
 }
 
-const deleteSection = ({ auth, user, noticeNext }: AccountContext) =>
+const deleteSection = ({ auth, noticeNext }: AccountContext) =>
   section(
     'Delete the account',
     h('p', {}, 'This deletes your account and every todo in it. It cannot be undone.'),
     form({
       label: 'Delete the account',
-      username: user.email,
       submit: 'Delete my account',
       className: 'danger',
       fields: [
-        { name: 'currentPassword', label: 'Current password', type: 'password', autocomplete: 'current-password' },
         {
           name: 'code',
           label: 'Code or recovery code',
@@ -300,10 +290,10 @@ const deleteSection = ({ auth, user, noticeNext }: AccountContext) =>
           hint: 'Needed when two-factor sign-in is on.',
         },
       ],
-      async onSubmit({ currentPassword = '', code = '' }) {
+      async onSubmit({ code = '' }) {
         noticeNext('Your account is deleted.')
         try {
-          await auth.deleteAccount({ currentPassword, ...(code.trim() ? { code: code.trim() } : {}) })
+          await auth.deleteAccount(code.trim() ? { code: code.trim() } : {})
         } catch (err) {
           noticeNext('')
           throw err

@@ -8,9 +8,14 @@ import './style.css'
 import { createAuthClient, type User } from '@latchkey/client'
 import { accountScreen } from './account.js'
 import { announce, describeError, form, h } from './dom.js'
+import { confirmIdentity } from './reauth.js'
 import { type Filter, type Todo, todoApi } from './todos.js'
 
-const auth = createAuthClient({ baseUrl: location.origin })
+// An account action that needs a recent sign-in asks for the password in place (see reauth.ts).
+const auth = createAuthClient({
+  baseUrl: location.origin,
+  onReauthenticationRequired: (prompt) => confirmIdentity(auth, prompt),
+})
 const todos = todoApi(auth)
 const SIGNED_IN = 'latchkey:signed-in'
 

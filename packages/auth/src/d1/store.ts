@@ -114,14 +114,15 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       refreshKeyHash = null,
       now,
       credentialsVersion,
+      amr = ['pwd'],
       userAgent = null,
       ip = null,
     }) {
       // One statement: the row is written only while the version the login verified is current.
       const at = now.getTime()
       const written = await db.run(
-        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, refresh_hash, refresh_key_hash, user_agent, ip)
-            select ${id}, ${userId}, ${at}, ${at}, ${refreshHash}, ${refreshKeyHash}, ${userAgent}, ${ip}
+        sql`insert into ${sessions} (id, user_id, created_at, refreshed_at, authenticated_at, amr, refresh_hash, refresh_key_hash, user_agent, ip)
+            select ${id}, ${userId}, ${at}, ${at}, ${at}, ${JSON.stringify(amr)}, ${refreshHash}, ${refreshKeyHash}, ${userAgent}, ${ip}
             where ${versionIs(userId, credentialsVersion)}`,
       )
       return changes(written) === 1
@@ -135,6 +136,12 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         .where(eq(sessions.id, sessionId))
         .get()
       return row ? fromSessionLookup(sessionId, row) : null
+    },
+
+    async reauthenticate({ sessionId, userId, credentialsVersion, at, amr }) {
+      // One statement, guarded by the version the re-authentication verified.
+      const mine = and(eq(sessions.id, sessionId), eq(sessions.userId, userId), versionIs(userId, credentialsVersion))
+      return changes(await db.update(sessions).set({ authenticatedAt: at, amr }).where(mine).run()) === 1
     },
 
     async findRefresh(ref) {

@@ -22,6 +22,8 @@ describe.each(STORES)('email-sign-in timing on $name', ({ name, skip, open }) =>
 
   it.skipIf(skip !== null)(
     'answers, and serves the next request, as fast for an address with an account as without',
+    // Time on a shared machine is noisy: a real leak (1.2–1.7 before the fix) fails every try.
+    { retry: 2 },
     async () => {
       const generous = { max: 1_000_000, windowSeconds: 900 }
       const h = harness({ store: opened.store, rateLimit: { ip: generous, email: generous } })

@@ -52,9 +52,9 @@ export const verifyEmailSignIn = <U extends UserRecord>(app: AuthApp, deps: Rout
   const { store, sessions, limits, notify, options, devices } = deps
   /**
    * The one place where sign-in by email opens a session: the method it proved (`email`, for
-   * the session's record and its tokens once sessions carry it) is passed here and nowhere else.
+   * the session's record and its tokens) is passed here and nowhere else.
    */
-  const openSession = (c: Context, user: U, credentialsVersion: number) => sessions.start(c, user, credentialsVersion)
+  const openSession = (c: Context, user: U, credentialsVersion: number) => sessions.start(c, user, credentialsVersion, ['email'])
 
   return app.openapi(
     createRoute({

@@ -5,6 +5,7 @@
  * wrong origin, wrong rpId, another challenge, reused and expired challenges, a bad signature, a
  * counter that goes back, another user's passkey, the last way to sign in, parallel sign-ins.
  */
+import { decodeJwt } from 'jose'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Algorithm, type CreationOptions, FLAGS, type RequestOptions, softAuthenticator } from '../../test/authenticator.js'
 import { harness, PASSWORD, refreshCookie } from '../../test/harness.js'
@@ -15,6 +16,8 @@ type Json = Record<string, unknown>
 const ORIGIN = 'http://localhost:3000'
 const PASSKEYS = { rpId: 'localhost', rpName: 'Latchkey test', origins: [ORIGIN] }
 const json = async (res: Response) => (await res.json()) as Json
+/** The methods (RFC 8176) an access token says its session was proven with. */
+const amrOf = async (res: Response) => decodeJwt(((await res.clone().json()) as { accessToken: string }).accessToken).amr
 
 describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
   let opened: OpenedStore
@@ -65,6 +68,8 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
       expect(res.status).toBe(200)
       const body = await json(res)
       expect(body).toMatchObject({ tokenType: 'Bearer', user: { email: 'ada@example.com' } })
+      // A user-verified passkey: the key, and the user's PIN or biometrics, two factors.
+      expect(decodeJwt(body.accessToken as string).amr).toEqual(['hwk', 'user', 'mfa'])
       expect(refreshCookie(res)).toMatch(/\.[A-Za-z0-9_-]{40,}$/)
       const me = await h.request('GET', '/auth/me', { headers: { Authorization: `Bearer ${body.accessToken}` } })
       expect(me.status).toBe(200)
@@ -325,12 +330,44 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
       expect((await verify({ challenge: third.challenge })).status).toBe(400)
       const done = await verify({ challenge: third.challenge, passkey: assertion })
       expect(done.status).toBe(200)
+      expect(await amrOf(done)).toEqual(['pwd', 'hwk', 'mfa'])
       expect(await json(done)).toMatchObject({ tokenType: 'Bearer', user: { email: 'ada@example.com' } })
       expect(refreshCookie(done)).toBeTruthy()
       // Single use.
       expect((await verify({ challenge: third.challenge, passkey: assertion })).status).toBe(401)
     },
   )
+
+  run('a passkey without user verification on an account without a second factor is one factor: amr hwk', async () => {
+    const h = setup()
+    const ada = await withPasskey(h)
+    const o = await loginOptions(h)
+    const res = await signIn(h, o.challengeId, await ada.authenticator.get(o.options, { flags: FLAGS.UP }))
+    expect(res.status).toBe(200)
+    expect(await amrOf(res)).toEqual(['hwk'])
+  })
+
+  run('adding and removing a passkey need a fresh session: a stale one gets 401 reauthentication-required', async () => {
+    const h = setup()
+    const ada = await withPasskey(h)
+    h.clock.advance(301_000)
+    const stale = async (res: Response) => {
+      expect(res.status).toBe(401)
+      expect(await res.json()).toMatchObject({ type: 'urn:latchkey:problem:reauthentication-required', maxAge: 300 })
+    }
+    // The access token is still valid (15 minutes); the session's proof is not fresh.
+    const bearer = ada.bearer
+    await stale(await h.request('POST', '/auth/passkeys/register/options', { headers: bearer }))
+    await stale(
+      await h.request('POST', '/auth/passkeys/register', { json: { response: {}, emailCode: '000000' }, headers: bearer }),
+    )
+    await stale(await h.request('DELETE', `/auth/passkeys/${ada.passkey.id}`, { headers: bearer }))
+    // Listing needs no fresh session; the passkey is still there.
+    expect((await h.request('GET', '/auth/passkeys', { headers: bearer })).status).toBe(200)
+    // A re-authentication makes the session fresh again.
+    expect((await h.request('POST', '/auth/reauth', { json: { password: PASSWORD }, headers: bearer })).status).toBe(200)
+    expect((await h.request('DELETE', `/auth/passkeys/${ada.passkey.id}`, { headers: bearer })).status).toBe(204)
+  })
 
   run('lists, renames and removes only the owner’s passkeys; another user’s id is 404; a notice is mailed', async () => {
     const h = setup()

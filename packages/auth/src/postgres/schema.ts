@@ -3,6 +3,7 @@
  * rate-limit counters. Migrations under `drizzle/postgres` are generated from it.
  */
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import type { AuthMethod } from '../store/types.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
@@ -48,6 +49,13 @@ export const sessions = pgTable(
     /** The client address at login, as the rate limits derive it. */
     ip: text('ip'),
     rotatedAt: at('rotated_at'),
+    /**
+     * The last proof of this session (signup, login, re-authentication): what `fresh` judges.
+     * `null` for a session from before 0.2, read as its `created_at`.
+     */
+    authenticatedAt: at('authenticated_at'),
+    /** The methods of that proof (RFC 8176: `pwd`, `otp`, `mfa`, …), as a JSON array; `null` before 0.2, read as `["pwd"]`. */
+    amr: jsonb('amr').$type<AuthMethod[]>(),
   },
   (t) => [
     index('auth_sessions_user_idx').on(t.userId),

@@ -169,6 +169,11 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
         credentialsVersion: 0,
       })
       expect((await store.findSession('s1'))?.user.email).toBe('ada@example.com')
+      // A session from before 0.2 recorded no proof: it counts as a password sign-in when it was created.
+      expect((await store.findSession('s1'))?.session).toMatchObject({
+        authenticatedAt: new Date('2026-11-01T10:00:00.000Z'),
+        amr: ['pwd'],
+      })
       const now = new Date('2026-11-02T00:00:00.000Z')
       expect(await store.findResetToken('t1', now)).toEqual({ userId: 'u1', email: 'ada@example.com' })
       const lifetimes = { graceMs: 10_000, idleMs: 30 * 86_400_000, absoluteMs: 90 * 86_400_000 }

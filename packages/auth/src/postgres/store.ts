@@ -157,6 +157,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       refreshKeyHash = null,
       now,
       credentialsVersion,
+      amr = ['pwd'],
       userAgent = null,
       ip = null,
     }) {
@@ -165,9 +166,18 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         // for them and reads their new version, or they wait for this session and then delete it.
         const [user] = await tx.select({ version: users.credentialsVersion }).from(users).where(eq(users.id, userId)).for('share')
         if (user?.version !== credentialsVersion) return false
-        await tx
-          .insert(sessions)
-          .values({ id, userId, createdAt: now, refreshedAt: now, refreshHash, refreshKeyHash, userAgent, ip })
+        await tx.insert(sessions).values({
+          id,
+          userId,
+          createdAt: now,
+          refreshedAt: now,
+          authenticatedAt: now,
+          amr,
+          refreshHash,
+          refreshKeyHash,
+          userAgent,
+          ip,
+        })
         return true
       })
     },
@@ -175,6 +185,20 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     async findSession(sessionId) {
       const [row] = await sessionById.execute({ id: sessionId })
       return row ? fromSessionLookup(sessionId, row) : null
+    },
+
+    async reauthenticate({ sessionId, userId, credentialsVersion, at, amr }) {
+      return db.transaction(async (tx) => {
+        // As createSession: the version is read under a lock a password change or reset needs too.
+        const [user] = await tx.select({ version: users.credentialsVersion }).from(users).where(eq(users.id, userId)).for('share')
+        if (user?.version !== credentialsVersion) return false
+        const rows = await tx
+          .update(sessions)
+          .set({ authenticatedAt: at, amr })
+          .where(and(eq(sessions.id, sessionId), eq(sessions.userId, userId)))
+          .returning({ id: sessions.id })
+        return rows.length === 1
+      })
     },
 
     async findRefresh(ref) {

@@ -1,5 +1,6 @@
 /**
- * Changing the email (docs/reference/lifecycle.md#email-change): POST /change-email re-checks the password and mails a
+ * Changing the email (docs/reference/lifecycle.md#email-change): POST /change-email re-checks the password (or takes a fresh
+ * session, README "Step-up") and mails a
  * `change-email` token to the new address; nothing changes yet. POST /confirm-email spends it:
  * the address becomes the account's (verified), every session ends, and the old address is told.
  */
@@ -9,6 +10,7 @@ import { tokenHash } from '../opaque-token.js'
 import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
+  CurrentPasswordField,
   EmailField,
   emailFromBody,
   internalErrorResponse,
@@ -16,19 +18,18 @@ import {
   jsonContent,
   MessageSchema,
   overloadedResponse,
-  PasswordField,
   problemResponse,
   rateLimitedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
-import { checkCurrentPassword } from './current-password.js'
+import { confirmHolder, passwordOrFresh } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { invalidEmailToken, mailEmailToken, tokenOwner } from './email-tokens.js'
 import { emailTaken } from './signup.js'
 import { TokenBody } from './verify-email.js'
 
-const ChangeEmailBody = z.object({ currentPassword: PasswordField, newEmail: EmailField }).openapi('ChangeEmailRequest')
+const ChangeEmailBody = z.object({ currentPassword: CurrentPasswordField, newEmail: EmailField }).openapi('ChangeEmailRequest')
 const SENT = 'A confirmation link is on its way to the new address; the email changes when it is used.'
 
 export const changeEmail = <U extends UserRecord>(
@@ -41,6 +42,7 @@ export const changeEmail = <U extends UserRecord>(
       guard(true),
       {
         auth: true,
+        fresh: options.freshAge,
         method: 'post',
         path: '/change-email',
         operationId: 'changeEmail',
@@ -57,13 +59,13 @@ export const changeEmail = <U extends UserRecord>(
         },
       },
       // Per the new address too (docs/reference/limits.md#rate-limits), so no set of accounts can flood one mailbox.
-      [limits.perUser('change-email', async (c) => emailFromBody(await peekJson(c), 'newEmail'))],
+      [passwordOrFresh(options), limits.perUser('change-email', async (c) => emailFromBody(await peekJson(c), 'newEmail'))],
     ),
     async (c) => {
       const { currentPassword, newEmail } = c.req.valid('json')
       const { user } = c.var
-      // The password first: without it, nobody learns whether an address has an account.
-      const found = await checkCurrentPassword(deps, c, user.id, currentPassword)
+      // The proof first: without it, nobody learns whether an address has an account.
+      const found = await confirmHolder(deps, c, currentPassword)
       if (newEmail === found.user.email) throw fieldFailure('newEmail', 'invalid_value', 'New email is your current email')
       if (await store.findUserByEmail(newEmail)) throw emailTaken()
       await mailEmailToken(deps, 'change-email', user.id, newEmail)

@@ -1,22 +1,23 @@
 /**
  * POST /delete-account (docs/reference/lifecycle.md#deleting-the-account): with the current
- * password (and, when the account has a second factor, a current code or an unused recovery code),
- * the user and every session and token of theirs are deleted in one atomic step; its access tokens
- * and refresh cookie stop working, and the address the account had gets an `account-deleted` notice.
+ * password or a fresh session (and, when the account has a second factor, a current code or an
+ * unused recovery code), the user and every session and token of theirs are deleted in one atomic
+ * step; its access tokens and refresh cookie stop working, and the address the account had gets an
+ * `account-deleted` notice.
  */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
 import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
+  CurrentPasswordField,
   jsonBody,
   overloadedResponse,
-  PasswordField,
   problemResponse,
   rateLimitedResponse,
 } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
-import { checkCurrentPassword, wrongPassword } from './current-password.js'
+import { confirmHolder, passwordOrFresh, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { AnyCode, wrongCode } from './two-factor.js'
 
@@ -28,7 +29,7 @@ const codeRequired = () =>
 
 const DeleteAccountBody = z
   .object({
-    currentPassword: PasswordField,
+    currentPassword: CurrentPasswordField,
     code: AnyCode.optional().openapi({
       description: 'Required when two-factor authentication is on: a code of the authenticator app or an unused recovery code',
     }),
@@ -37,14 +38,15 @@ const DeleteAccountBody = z
 
 export const deleteAccount = <U extends UserRecord>(
   app: AuthApp,
-  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'notify' | 'guard' | 'cookie' | 'twoFactor'>,
+  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'notify' | 'guard' | 'cookie' | 'options' | 'twoFactor'>,
 ) => {
-  const { store, limits, notify, guard, cookie, twoFactor } = deps
+  const { store, limits, notify, guard, cookie, options, twoFactor } = deps
   return app.openapi(
     guardedRoute(
       guard(true),
       {
         auth: true,
+        fresh: options.freshAge,
         method: 'post',
         path: '/delete-account',
         operationId: 'deleteAccount',
@@ -61,12 +63,12 @@ export const deleteAccount = <U extends UserRecord>(
           503: overloadedResponse,
         },
       },
-      [limits.perUser('delete-account')],
+      [passwordOrFresh(options), limits.perUser('delete-account')],
     ),
     async (c) => {
       const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
-      const found = await checkCurrentPassword(deps, c, user.id, currentPassword)
+      const found = await confirmHolder(deps, c, currentPassword)
       const factor = await store.findTwoFactor(user.id)
       // A second factor guards the account's end as it guards its sign-in.
       const needsCode = Boolean(factor?.enabledAt)
@@ -75,7 +77,7 @@ export const deleteAccount = <U extends UserRecord>(
         notify.event(c, { type: 'two_factor.failed', userId: user.id })
         throw code === undefined ? codeRequired() : wrongCode()
       }
-      // Only while the password that was checked is still current: a concurrent reset wins.
+      // Only while the password read with the proof is still current: a concurrent reset wins.
       if (!(await store.deleteUser(user.id, found.credentialsVersion))) throw wrongPassword()
       cookie.clear(c)
       if (spent === 'recovery') {

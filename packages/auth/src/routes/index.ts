@@ -19,6 +19,7 @@ import { forgotPassword } from './forgot-password.js'
 import { login } from './login.js'
 import { logout } from './logout.js'
 import { me } from './me.js'
+import { reauth } from './reauth.js'
 import { refresh } from './refresh.js'
 import { resetPassword } from './reset-password.js'
 import { sessionRoutes } from './sessions.js'
@@ -66,6 +67,7 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
   logout(routes, deps)
   me(routes, deps)
   changePassword(routes, deps)
+  reauth(routes, deps)
   forgotPassword(routes, deps)
   resetPassword(routes, deps)
   verifyEmail(routes, deps)

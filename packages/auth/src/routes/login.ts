@@ -24,6 +24,7 @@ import {
   rateLimitedResponse,
   unauthorizedResponse,
 } from '../schemas.js'
+import { amrOf } from '../session.js'
 import type { UserRecord } from '../store/types.js'
 import { CHALLENGE_SECONDS } from '../two-factor/factor.js'
 import type { AuthApp, RouteDeps } from './deps.js'
@@ -157,7 +158,7 @@ export const login = <U extends UserRecord>(
         devices.set(c)
         return c.json(second, 202)
       }
-      const started = await sessions.start(c, found.user, found.credentialsVersion)
+      const started = await sessions.start(c, found.user, found.credentialsVersion, amrOf({ password: true, code: false }))
       if (!started) {
         notify.event(c, { type: 'login.failed', method: 'password', userId: found.user.id })
         throw invalidCredentials()

@@ -17,6 +17,7 @@ import {
   rateLimitedResponse,
   UNSTORABLE_TEXT,
 } from '../schemas.js'
+import { amrOf } from '../session.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
 import { fieldCode } from '../validation.js'
 import { refuseBreachedPassword } from './breached.js'
@@ -100,7 +101,7 @@ export const signup = <U extends UserRecord>(
         ...(profile ? { profile } : {}),
       })
       if (!user) throw emailTaken()
-      const started = await sessions.start(c, user, INITIAL_CREDENTIALS_VERSION)
+      const started = await sessions.start(c, user, INITIAL_CREDENTIALS_VERSION, amrOf({ password: true, code: false }))
       // Only a password change could move the version, and that needs a session or a reset token.
       if (!started) throw new AuthError('internal', { detail: 'The account was changed while it was being created.' })
       notify.event(c, { type: 'signup', userId: user.id, sessionId: started.sessionId })

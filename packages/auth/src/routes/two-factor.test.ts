@@ -262,9 +262,10 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect((await post('enable', { code: code(), emailCode })).status).toBe(200)
     expect((await post('enable', { code: code(1), emailCode })).status).toBe(409)
     expect((await post('setup', { currentPassword: PASSWORD })).status).toBe(409)
-    // Disabling needs both the password and a code.
+    // Disabling needs a code, and the password or a fresh session (README, "Step-up").
     expect((await post('disable', { currentPassword: PASSWORD })).status).toBe(400)
-    expect((await post('disable', { code: code(1) })).status).toBe(400)
+    h.clock.advance(301_000)
+    expect((await post('disable', { code: code(1) })).status).toBe(401)
     expect((await post('disable', { currentPassword: 'not the password at all', code: code(1) })).status).toBe(400)
     expect((await post('disable', { currentPassword: PASSWORD, code: code(5) })).status).toBe(400)
     expect(await json(await h.request('GET', '/auth/two-factor', { headers: ada.bearer }))).toMatchObject({ enabled: true })
@@ -342,6 +343,8 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
       'POST /refresh': () => h.request('POST', '/auth/refresh', { headers: cookieHeader(older) }),
       // The second step itself, without a challenge of the password step.
       'POST /two-factor/verify': () => verify(h, 'made-up-challenge-0123456789abcdef', code),
+      // A re-authentication with the password alone.
+      'POST /reauth': () => h.request('POST', '/auth/reauth', { json: { password: PASSWORD }, headers: ada.bearer }),
       // A sign-in mail of the (verified) account: the mailbox is one factor, so it gets the 202.
       'POST /email-sign-in/verify': async () => {
         const { flow } = (await json(await h.request('POST', '/auth/email-sign-in', { json: { email: 'ada@example.com' } }))) as {

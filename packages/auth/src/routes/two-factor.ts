@@ -9,6 +9,7 @@ import type { Context } from 'hono'
 import { emailUnverified } from '../add-credential-code.js'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
+import type { GuardEnv } from '../guard.js'
 import { tokenHash } from '../opaque-token.js'
 import { challengeOf } from '../passkeys/ceremony.js'
 import { AuthenticationResponseSchema, RequestOptionsSchema } from '../passkeys/schemas.js'
@@ -16,21 +17,22 @@ import { type GuardedRouteConfig, guardedRoute } from '../route.js'
 import {
   AuthResultSchema,
   bodyGuardResponses,
+  CurrentPasswordField,
   internalErrorResponse,
   jsonBody,
   jsonContent,
   overloadedResponse,
-  PasswordField,
   problemResponse,
   rateLimitedResponse,
   storableString,
   unauthorizedResponse,
 } from '../schemas.js'
-import type { UserRecord } from '../store/types.js'
+import { amrOf } from '../session.js'
+import type { AuthMethod, UserRecord } from '../store/types.js'
 import { CHALLENGE_MAX_FAILURES, type SpentCode } from '../two-factor/factor.js'
 import { RECOVERY_CODE_COUNT } from '../two-factor/recovery-codes.js'
 import { base32Key, newTotpKey, totpUri } from '../two-factor/totp.js'
-import { checkCurrentPassword } from './current-password.js'
+import { confirmHolder, passwordOrFresh } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 const TotpCode = z
@@ -111,6 +113,9 @@ const invalidChallenge = () =>
     headers: { 'WWW-Authenticate': 'Bearer' },
   })
 
+/** RFC 8176: the password, then a passkey (a hardware-bound key) as the second factor. */
+const PASSKEY_SECOND_STEP: AuthMethod[] = ['pwd', 'hwk', 'mfa']
+
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
   | 'store'
@@ -129,7 +134,11 @@ type Deps<U extends UserRecord> = Pick<
 export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
   const { store, limits, notify, options, guard, sessions, twoFactor, addCredential, devices } = deps
   const guarded = <C extends GuardedRouteConfig<never>>(config: C, endpoint?: string) =>
-    guardedRoute(guard(true), config, endpoint ? [limits.perUser(endpoint)] : [])
+    guardedRoute(guard(true), config, [
+      // The password or a fresh session: where `x-fresh` is documented, the route takes either.
+      ...(config.fresh === undefined ? [] : [passwordOrFresh(options)]),
+      ...(endpoint ? [limits.perUser(endpoint)] : []),
+    ])
 
   app.openapi(
     guarded({
@@ -161,10 +170,11 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         tags: ['two-factor'],
         method: 'post',
         path: '/two-factor/setup',
+        fresh: options.freshAge,
         operationId: 'setUpTwoFactor',
         summary:
           'Create a TOTP key (pending until enabled with a code) and mail a 6-digit code to the verified address; a new setup replaces a pending one and its code',
-        request: { body: jsonBody(z.object({ currentPassword: PasswordField }).openapi('TwoFactorSetupRequest')) },
+        request: { body: jsonBody(z.object({ currentPassword: CurrentPasswordField }).openapi('TwoFactorSetupRequest')) },
         responses: {
           200: jsonContent(SetupSchema, 'The key, to enter or scan into an authenticator app; a code is on its way by mail'),
           400: problemResponse('Invalid input or a wrong current password'),
@@ -182,7 +192,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       const { user } = c.var
       // A factor outlives a reset: only the owner of a verified mailbox may add one.
       if (!user.raw.emailVerified) throw emailUnverified()
-      await checkCurrentPassword(deps, c, user.id, currentPassword)
+      await confirmHolder(deps, c, currentPassword)
       const key = newTotpKey()
       if (!(await store.setPendingTwoFactor(user.id, await twoFactor.box.seal(key, user.id), options.now())))
         throw alreadyEnabled()
@@ -247,9 +257,10 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     },
   )
 
-  /** The password, then an enabled factor, then the code spent: the common start of disable and renew. */
-  const passwordThenCode = async (c: Context, userId: string, password: string, code: string, recovery: boolean) => {
-    await checkCurrentPassword(deps, c, userId, password)
+  /** The password (or a fresh session), then an enabled factor, then the code spent: the common start of disable and renew. */
+  const passwordThenCode = async (c: Context<GuardEnv<U>>, password: string | undefined, code: string, recovery: boolean) => {
+    const userId = c.var.user.id
+    await confirmHolder(deps, c, password)
     const factor = await store.findTwoFactor(userId)
     if (!factor?.enabledAt) throw notEnabled()
     const spent = await twoFactor.spend(userId, factor, code, recovery)
@@ -267,10 +278,11 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         tags: ['two-factor'],
         method: 'post',
         path: '/two-factor/disable',
+        fresh: options.freshAge,
         operationId: 'disableTwoFactor',
         summary: 'Turn two-factor authentication off with the password and a code or a recovery code',
         request: {
-          body: jsonBody(z.object({ currentPassword: PasswordField, code: AnyCode }).openapi('TwoFactorDisableRequest')),
+          body: jsonBody(z.object({ currentPassword: CurrentPasswordField, code: AnyCode }).openapi('TwoFactorDisableRequest')),
         },
         responses: {
           204: { description: 'Off; the key and the recovery codes are deleted' },
@@ -286,7 +298,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     async (c) => {
       const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
-      const spent = await passwordThenCode(c, user.id, currentPassword, code, true)
+      const spent = await passwordThenCode(c, currentPassword, code, true)
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId: user.id })
         notify.mail({ kind: 'recovery-code-used', to: user.email, usedFor: 'disable-two-factor' })
@@ -305,10 +317,11 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         tags: ['two-factor'],
         method: 'post',
         path: '/two-factor/recovery-codes',
+        fresh: options.freshAge,
         operationId: 'renewRecoveryCodes',
         summary: 'Replace the recovery codes with a fresh set (the password and a code from the app)',
         request: {
-          body: jsonBody(z.object({ currentPassword: PasswordField, code: TotpCode }).openapi('RecoveryCodesRequest')),
+          body: jsonBody(z.object({ currentPassword: CurrentPasswordField, code: TotpCode }).openapi('RecoveryCodesRequest')),
         },
         responses: {
           200: jsonContent(RecoveryCodesSchema, 'The new set, shown this once; the old set no longer works'),
@@ -324,7 +337,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     async (c) => {
       const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
-      await passwordThenCode(c, user.id, currentPassword, code, false)
+      await passwordThenCode(c, currentPassword, code, false)
       const recovery = twoFactor.recoveryCodes(user.id)
       if (!(await store.replaceRecoveryCodes(user.id, recovery.hashes))) throw notEnabled()
       return c.json({ recoveryCodes: recovery.codes }, 200)
@@ -402,7 +415,14 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       }
       const found = await store.findUserById(userId)
       // The password step's version: a reset or a change since then opens no session.
-      const started = found && (await sessions.start(c, found.user, credentialsVersion))
+      const started =
+        found &&
+        (await sessions.start(
+          c,
+          found.user,
+          credentialsVersion,
+          spent === 'passkey' ? PASSKEY_SECOND_STEP : amrOf({ password: true, code: true }),
+        ))
       if (!started) throw invalidChallenge()
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId })

@@ -1,6 +1,7 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
 import { type SQL, sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import type { AuthMethod } from '../store/types.js'
 
 const tsMs = (name: string) => integer(name, { mode: 'timestamp_ms' })
 
@@ -46,6 +47,13 @@ export const sessions = sqliteTable(
     /** The client address at login, as the rate limits derive it. */
     ip: text('ip'),
     rotatedAt: integer('rotated_at', { mode: 'timestamp_ms' }),
+    /**
+     * The last proof of this session (signup, login, re-authentication): what `fresh` judges.
+     * `null` for a session from before 0.2, read as its `created_at`.
+     */
+    authenticatedAt: integer('authenticated_at', { mode: 'timestamp_ms' }),
+    /** The methods of that proof (RFC 8176: `pwd`, `otp`, `mfa`, …), as a JSON array; `null` before 0.2, read as `["pwd"]`. */
+    amr: text('amr', { mode: 'json' }).$type<AuthMethod[]>(),
   },
   (t) => [
     index('auth_sessions_user_idx').on(t.userId),

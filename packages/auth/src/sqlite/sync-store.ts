@@ -5,7 +5,7 @@
  * takes the write lock up front, which makes rotation and single-use consumption atomic across
  * processes sharing the file. This module imports no driver.
  */
-import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm'
+import { and, desc, eq, exists, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
@@ -88,6 +88,8 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
         userId: p('userId'),
         createdAt: p('now'),
         refreshedAt: p('now'),
+        authenticatedAt: p('now'),
+        amr: p('amr'),
         refreshHash: p('hash'),
         refreshKeyHash: p('keyHash'),
         userAgent: p('userAgent'),
@@ -172,6 +174,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       refreshKeyHash = null,
       now,
       credentialsVersion,
+      amr = ['pwd'],
       userAgent = null,
       ip = null,
     }) {
@@ -179,7 +182,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       // IMMEDIATE: the version read and the insert happen under the write lock a reset needs too.
       return db.transaction(() => {
         if (versionOf.get({ id: userId })?.version !== credentialsVersion) return false
-        insertSession.run({ id, userId, now, hash: refreshHash, keyHash: refreshKeyHash, userAgent, ip })
+        insertSession.run({ id, userId, now, amr, hash: refreshHash, keyHash: refreshKeyHash, userAgent, ip })
         return true
       }, immediate)
     },
@@ -187,6 +190,15 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
     async findSession(sessionId) {
       const row = hot().sessionById.get({ id: sessionId })
       return row ? fromSessionLookup(sessionId, row) : null
+    },
+
+    async reauthenticate({ sessionId, userId, credentialsVersion, at, amr }) {
+      const current = db
+        .select({ one: sql`1` })
+        .from(users)
+        .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
+      const mine = and(eq(sessions.id, sessionId), eq(sessions.userId, userId), exists(current))
+      return durable(() => db.update(sessions).set({ authenticatedAt: at, amr }).where(mine).run().changes === 1)
     },
 
     async findRefresh(ref) {

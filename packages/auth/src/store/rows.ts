@@ -2,7 +2,7 @@
  * Rows of the bundled stores' tables (the same columns in the SQLite and PostgreSQL dialects) turned into what the
  * store interface returns: never the password hash or a refresh hash where it is not asked for.
  */
-import type { SessionInfo, SessionRefreshState, UserRecord, UserWithHash } from './types.js'
+import type { AuthMethod, SessionAuthentication, SessionInfo, SessionRefreshState, UserRecord, UserWithHash } from './types.js'
 
 interface UserRow extends UserRecord {
   passwordHash: string
@@ -29,7 +29,6 @@ export const withHash = (row: UserRow | undefined): UserWithHash | null =>
       }
     : null
 
-/** The refresh facts of a sessions row: exactly the interface's fields, whatever else the row holds. */
 /** A session as its owner sees it: exactly the interface's fields. */
 export const toSessionInfo = (row: SessionInfo): SessionInfo => ({
   id: row.id,
@@ -40,7 +39,26 @@ export const toSessionInfo = (row: SessionInfo): SessionInfo => ({
   ip: row.ip,
 })
 
-export const toRefreshState = (row: SessionRefreshState): SessionRefreshState => ({
+/** The columns of a session's last proof; `null` in a row from before 0.2. */
+export interface AuthenticationColumns {
+  createdAt: Date
+  authenticatedAt: Date | null
+  amr: AuthMethod[] | null
+}
+
+/**
+ * A session's last proof. A session from before 0.2 recorded none: it counts as proven by a
+ * password when it was created (its login), which is what opened it then.
+ */
+export const toAuthentication = ({ createdAt, authenticatedAt, amr }: AuthenticationColumns): SessionAuthentication => ({
+  authenticatedAt: authenticatedAt ?? createdAt,
+  amr: amr ?? ['pwd'],
+})
+
+/** The refresh facts of a sessions row: exactly the interface's fields, whatever else the row holds. */
+export const toRefreshState = (
+  row: Omit<SessionRefreshState, keyof SessionAuthentication> & AuthenticationColumns,
+): SessionRefreshState => ({
   id: row.id,
   userId: row.userId,
   createdAt: row.createdAt,
@@ -49,4 +67,5 @@ export const toRefreshState = (row: SessionRefreshState): SessionRefreshState =>
   refreshHash: row.refreshHash,
   previousRefreshHash: row.previousRefreshHash,
   rotatedAt: row.rotatedAt,
+  ...toAuthentication(row),
 })

@@ -2,12 +2,12 @@
  * The guard's session lookup as every bundled store runs it (SQLite, D1, PostgreSQL): one flat row of the columns it
  * returns (never the password hash), turned into the session and its user.
  */
-import { withProfile } from './rows.js'
-import type { SessionRecord, UserRecord } from './types.js'
+import { type AuthenticationColumns, toAuthentication, withProfile } from './rows.js'
+import type { LiveSession, UserRecord } from './types.js'
 
 /** The columns to select from a store's sessions and users tables, each keeping its Drizzle type. */
 export const sessionLookupColumns = <
-  S extends { userId: unknown; createdAt: unknown; refreshedAt: unknown },
+  S extends { userId: unknown; createdAt: unknown; refreshedAt: unknown; authenticatedAt: unknown; amr: unknown },
   U extends { name: unknown; email: unknown; role: unknown; emailVerified: unknown; profile: unknown; createdAt: unknown },
 >(
   sessions: S,
@@ -16,6 +16,8 @@ export const sessionLookupColumns = <
   userId: S['userId']
   createdAt: S['createdAt']
   refreshedAt: S['refreshedAt']
+  authenticatedAt: S['authenticatedAt']
+  amr: S['amr']
   name: U['name']
   email: U['email']
   role: U['role']
@@ -26,6 +28,8 @@ export const sessionLookupColumns = <
   userId: sessions.userId,
   createdAt: sessions.createdAt,
   refreshedAt: sessions.refreshedAt,
+  authenticatedAt: sessions.authenticatedAt,
+  amr: sessions.amr,
   name: users.name,
   email: users.email,
   role: users.role,
@@ -34,9 +38,8 @@ export const sessionLookupColumns = <
   userCreatedAt: users.createdAt,
 })
 
-export interface SessionLookupRow {
+export interface SessionLookupRow extends AuthenticationColumns {
   userId: string
-  createdAt: Date
   refreshedAt: Date
   name: string
   email: string
@@ -48,8 +51,20 @@ export interface SessionLookupRow {
 
 export const fromSessionLookup = (
   sessionId: string,
-  { userId, createdAt, refreshedAt, name, email, role, emailVerified, profile, userCreatedAt }: SessionLookupRow,
-): { session: SessionRecord; user: UserRecord } => ({
-  session: { id: sessionId, userId, createdAt, refreshedAt },
+  {
+    userId,
+    createdAt,
+    refreshedAt,
+    authenticatedAt,
+    amr,
+    name,
+    email,
+    role,
+    emailVerified,
+    profile,
+    userCreatedAt,
+  }: SessionLookupRow,
+): { session: LiveSession; user: UserRecord } => ({
+  session: { id: sessionId, userId, createdAt, refreshedAt, ...toAuthentication({ createdAt, authenticatedAt, amr }) },
   user: withProfile({ id: userId, name, email, role, emailVerified, createdAt: userCreatedAt }, profile),
 })

@@ -60,6 +60,25 @@ export interface SessionRecord {
   refreshedAt: Date
 }
 
+/**
+ * A method of proof, as RFC 8176 names it: `pwd` a password, `otp` a TOTP or recovery code, `mfa`
+ * two factors together, `hwk` a passkey, `user` a passkey with user verification, `email` a
+ * sign-in by email (link or code).
+ */
+export type AuthMethod = 'pwd' | 'otp' | 'mfa' | 'hwk' | 'user' | 'email'
+
+/**
+ * When a session's holder last proved who they are, and how: set by signup, login and
+ * re-authentication, never by a refresh. A route's `fresh` judges `authenticatedAt`.
+ */
+export interface SessionAuthentication {
+  authenticatedAt: Date
+  amr: AuthMethod[]
+}
+
+/** A live session as the guard reads it: its lifetimes and its last proof. */
+export interface LiveSession extends SessionRecord, SessionAuthentication {}
+
 /** A session as its owner may see it (`GET /sessions`): never a refresh hash. */
 export interface SessionInfo extends SessionRecord {
   userAgent: string | null
@@ -75,13 +94,18 @@ export interface NewSession {
   now: Date
   /** The credentials version of the password just verified (or just set, at signup). */
   credentialsVersion: number
+  /** The methods of the proof that opened it (RFC 8176); `['pwd']` when not given. `now` is its `authenticatedAt`. */
+  amr?: AuthMethod[]
   /** The `User-Agent` (at most 256 characters) and client address of the login; `null` when unknown. */
   userAgent?: string | null
   ip?: string | null
 }
 
-/** A session's refresh facts as its row holds them: the core judges a presented value on them. */
-export interface SessionRefreshState extends SessionRecord {
+/**
+ * A session's refresh facts as its row holds them: the core judges a presented value on them. Its
+ * last proof comes along, for the access token a rotation issues (a refresh never changes it).
+ */
+export interface SessionRefreshState extends SessionRecord, SessionAuthentication {
   /**
    * SHA-256 of the session key: every refresh value the session issues carries it, so a value it
    * issued is told apart from one made up by someone who knows only the session id. `null` for a
@@ -106,6 +130,17 @@ export interface SwapRefreshInput {
   keyHash: string
   /** Becomes the session's `refreshedAt` and `rotatedAt`. */
   now: Date
+}
+
+export interface ReauthenticateInput {
+  sessionId: string
+  /** The session's owner. */
+  userId: string
+  /** The version read with the password that was verified: a change since then makes this a no-op. */
+  credentialsVersion: number
+  /** Becomes the session's `authenticatedAt`. */
+  at: Date
+  amr: AuthMethod[]
 }
 
 export interface NewResetToken {
@@ -265,8 +300,14 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
    * a concurrent reset replaced opens nothing. Answers whether it created the session.
    */
   createSession(input: NewSession): Promise<boolean>
-  /** The session and its user as they are now, in one lookup; `null` when revoked. */
-  findSession(sessionId: string): Promise<{ session: SessionRecord; user: U } | null>
+  /** The session (with its last proof) and its user as they are now, in one lookup; `null` when revoked. */
+  findSession(sessionId: string): Promise<{ session: LiveSession; user: U } | null>
+  /**
+   * Records a new proof for a live session (re-authentication): sets its `authenticatedAt` and
+   * `amr`, only while it is `userId`'s and the user's credentials version is still
+   * `credentialsVersion`. Its refresh value and lifetimes stay as they are. Answers whether it wrote.
+   */
+  reauthenticate(input: ReauthenticateInput): Promise<boolean>
   /**
    * A session's refresh facts and its user: by the session id a refresh cookie names, or (for a
    * value issued before 0.2) by the hash of its current value. `null` when there is none.

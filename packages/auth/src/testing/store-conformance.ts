@@ -13,6 +13,7 @@
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
+import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
 import { devicesConformance } from './conformance/devices.js'
 import { emailSignInConformance } from './conformance/email-sign-in.js'
@@ -44,6 +45,7 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     })
     usersConformance(t)
     sessionsConformance(t)
+    authenticationConformance(t)
     resetTokensConformance(t)
     pruneConformance(t)
     lifecycleConformance(t)

@@ -20,7 +20,7 @@ import {
   rateLimitedResponse,
   unauthorizedResponse,
 } from '../../schemas.js'
-import type { UserRecord } from '../../store/types.js'
+import type { AuthMethod, UserRecord } from '../../store/types.js'
 import { AuthenticationResponseSchema } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'
 
@@ -102,7 +102,9 @@ export const passkeyLogin = <U extends UserRecord>(
           return c.json(second, 202)
         }
       }
-      const started = await sessions.start(c, found.user, found.credentialsVersion)
+      // RFC 8176: a hardware-bound key; with user verification also the user's PIN or biometrics, two factors.
+      const amr: AuthMethod[] = outcome.userVerified ? ['hwk', 'user', 'mfa'] : ['hwk']
+      const started = await sessions.start(c, found.user, found.credentialsVersion, amr)
       if (!started) throw passkeyRefused()
       notify.event(c, { type: 'login.succeeded', method: 'passkey', userId: found.user.id, sessionId: started.sessionId })
       devices.set(c)

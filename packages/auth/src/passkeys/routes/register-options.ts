@@ -20,6 +20,7 @@ export const passkeyRegisterOptions = <U extends UserRecord>(app: AuthApp, deps:
       deps,
       {
         auth: true,
+        fresh: deps.options.freshAge,
         method: 'post',
         path: '/passkeys/register/options',
         operationId: 'passkeyRegisterOptions',

@@ -34,6 +34,7 @@ export const passkeyRegister = <U extends UserRecord>(app: AuthApp, deps: Passke
       deps,
       {
         auth: true,
+        fresh: deps.options.freshAge,
         method: 'post',
         path: '/passkeys/register',
         operationId: 'passkeyRegister',

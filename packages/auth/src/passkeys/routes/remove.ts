@@ -15,6 +15,7 @@ export const passkeyRemove = <U extends UserRecord>(app: AuthApp, deps: PasskeyD
   app.openapi(
     guardedPasskeyRoute(deps, {
       auth: true,
+      fresh: deps.options.freshAge,
       method: 'delete',
       path: '/passkeys/{id}',
       operationId: 'removePasskey',
