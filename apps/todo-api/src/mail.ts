@@ -143,6 +143,10 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
       }
     case 'new-sign-in':
       return newSignIn(mail, publicUrl)
+    case 'passkey-added':
+      return notice(mail.to, 'A passkey was added', `A passkey named "${mail.name}" was just added to your account.`)
+    case 'passkey-removed':
+      return notice(mail.to, 'A passkey was removed', `The passkey named "${mail.name}" was just removed from your account.`)
   }
 }
 
@@ -181,7 +185,10 @@ const RECOVERY_USE: Record<RecoveryCodeUse, string> = {
 }
 
 /** What the credential an add-credential code is for is called in the mail. */
-const CREDENTIAL: Record<AddedCredential, string> = { 'two-factor': 'two-factor sign-in (an authenticator app)' }
+const CREDENTIAL: Record<AddedCredential, string> = {
+  'two-factor': 'two-factor sign-in (an authenticator app)',
+  passkey: 'a passkey',
+}
 
 /** The mailed code that proves the mailbox before a credential is added. The development line shows the code. */
 const addCredential = (to: string, code: string, what: string): Composed => ({

@@ -16,6 +16,7 @@ import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentit
 import { accountOf, routeLimits } from './limits.js'
 import { notifier } from './notify.js'
 import { type AuthOptions, type NoFields, type Policy, resolveOptions, type SignupExtras } from './options.js'
+import { passkeyCore } from './passkeys/ceremony.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
 import { memoryRateLimitStore } from './rate-limit.js'
 import { type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './route.js'
@@ -195,6 +196,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     afterAnswer: after,
     twoFactor: twoFactorCore({ store: options.store, box, now: resolved.now }),
     addCredential: addCredentialCodes({ store: options.store, notify, now: resolved.now }),
+    passkeys: resolved.passkeys && passkeyCore({ store: options.store, options: resolved.passkeys, now: resolved.now }),
     options: resolved,
   })
 

@@ -20,6 +20,7 @@ export type {
   ResetMail,
 } from './notify.js'
 export { type AuthOptions, type AuthUser, type Policy, secretWeakness } from './options.js'
+export type { PasskeyOptions } from './passkeys/options.js'
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
 export { canonicalEmail } from './schemas.js'

@@ -79,11 +79,14 @@ export type AuthMail =
    * sent for the sign-in of signup.
    */
   | (Notice<'new-sign-in'> & { at: string; ip: string | null; userAgent: string | null })
+  /** A passkey was added to the account (`name`: the name it was given). */
+  | (Notice<'passkey-added'> & { name: string })
+  | (Notice<'passkey-removed'> & { name: string })
 
 export type AuthMailKind = AuthMail['kind']
 
 /** What an `add-credential` code is for: the credential about to be added. */
-export type AddedCredential = 'two-factor'
+export type AddedCredential = 'two-factor' | 'passkey'
 
 /** What a recovery code was spent for (the `recovery-code-used` mail's `usedFor`). */
 export type RecoveryCodeUse = 'sign-in' | 'reauth' | 'disable-two-factor' | 'delete-account'
@@ -102,9 +105,11 @@ interface EventBase {
 
 type UserEvent<T extends string> = EventBase & { type: T; userId: string }
 type SessionEvent<T extends string> = UserEvent<T> & { sessionId: string }
+/** `passkeyId`: the WebAuthn credential id, base64url. */
+type PasskeyEvent<T extends string> = UserEvent<T> & { passkeyId: string }
 
 /** How a sign-in was attempted: a password (login), or a link or code mailed to the address. */
-export type SignInMethod = 'password' | 'email'
+export type SignInMethod = 'password' | 'email' | 'passkey'
 
 /**
  * One security-relevant step, after it happened. Never a password, hash, token or code.
@@ -142,6 +147,10 @@ export type AuthEvent =
    * its hash or any part of it.
    */
   | (EventBase & { type: 'breach_check.unavailable'; endpoint: string; userId?: string })
+  | PasskeyEvent<'passkey.added'>
+  | PasskeyEvent<'passkey.removed'>
+  /** An assertion whose signature counter did not increase: a cloned authenticator, or a replay. The sign-in was refused. */
+  | PasskeyEvent<'passkey.counter_regressed'>
   /** `POST /reauth` proved the holder again; `amr` names the methods (RFC 8176: `pwd`, `otp`, `mfa`). */
   | (SessionEvent<'reauthenticated'> & { amr: AuthMethod[] })
   /** `POST /reauth` with a wrong password (a wrong code is `two_factor.failed`). */

@@ -2,11 +2,13 @@
  * The options of `createAuth`, their defaults, and their validation. Everything here is checked
  * once, when the app is wired, with an error naming the option.
  */
+
 import type { Context } from 'hono'
 import type { z } from 'zod'
 import { type BreachCheck, type BreachedPasswordsOptions, breachCheck } from './breached-passwords.js'
 import { type ClientAddress, clientAddress, type GetConnInfo } from './credentials.js'
 import type { AuthEvent, AuthMail } from './notify.js'
+import { type PasskeyOptions, resolvePasskeyOptions } from './passkeys/options.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
 import type { SessionLifetimes } from './session.js'
@@ -146,6 +148,16 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
    * Default off.
    */
   breachedPasswords?: true | BreachedPasswordsOptions
+  /**
+   * Passkeys (docs/reference/passkeys.md): without this option the passkey routes are not mounted.
+   * `rpId` is the domain the passkeys belong to (the site's host or a parent of it), `rpName` what
+   * the browser shows, `origins` every origin whose pages may use them (each on `rpId` or a
+   * subdomain of it; https, or http on localhost).
+   *
+   * @example
+   * passkeys: { rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com'] }
+   */
+  passkeys?: PasskeyOptions
   /** argon2id parameters; below the OWASP floor (m=19456, t=2, p=1) construction fails. */
   argon2?: Partial<Argon2Params>
   /**
@@ -246,6 +258,8 @@ export interface ResolvedOptions {
   twoFactorIssuer: string
   /** Whether an address without an account may sign up by email. */
   emailSignUp: boolean
+  /** `null`: passkeys are off. */
+  passkeys: PasskeyOptions | null
   argon2: Argon2Params
   hashQueue: number
   ipLimit: Limit
@@ -474,6 +488,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     freshAge: positiveInteger('freshAge', options.freshAge, 300),
     twoFactorIssuer,
     emailSignUp,
+    passkeys: options.passkeys === undefined ? null : resolvePasskeyOptions(options.passkeys, fail),
     argon2,
     hashQueue: positiveInteger('hashQueue', options.hashQueue, 32),
     ipLimit: limit('rateLimit.ip', options.rateLimit?.ip, { max: 100, windowSeconds: 15 * 60 }),

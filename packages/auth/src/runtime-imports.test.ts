@@ -54,6 +54,7 @@ const PORTABLE = [
   '@noble/hashes',
   '@oslojs/encoding',
   '@oslojs/otp',
+  '@simplewebauthn/server',
   '@zxcvbn-ts/language-common',
   'drizzle-orm',
   'hono',

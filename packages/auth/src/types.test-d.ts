@@ -112,6 +112,8 @@ const exhaustive = (mail: AuthMail): string => {
     case 'two-factor-enabled':
     case 'two-factor-disabled':
     case 'account-deleted':
+    case 'passkey-added':
+    case 'passkey-removed':
       // @ts-expect-error -- a notice carries no token
       return mail.token
     case 'recovery-code-used':

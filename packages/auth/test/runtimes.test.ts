@@ -164,6 +164,14 @@ describe.concurrent('each runtime', () => {
       expect(Number(/(\d+) pass/.exec(output)?.[1])).toBeGreaterThanOrEqual(minimumPassed)
     })
 
+    it('verifies WebAuthn registrations and assertions (ES256, Ed25519) with @simplewebauthn/server', {
+      timeout: 60_000,
+    }, async () => {
+      const { status, output } = await runToEnd(BUN, ['test/passkey-runtime-check.ts'], PACKAGE)
+      expect(status, output.slice(-4000)).toBe(0)
+      expect(output).toContain('ok ES256\nok Ed25519')
+    })
+
     it('runs the example over HTTP: the whole flow, with the client address from hono/bun', { timeout: 60_000 }, async () => {
       const server = await startServer(BUN, ['--conditions=@latchkey/source', 'server.ts'], join(EXAMPLES, 'bun'), {
         PORT: '0',
@@ -183,6 +191,15 @@ describe.concurrent('each runtime', () => {
       expect(status, output.slice(-4000)).toBe(0)
       expect(Number(/Tests\s+(\d+) passed/.exec(output)?.[1])).toBeGreaterThanOrEqual(minimumPassed)
       expect(output).not.toMatch(/failed/)
+    })
+
+    it('verifies WebAuthn registrations and assertions (ES256, Ed25519) with @simplewebauthn/server', {
+      timeout: 60_000,
+    }, async () => {
+      const args = ['run', '-A', '--sloppy-imports', '--node-modules-dir=manual', 'test/passkey-runtime-check.ts']
+      const { status, output } = await runToEnd(DENO, args, PACKAGE)
+      expect(status, output.slice(-4000)).toBe(0)
+      expect(output).toContain('ok ES256\nok Ed25519')
     })
 
     it.skipIf(unbuilt !== null)(
@@ -234,6 +251,33 @@ describe.concurrent('each runtime', () => {
       })
       return outfile
     }
+
+    it('verifies WebAuthn registrations and assertions (ES256, Ed25519) with @simplewebauthn/server inside workerd', {
+      timeout: 60_000,
+    }, async () => {
+      // nodejs_compat for the test's software authenticator (node:crypto, Buffer); the library
+      // itself uses Web Crypto only.
+      const worker = join(mkdtempSync(join(tmpdir(), 'latchkey-worker-')), 'worker.js')
+      await build({
+        entryPoints: [join(PACKAGE, 'test', 'workerd', 'passkey-worker.ts')],
+        bundle: true,
+        format: 'esm',
+        platform: 'browser',
+        conditions: ['workerd', 'worker', 'browser'],
+        external: ['node:crypto'],
+        outfile: worker,
+        logLevel: 'error',
+      })
+      const mf = new Miniflare({
+        modules: [{ type: 'ESModule', path: 'worker.js', contents: readFileSync(worker, 'utf8') }],
+        compatibilityDate: '2025-09-01',
+        compatibilityFlags: ['nodejs_compat'],
+        cf: { country: 'NL' },
+      })
+      stops.push(() => void mf.dispose())
+      const res = await mf.dispatchFetch('http://localhost/')
+      expect(await res.text()).toBe('ok ES256\nok Ed25519')
+    })
 
     it('passes the store conformance suite with the D1 store running inside workerd', { timeout: 120_000 }, async () => {
       const worker = await bundle(join(PACKAGE, 'test', 'workerd', 'conformance-worker.ts'), {

@@ -373,7 +373,7 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Finish a sign-in that answered 202 with a code from the app or a recovery code */
+    /** Finish a sign-in that answered 202 with a code from the app, a recovery code or a passkey */
     post: operations['verifyTwoFactor']
     delete?: never
     options?: never
@@ -664,6 +664,29 @@ export interface components {
        * @example 300
        */
       expiresIn: number
+      /** @description What may answer the challenge: `passkey` when the account has one */
+      methods: ('totp' | 'recovery' | 'passkey')[]
+      passkeyOptions?: components['schemas']['PasskeyRequestOptions']
+    }
+    /** @description With `passkey`: request options listing the account’s passkeys, for an answer `{ challenge, passkey }` */
+    PasskeyRequestOptions: {
+      challenge: string
+      rpId?: string
+      /**
+       * Format: int32
+       * @description Milliseconds
+       */
+      timeout?: number
+      allowCredentials?: {
+        id: string
+        /** @example public-key */
+        type: string
+        transports?: string[]
+      }[]
+      userVerification?: string
+      extensions?: {
+        [key: string]: unknown
+      }
     }
     LoginRequest: {
       /**
@@ -827,7 +850,33 @@ export interface components {
        * @description A 6-digit code of the authenticator app, or an unused recovery code
        * @example 123456
        */
-      code: string
+      code?: string
+      passkey?: components['schemas']['PasskeyAuthenticationResponse']
+    }
+    /** @description An assertion answering the challenge’s `passkeyOptions`, instead of a code */
+    PasskeyAuthenticationResponse: {
+      /** @description The credential id, base64url (at most 1023 bytes) */
+      id: string
+      /** @description The credential id, base64url (at most 1023 bytes) */
+      rawId: string
+      /** @enum {string} */
+      type: 'public-key'
+      response: {
+        /** @description The client data, base64url */
+        clientDataJSON: string
+        /** @description The authenticator data, base64url */
+        authenticatorData: string
+        /** @description The signature, base64url */
+        signature: string
+        /** @description The user handle of a discoverable credential, base64url */
+        userHandle?: string
+      }
+      /** @default {} */
+      clientExtensionResults?: {
+        [key: string]: unknown
+      }
+      /** @enum {string} */
+      authenticatorAttachment?: 'platform' | 'cross-platform'
     }
     EmailSignInStarted: {
       message: string

@@ -100,4 +100,13 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     tag: '0013_session_authentication',
     statements: ['ALTER TABLE `auth_sessions` ADD `authenticated_at` integer;', 'ALTER TABLE `auth_sessions` ADD `amr` text;'],
   },
+  {
+    tag: '0014_passkeys',
+    statements: [
+      'CREATE TABLE `auth_passkey_challenges` (\n\t`hash` text PRIMARY KEY NOT NULL,\n\t`purpose` text NOT NULL,\n\t`user_id` text,\n\t`bound_to` text,\n\t`expires_at` integer NOT NULL,\n\t`used_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_passkey_challenges_expires_idx` ON `auth_passkey_challenges` (`expires_at`);',
+      'CREATE TABLE `auth_passkeys` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`user_id` text NOT NULL,\n\t`public_key` text NOT NULL,\n\t`counter` integer DEFAULT 0 NOT NULL,\n\t`transports` text NOT NULL,\n\t`multi_device` integer DEFAULT false NOT NULL,\n\t`backed_up` integer DEFAULT false NOT NULL,\n\t`name` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\t`last_used_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_passkeys_user_idx` ON `auth_passkeys` (`user_id`);',
+    ],
+  },
 ]

@@ -10,6 +10,7 @@
 import { and, desc, eq, exists, gt, inArray, isNotNull, isNull, lt, ne, notInArray, or, type SQL, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'
+import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import * as schema from '../sqlite/schema.js'
 import {
   addCredentialCodes,
@@ -66,6 +67,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
   return {
     ...emailSignInD1(db),
 
+    ...sqlitePasskeyStore(db),
     async createUser(input) {
       const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
       return row ? toUser(row) : null

@@ -2,7 +2,7 @@
  * Drizzle schema of the PostgreSQL store: the same tables as the SQLite store, plus the shared
  * rate-limit counters. Migrations under `drizzle/postgres` are generated from it.
  */
-import { boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
+import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 import type { AuthMethod } from '../store/types.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
@@ -206,6 +206,49 @@ export const devices = pgTable(
     lastSeenAt: at('last_seen_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.deviceHash] }), index('auth_devices_last_seen_idx').on(t.lastSeenAt)],
+)
+
+/**
+ * Passkeys (docs/reference/passkeys.md): one WebAuthn credential per row, by its credential id
+ * (base64url). The COSE public key (base64url), the last signature counter, the transports the
+ * authenticator reported, whether it is backed up (a synced passkey), a name its owner chose, and
+ * when it was created and last used.
+ */
+export const passkeys = pgTable(
+  'auth_passkeys',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    publicKey: text('public_key').notNull(),
+    counter: bigint('counter', { mode: 'number' }).notNull().default(0),
+    transports: jsonb('transports').$type<string[]>().notNull(),
+    multiDevice: boolean('multi_device').notNull().default(false),
+    backedUp: boolean('backed_up').notNull().default(false),
+    name: text('name').notNull(),
+    createdAt: at('created_at').notNull(),
+    lastUsedAt: at('last_used_at'),
+  },
+  (t) => [index('auth_passkeys_user_idx').on(t.userId)],
+)
+
+/**
+ * WebAuthn challenges, SHA-256 at rest: single use (`used_at`, set by the one claim that wins),
+ * dead at `expires_at`. `purpose` says what may answer it; `user_id` binds a registration (and a
+ * second-factor step) to the user that asked, and `bound_to` a second-factor step to its login challenge.
+ */
+export const passkeyChallenges = pgTable(
+  'auth_passkey_challenges',
+  {
+    hash: text('hash').primaryKey(),
+    purpose: text('purpose').notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    boundTo: text('bound_to'),
+    expiresAt: at('expires_at').notNull(),
+    usedAt: at('used_at'),
+  },
+  (t) => [index('auth_passkey_challenges_expires_idx').on(t.expiresAt)],
 )
 
 /** Fixed-window attempt counters shared by every server instance; expired rows are pruned. */

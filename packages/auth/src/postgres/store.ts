@@ -11,6 +11,7 @@ import { and, desc, eq, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray,
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
 import { emailSignInPostgres } from '../email-sign-in/postgres.js'
+import { postgresPasskeyStore } from '../passkeys/postgres-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
@@ -100,6 +101,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
   return {
     ...emailSignInPostgres(db),
 
+    ...postgresPasskeyStore(db),
     async createUser(input) {
       const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
       return row ? toUser(row) : null

@@ -5,10 +5,11 @@ import type { AddCredentialCodes } from '../add-credential-code.js'
 import type { AfterAnswer } from '../background.js'
 import type { RefreshCookie } from '../cookies.js'
 import type { DeviceCore } from '../device.js'
-import type { GuardEnv } from '../guard.js'
+import type { GuardEnv, GuardOptions } from '../guard.js'
 import type { RouteLimits } from '../limits.js'
 import type { Notifier } from '../notify.js'
 import type { ResolvedOptions } from '../options.js'
+import type { PasskeyCore } from '../passkeys/ceremony.js'
 import type { PasswordHasher } from '../password.js'
 import type { SessionCore } from '../session.js'
 import type { Store, UserRecord } from '../store/types.js'
@@ -24,7 +25,7 @@ export interface RouteDeps<U extends UserRecord> {
   /** Verified against when the email is unknown, so both login paths cost one verification; made inside the login. */
   decoy: () => Promise<string>
   limits: RouteLimits
-  guard: (auth: true) => MiddlewareHandler<GuardEnv<U>>
+  guard: (auth: true, options?: GuardOptions) => MiddlewareHandler<GuardEnv<U>>
   cookie: RefreshCookie
   /** The device cookie and the account's known devices. */
   devices: DeviceCore
@@ -35,5 +36,7 @@ export interface RouteDeps<U extends UserRecord> {
   twoFactor: TwoFactorCore
   /** The mailed code that proves the mailbox before a credential is added. */
   addCredential: AddCredentialCodes
+  /** WebAuthn ceremonies; `null` when the `passkeys` option is not set. */
+  passkeys: PasskeyCore | null
   options: ResolvedOptions
 }

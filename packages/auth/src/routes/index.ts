@@ -7,6 +7,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import { jsonBodyGuard } from '../body.js'
 import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
+import { passkeyRoutes } from '../passkeys/routes/index.js'
 import { BEARER_SCHEME } from '../route.js'
 import type { UserRecord } from '../store/types.js'
 import { validationHook } from '../validation.js'
@@ -75,5 +76,6 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
   deleteAccount(routes, deps)
   twoFactorRoutes(routes, deps)
   emailSignInRoutes(routes, deps)
+  if (deps.passkeys) passkeyRoutes(routes, { ...deps, passkeys: deps.passkeys })
   return routes
 }

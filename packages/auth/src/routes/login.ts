@@ -7,6 +7,7 @@ import type { Context } from 'hono'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
 import type { KnownDevice } from '../limits.js'
+import { tokenHash } from '../opaque-token.js'
 import { normalizePassword } from '../password.js'
 import {
   AuthResultSchema,
@@ -39,9 +40,12 @@ const invalidCredentials = () =>
  * The second step of every sign-in method (docs/reference/two-factor.md#signing-in): for an
  * account with a second factor, a challenge (the 202 body) instead of a session; `null` otherwise.
  * `credentialsVersion` is the one the first step read, so a reset since then opens nothing.
+ * `methods` says what may answer it: `totp` and `recovery`, and `passkey` when the account has
+ * one, with request options listing its passkeys whose WebAuthn challenge belongs to this
+ * challenge alone (docs/reference/passkeys.md#a-passkey-as-the-second-step).
  */
 export const secondStep = async <U extends UserRecord>(
-  { store, notify, twoFactor }: Pick<RouteDeps<U>, 'store' | 'notify' | 'twoFactor'>,
+  { store, notify, twoFactor, passkeys }: Pick<RouteDeps<U>, 'store' | 'notify' | 'twoFactor' | 'passkeys'>,
   c: Context,
   userId: string,
   credentialsVersion: number,
@@ -49,7 +53,17 @@ export const secondStep = async <U extends UserRecord>(
   if (!(await store.findTwoFactor(userId))?.enabledAt) return null
   const challenge = await twoFactor.challenge(userId, credentialsVersion)
   notify.event(c, { type: 'login.challenged', userId })
-  return { twoFactorRequired: true as const, challenge, expiresIn: CHALLENGE_SECONDS }
+  const keys = passkeys ? await store.listPasskeys(userId) : []
+  const methods: ('totp' | 'recovery' | 'passkey')[] = ['totp', 'recovery', ...(keys.length > 0 ? (['passkey'] as const) : [])]
+  return {
+    twoFactorRequired: true as const,
+    challenge,
+    expiresIn: CHALLENGE_SECONDS,
+    methods,
+    ...(passkeys && keys.length > 0
+      ? { passkeyOptions: await passkeys.requestOptions('two-factor', { userId, boundTo: tokenHash(challenge) }, keys) }
+      : {}),
+  }
 }
 
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
@@ -92,7 +106,8 @@ export const login = <U extends UserRecord>(
     notify,
     twoFactor,
     devices,
-  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor' | 'devices'>,
+    passkeys,
+  }: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'decoy' | 'limits' | 'notify' | 'twoFactor' | 'devices' | 'passkeys'>,
 ) => {
   const knownDevice = knownDevices({ store, devices })
   return app.openapi(
@@ -137,7 +152,7 @@ export const login = <U extends UserRecord>(
       if (hasher(c).needsRehash(found.passwordHash))
         await store.updatePasswordHash(found.user.id, await hasher(c).hash(candidate), found.credentialsVersion)
       // Only after the right password, so a wrong one costs the same for every account.
-      const second = await secondStep({ store, notify, twoFactor }, c, found.user.id, found.credentialsVersion)
+      const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion)
       if (second) {
         // The browser keeps its id through the second step, which then finds it new or known.
         devices.set(c)

@@ -23,7 +23,8 @@ const challengeOf = async (h: H, email = 'ada@example.com', ip?: string) => {
   // No refresh cookie: only the device cookie, so the second step finds the same browser.
   expect(res.headers.getSetCookie().map((line) => line.split('=')[0])).toEqual(['device'])
   const body = await json(res)
-  expect(Object.keys(body).sort()).toEqual(['challenge', 'expiresIn', 'twoFactorRequired'])
+  expect(Object.keys(body).sort()).toEqual(['challenge', 'expiresIn', 'methods', 'twoFactorRequired'])
+  expect(body.methods).toEqual(['totp', 'recovery'])
   expect(body).toMatchObject({ twoFactorRequired: true, expiresIn: 300 })
   return body.challenge as string
 }

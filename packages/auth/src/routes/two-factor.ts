@@ -11,6 +11,8 @@ import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
 import type { GuardEnv } from '../guard.js'
 import { tokenHash } from '../opaque-token.js'
+import { challengeOf } from '../passkeys/ceremony.js'
+import { AuthenticationResponseSchema, RequestOptionsSchema } from '../passkeys/schemas.js'
 import { type GuardedRouteConfig, guardedRoute } from '../route.js'
 import {
   AuthResultSchema,
@@ -26,8 +28,8 @@ import {
   unauthorizedResponse,
 } from '../schemas.js'
 import { amrOf } from '../session.js'
-import type { UserRecord } from '../store/types.js'
-import { CHALLENGE_MAX_FAILURES } from '../two-factor/factor.js'
+import type { AuthMethod, UserRecord } from '../store/types.js'
+import { CHALLENGE_MAX_FAILURES, type SpentCode } from '../two-factor/factor.js'
 import { RECOVERY_CODE_COUNT } from '../two-factor/recovery-codes.js'
 import { base32Key, newTotpKey, totpUri } from '../two-factor/totp.js'
 import { confirmHolder, passwordOrFresh } from './current-password.js'
@@ -87,6 +89,13 @@ export const ChallengeSchema = z
     twoFactorRequired: z.literal(true),
     challenge: z.string().max(64).openapi({ description: 'Single use; send it with a code to POST /auth/two-factor/verify' }),
     expiresIn: z.int().min(1).max(3600).openapi({ format: 'int32', description: 'Seconds the challenge lives', example: 300 }),
+    methods: z
+      .array(z.enum(['totp', 'recovery', 'passkey']))
+      .max(3)
+      .openapi({ description: 'What may answer the challenge: `passkey` when the account has one' }),
+    passkeyOptions: RequestOptionsSchema.optional().openapi({
+      description: 'With `passkey`: request options listing the account’s passkeys, for an answer `{ challenge, passkey }`',
+    }),
   })
   .openapi('TwoFactorChallenge')
 
@@ -104,9 +113,22 @@ const invalidChallenge = () =>
     headers: { 'WWW-Authenticate': 'Bearer' },
   })
 
+/** RFC 8176: the password, then a passkey (a hardware-bound key) as the second factor. */
+const PASSKEY_SECOND_STEP: AuthMethod[] = ['pwd', 'hwk', 'mfa']
+
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
-  'store' | 'hasher' | 'limits' | 'notify' | 'options' | 'guard' | 'sessions' | 'twoFactor' | 'addCredential' | 'devices'
+  | 'store'
+  | 'hasher'
+  | 'limits'
+  | 'notify'
+  | 'options'
+  | 'guard'
+  | 'sessions'
+  | 'twoFactor'
+  | 'addCredential'
+  | 'devices'
+  | 'passkeys'
 >
 
 export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
@@ -322,7 +344,19 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
     },
   )
 
-  const VerifyBody = z.object({ challenge: storableString().min(1).max(1024), code: AnyCode }).openapi('TwoFactorVerifyRequest')
+  const VerifyBody = z
+    .object({
+      challenge: storableString().min(1).max(1024),
+      code: AnyCode.optional(),
+      passkey: AuthenticationResponseSchema.optional().openapi({
+        description: 'An assertion answering the challenge’s `passkeyOptions`, instead of a code',
+      }),
+    })
+    .refine((body) => (body.code === undefined) !== (body.passkey === undefined), {
+      message: 'Send either a code or a passkey',
+      path: ['code'],
+    })
+    .openapi('TwoFactorVerifyRequest')
 
   return app.openapi(
     createRoute({
@@ -331,7 +365,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       operationId: 'verifyTwoFactor',
       security: [],
       tags: ['two-factor'],
-      summary: 'Finish a sign-in that answered 202 with a code from the app or a recovery code',
+      summary: 'Finish a sign-in that answered 202 with a code from the app, a recovery code or a passkey',
       // Per address, and per the account whose password step made the challenge.
       middleware: [
         limits.perAccount('two-factor-verify', async (c) => {
@@ -352,14 +386,25 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       },
     }),
     async (c) => {
-      const { challenge, code } = c.req.valid('json')
+      const { challenge, code, passkey } = c.req.valid('json')
       const hash = tokenHash(challenge)
       // One attempt at a time: concurrent attempts on one challenge find it claimed.
       const claimed = await store.claimChallenge(hash, options.now(), CHALLENGE_MAX_FAILURES)
       if (!claimed) throw invalidChallenge()
       const { userId, credentialsVersion } = claimed
       const factor = await store.findTwoFactor(userId)
-      const spent = factor?.enabledAt ? await twoFactor.spend(userId, factor, code, true) : null
+      let spent: SpentCode | 'passkey' | null = null
+      if (factor?.enabledAt && code !== undefined) spent = await twoFactor.spend(userId, factor, code, true)
+      else if (factor?.enabledAt && passkey && deps.passkeys) {
+        // The assertion must answer this challenge's own WebAuthn challenge, by one of the account's passkeys.
+        const expected = challengeOf(passkey.response.clientDataJSON)
+        const outcome = expected
+          ? await deps.passkeys.verifyAssertion(passkey, 'two-factor', { challenge: expected, userId, boundTo: hash })
+          : null
+        if (outcome?.ok === false && outcome.regressed)
+          notify.event(c, { type: 'passkey.counter_regressed', userId, passkeyId: outcome.regressed.id })
+        if (outcome?.ok) spent = 'passkey'
+      }
       if (!spent) {
         await store.failChallenge(hash)
         notify.event(c, { type: 'two_factor.failed', userId })
@@ -370,7 +415,14 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       }
       const found = await store.findUserById(userId)
       // The password step's version: a reset or a change since then opens no session.
-      const started = found && (await sessions.start(c, found.user, credentialsVersion, amrOf({ password: true, code: true })))
+      const started =
+        found &&
+        (await sessions.start(
+          c,
+          found.user,
+          credentialsVersion,
+          spent === 'passkey' ? PASSKEY_SECOND_STEP : amrOf({ password: true, code: true }),
+        ))
       if (!started) throw invalidChallenge()
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId })

@@ -8,6 +8,7 @@
 import { and, desc, eq, exists, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
+import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
@@ -120,6 +121,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
   return {
     ...emailSignInSqlite(db, durable),
 
+    ...sqlitePasskeyStore(db),
     async createUser(input) {
       const rows = db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning().all()
       const row = rows[0]

@@ -9,6 +9,8 @@
  */
 import type { EmailSignInStore } from '../email-sign-in/store.js'
 
+import type { PasskeyStore } from '../passkeys/store.js'
+
 /** A user as the store keeps it, without the password hash. Policies read it as `user.raw`. */
 export interface UserRecord {
   id: string
@@ -271,7 +273,7 @@ export interface PruneInput {
  * import { sqliteStore } from '@latchkey/auth/sqlite'
  * const store = sqliteStore(new Database('app.db'))
  */
-export interface Store<U extends UserRecord = UserRecord> extends EmailSignInStore {
+export interface Store<U extends UserRecord = UserRecord> extends EmailSignInStore, PasskeyStore {
   /** Inserts a user; answers `null` when the (canonical) email is already taken. */
   createUser(input: NewUser): Promise<U | null>
   findUserByEmail(email: string): Promise<UserWithHash<U> | null>

@@ -13,6 +13,15 @@ export type {
   SettledEmailSignIn,
   SettleEmailSignInInput,
 } from '../email-sign-in/store.js'
+export type {
+  NewPasskey,
+  NewPasskeyChallenge,
+  PasskeyChallengePurpose,
+  PasskeyRecord,
+  PasskeyRemoval,
+  PasskeyStore,
+  UsePasskeyInput,
+} from '../passkeys/store.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
   ConsumeResetInput,

@@ -18,6 +18,7 @@ import { conformance } from './conformance/context.js'
 import { devicesConformance } from './conformance/devices.js'
 import { emailSignInConformance } from './conformance/email-sign-in.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
+import { passkeysConformance } from './conformance/passkeys.js'
 import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
 import { sessionsConformance } from './conformance/sessions.js'
@@ -52,5 +53,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     addCredentialCodesConformance(t)
     emailSignInConformance(t)
     devicesConformance(t)
+    passkeysConformance(t)
   })
 }

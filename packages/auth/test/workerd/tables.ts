@@ -3,6 +3,8 @@ export const AUTH_TABLES = [
   'auth_email_sign_ins',
   'auth_add_credential_codes',
   'auth_devices',
+  'auth_passkey_challenges',
+  'auth_passkeys',
   'auth_challenges',
   'auth_recovery_codes',
   'auth_two_factors',

@@ -1,0 +1,99 @@
+/**
+ * The passkey facet on PostgreSQL. Under READ COMMITTED a conditional `UPDATE … RETURNING` decides
+ * each single-use step; deleting a passkey locks its user's row first (the store's lock order:
+ * users before their rows), so two concurrent removals cannot both take the last way to sign in.
+ */
+import { and, asc, eq, gt, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
+import type * as schema from '../postgres/schema.js'
+import { passkeyChallenges, passkeys, users } from '../postgres/schema.js'
+import type { PasskeyRecord, PasskeyStore } from './store.js'
+
+const toPasskey = (row: typeof passkeys.$inferSelect): PasskeyRecord => ({ ...row })
+
+export const postgresPasskeyStore = (db: NodePgDatabase<typeof schema>): PasskeyStore => ({
+  async createPasskey(input) {
+    const rows = await db.insert(passkeys).values(input).onConflictDoNothing().returning({ id: passkeys.id })
+    return rows.length === 1
+  },
+
+  async findPasskey(id) {
+    const [row] = await db.select().from(passkeys).where(eq(passkeys.id, id))
+    return row ? toPasskey(row) : null
+  },
+
+  async listPasskeys(userId) {
+    const rows = await db
+      .select()
+      .from(passkeys)
+      .where(eq(passkeys.userId, userId))
+      .orderBy(asc(passkeys.createdAt), asc(passkeys.id))
+    return rows.map(toPasskey)
+  },
+
+  async renamePasskey(userId, id, name) {
+    const [row] = await db
+      .update(passkeys)
+      .set({ name })
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning()
+    return row ? toPasskey(row) : null
+  },
+
+  deletePasskey: (userId, id) =>
+    db.transaction(async (tx) => {
+      const [owner] = await tx
+        .select({ passwordHash: users.passwordHash })
+        .from(users)
+        .where(eq(users.id, userId))
+        .for('no key update')
+      const [kept] = await tx
+        .select({ id: passkeys.id })
+        .from(passkeys)
+        .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      if (!owner || !kept) return 'not_found'
+      const [other] = await tx
+        .select({ id: passkeys.id })
+        .from(passkeys)
+        .where(and(eq(passkeys.userId, userId), ne(passkeys.id, id)))
+        .limit(1)
+      if (owner.passwordHash === '' && !other) return 'last_sign_in'
+      await tx.delete(passkeys).where(eq(passkeys.id, id))
+      return 'deleted'
+    }),
+
+  async usePasskey({ id, counter, backedUp, now }) {
+    const rows = await db
+      .update(passkeys)
+      .set({ counter, backedUp, lastUsedAt: now })
+      .where(
+        and(
+          eq(passkeys.id, id),
+          or(sql`${passkeys.counter} < ${counter}`, and(eq(passkeys.counter, 0), sql`${counter}::bigint = 0`)),
+        ),
+      )
+      .returning({ id: passkeys.id })
+    return rows.length === 1
+  },
+
+  async createPasskeyChallenge(input, now) {
+    await db.delete(passkeyChallenges).where(or(lte(passkeyChallenges.expiresAt, now), isNotNull(passkeyChallenges.usedAt)))
+    await db.insert(passkeyChallenges).values(input)
+  },
+
+  async claimPasskeyChallenge(hash, purpose, now) {
+    const [claimed] = await db
+      .update(passkeyChallenges)
+      .set({ usedAt: now })
+      .where(
+        and(
+          eq(passkeyChallenges.hash, hash),
+          eq(passkeyChallenges.purpose, purpose),
+          isNull(passkeyChallenges.usedAt),
+          gt(passkeyChallenges.expiresAt, now),
+        ),
+      )
+      .returning({ userId: passkeyChallenges.userId, boundTo: passkeyChallenges.boundTo })
+    return claimed ?? null
+  },
+})

@@ -1,0 +1,114 @@
+/**
+ * POST /passkeys/login: a sign-in with a passkey. An assertion with user verification (PIN,
+ * biometrics) proves two factors at once and is a complete sign-in; without it the passkey is one
+ * factor, and an account with two-factor authentication on gets the 202 challenge, as a password
+ * would. Every refusal (unknown credential, wrong origin or rpId, bad signature, used or expired
+ * challenge, a counter that went back) answers the same 401.
+ */
+import { createRoute, z } from '@hono/zod-openapi'
+import { AuthError } from '../../errors.js'
+import type { AuthApp } from '../../routes/deps.js'
+import { secondStep } from '../../routes/login.js'
+import { ChallengeSchema } from '../../routes/two-factor.js'
+import {
+  AuthResultSchema,
+  bodyGuardResponses,
+  internalErrorResponse,
+  jsonBody,
+  jsonContent,
+  problemResponse,
+  rateLimitedResponse,
+  unauthorizedResponse,
+} from '../../schemas.js'
+import type { AuthMethod, UserRecord } from '../../store/types.js'
+import { AuthenticationResponseSchema } from '../schemas.js'
+import type { PasskeyDeps } from './deps.js'
+
+export const passkeyRefused = () =>
+  new AuthError('passkey_failed', {
+    detail: 'The passkey was not accepted; start again with new options.',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  })
+
+const LoginBody = z
+  .object({
+    challengeId: z.string().min(1).max(64).openapi({ description: 'From POST /auth/passkeys/login/options' }),
+    response: AuthenticationResponseSchema,
+  })
+  .openapi('PasskeyLoginRequest')
+
+export const passkeyLogin = <U extends UserRecord>(
+  app: AuthApp,
+  {
+    passkeys,
+    store,
+    sessions,
+    limits,
+    notify,
+    twoFactor,
+    devices,
+  }: Pick<PasskeyDeps<U>, 'passkeys' | 'store' | 'sessions' | 'limits' | 'notify' | 'twoFactor' | 'devices'>,
+) =>
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/passkeys/login',
+      operationId: 'passkeyLogin',
+      security: [],
+      tags: ['passkeys'],
+      summary: 'Sign in with a passkey',
+      middleware: [limits.perAddress('passkey-login')],
+      request: { body: jsonBody(LoginBody) },
+      responses: {
+        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
+        202: jsonContent(
+          ChallengeSchema,
+          'The passkey did not verify the user and the account has two-factor authentication on: finish with POST /auth/two-factor/verify',
+        ),
+        400: problemResponse('Invalid input'),
+        401: unauthorizedResponse(
+          'The passkey was not accepted: unknown credential, wrong origin, bad signature, a used or expired challenge, or a signature counter that went back',
+        ),
+        ...bodyGuardResponses,
+        429: rateLimitedResponse,
+        500: internalErrorResponse,
+      },
+    }),
+    async (c) => {
+      const { challengeId, response } = c.req.valid('json')
+      const outcome = await passkeys.verifyAssertion(response, 'login', { challenge: challengeId })
+      if (!outcome.ok) {
+        if (outcome.regressed)
+          notify.event(c, {
+            type: 'passkey.counter_regressed',
+            userId: outcome.regressed.userId,
+            passkeyId: outcome.regressed.id,
+          })
+        notify.event(c, {
+          type: 'login.failed',
+          method: 'passkey',
+          ...(outcome.regressed ? { userId: outcome.regressed.userId } : {}),
+        })
+        throw passkeyRefused()
+      }
+      const found = await store.findUserById(outcome.passkey.userId)
+      if (!found) throw passkeyRefused()
+      // Without user verification the passkey is one factor: a second factor, when on, is still due.
+      if (!outcome.userVerified) {
+        const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion)
+        if (second) {
+          // The browser keeps its id through the second step, which then finds it new or known.
+          devices.set(c)
+          return c.json(second, 202)
+        }
+      }
+      // RFC 8176: a hardware-bound key; with user verification also the user's PIN or biometrics, two factors.
+      const amr: AuthMethod[] = outcome.userVerified ? ['hwk', 'user', 'mfa'] : ['hwk']
+      const started = await sessions.start(c, found.user, found.credentialsVersion, amr)
+      if (!started) throw passkeyRefused()
+      notify.event(c, { type: 'login.succeeded', method: 'passkey', userId: found.user.id, sessionId: started.sessionId })
+      devices.set(c)
+      await devices.signedIn(c, found.user, started.sessionId, { notice: true })
+      return c.json(started.body, 200)
+    },
+  )

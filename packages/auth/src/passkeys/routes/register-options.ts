@@ -1,0 +1,47 @@
+/**
+ * POST /passkeys/register/options: creation options for a new passkey of the signed-in user: a
+ * resident key, user verification preferred, attestation `none`, the user's passkeys excluded
+ * (so an authenticator that holds one says so instead of making a second). A passkey outlives a
+ * password reset, so only a verified account may add one, and a 6-digit code is mailed for the
+ * registration to bring back (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox).
+ */
+
+import { emailUnverified } from '../../add-credential-code.js'
+import type { AuthApp } from '../../routes/deps.js'
+import { jsonContent, problemResponse, rateLimitedResponse } from '../../schemas.js'
+import type { UserRecord } from '../../store/types.js'
+import { CreationOptionsSchema } from '../schemas.js'
+import type { PasskeyDeps } from './deps.js'
+import { guardedPasskeyRoute } from './guarded.js'
+
+export const passkeyRegisterOptions = <U extends UserRecord>(app: AuthApp, deps: PasskeyDeps<U>) =>
+  app.openapi(
+    guardedPasskeyRoute(
+      deps,
+      {
+        auth: true,
+        fresh: deps.options.freshAge,
+        method: 'post',
+        path: '/passkeys/register/options',
+        operationId: 'passkeyRegisterOptions',
+        tags: ['passkeys'],
+        summary: 'Start adding a passkey: creation options for navigator.credentials.create()',
+        responses: {
+          200: jsonContent(
+            CreationOptionsSchema,
+            'The options; the challenge lives 5 minutes and only this user can answer it; a code is on its way by mail',
+          ),
+          403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
+          429: rateLimitedResponse,
+        },
+      },
+      'passkey-register-options',
+    ),
+    async (c) => {
+      const { user } = c.var
+      if (!user.raw.emailVerified) throw emailUnverified()
+      const options = await deps.passkeys.registrationOptions(user.raw, await deps.store.listPasskeys(user.id))
+      await deps.addCredential.issue(user.raw, 'passkey')
+      return c.json(options, 200)
+    },
+  )

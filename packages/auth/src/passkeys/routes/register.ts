@@ -1,0 +1,69 @@
+/**
+ * POST /passkeys/register: stores the passkey that answered the user's creation options, with the
+ * code they mailed (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox). A wrong origin
+ * or rpId, a challenge that is not this user's live one, or a bad attestation → 400, and the mailed
+ * code stays usable; a wrong mailed code → 400 and counts toward its five tries.
+ */
+import { z } from '@hono/zod-openapi'
+import { emailUnverified } from '../../add-credential-code.js'
+import { AuthError } from '../../errors.js'
+import type { AuthApp } from '../../routes/deps.js'
+import { bodyGuardResponses, jsonBody, jsonContent, problemResponse, rateLimitedResponse } from '../../schemas.js'
+import type { UserRecord } from '../../store/types.js'
+import { PasskeyEmailCode, PasskeyName, PasskeySchema, passkeyJson, RegistrationResponseSchema } from '../schemas.js'
+import type { PasskeyDeps } from './deps.js'
+import { guardedPasskeyRoute } from './guarded.js'
+
+const RegisterBody = z
+  .object({
+    response: RegistrationResponseSchema,
+    emailCode: PasskeyEmailCode,
+    name: PasskeyName.optional(),
+  })
+  .openapi('PasskeyRegisterRequest')
+
+export const invalidPasskey = () =>
+  new AuthError('invalid_passkey', {
+    detail: 'The passkey response was refused: wrong origin or relying party, or a challenge that is not yours, used or expired.',
+    errors: [{ path: 'response', code: 'invalid_passkey', message: 'Passkey response refused; start again with new options' }],
+  })
+
+export const passkeyRegister = <U extends UserRecord>(app: AuthApp, deps: PasskeyDeps<U>) =>
+  app.openapi(
+    guardedPasskeyRoute(
+      deps,
+      {
+        auth: true,
+        fresh: deps.options.freshAge,
+        method: 'post',
+        path: '/passkeys/register',
+        operationId: 'passkeyRegister',
+        tags: ['passkeys'],
+        summary: 'Finish adding a passkey with the response of navigator.credentials.create()',
+        request: { body: jsonBody(RegisterBody) },
+        responses: {
+          201: jsonContent(PasskeySchema, 'Added; a notice is mailed'),
+          400: problemResponse(
+            'Invalid input, a response refused (origin, relying party, challenge, signature), or a wrong, used or expired email code',
+          ),
+          403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
+          ...bodyGuardResponses,
+          429: rateLimitedResponse,
+        },
+      },
+      'passkey-register',
+    ),
+    async (c) => {
+      const { response, emailCode, name } = c.req.valid('json')
+      const { user } = c.var
+      if (!user.raw.emailVerified) throw emailUnverified()
+      const verified = await deps.passkeys.verifyRegistration(user.id, response)
+      if (!verified) throw invalidPasskey()
+      await deps.addCredential.spend(user.id, emailCode)
+      const passkey = { ...verified, name: name ?? 'Passkey' }
+      if (!(await deps.store.createPasskey(passkey))) throw invalidPasskey()
+      deps.notify.event(c, { type: 'passkey.added', userId: user.id, passkeyId: passkey.id })
+      deps.notify.mail({ kind: 'passkey-added', to: user.email, name: passkey.name })
+      return c.json(passkeyJson({ ...passkey, lastUsedAt: null }), 201)
+    },
+  )

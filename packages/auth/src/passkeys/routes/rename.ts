@@ -1,0 +1,37 @@
+/** PATCH /passkeys/{id}: renames one of the signed-in user's passkeys; another user's id is 404. */
+import { z } from '@hono/zod-openapi'
+import { AuthError } from '../../errors.js'
+import type { AuthApp } from '../../routes/deps.js'
+import { bodyGuardResponses, jsonBody, jsonContent, problemResponse } from '../../schemas.js'
+import type { UserRecord } from '../../store/types.js'
+import { PasskeyIdParam, PasskeyName, PasskeySchema, passkeyJson } from '../schemas.js'
+import type { PasskeyDeps } from './deps.js'
+import { guardedPasskeyRoute } from './guarded.js'
+
+export const passkeyNotFound = () => new AuthError('not_found', { detail: 'You have no passkey with this id.' })
+
+export const passkeyRename = <U extends UserRecord>(app: AuthApp, deps: PasskeyDeps<U>) =>
+  app.openapi(
+    guardedPasskeyRoute(deps, {
+      auth: true,
+      method: 'patch',
+      path: '/passkeys/{id}',
+      operationId: 'renamePasskey',
+      tags: ['passkeys'],
+      summary: 'Rename a passkey',
+      request: { params: PasskeyIdParam, body: jsonBody(z.object({ name: PasskeyName }).openapi('PasskeyRenameRequest')) },
+      responses: {
+        200: jsonContent(PasskeySchema, 'Renamed'),
+        400: problemResponse('Invalid input'),
+        404: problemResponse('No passkey of yours with this id'),
+        ...bodyGuardResponses,
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid('param')
+      const { name } = c.req.valid('json')
+      const renamed = await deps.store.renamePasskey(c.var.user.id, id, name)
+      if (!renamed) throw passkeyNotFound()
+      return c.json(passkeyJson(renamed), 200)
+    },
+  )

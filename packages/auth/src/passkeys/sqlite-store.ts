@@ -1,0 +1,91 @@
+/**
+ * The passkey facet on SQLite, for every driver the SQLite schema runs on: better-sqlite3,
+ * `bun:sqlite`, `node:sqlite` and D1. Each step is one statement, atomic on its own (SQLite runs
+ * one writer at a time), so the same code serves the synchronous drivers and D1's async one.
+ */
+import { and, eq, gt, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import type * as schema from '../sqlite/schema.js'
+import { passkeyChallenges, passkeys, users } from '../sqlite/schema.js'
+import type { PasskeyRecord, PasskeyStore } from './store.js'
+
+const toPasskey = (row: typeof passkeys.$inferSelect): PasskeyRecord => ({ ...row })
+
+export const sqlitePasskeyStore = <M extends 'sync' | 'async', R>(db: BaseSQLiteDatabase<M, R, typeof schema>): PasskeyStore => ({
+  async createPasskey(input) {
+    const rows = await db.insert(passkeys).values(input).onConflictDoNothing().returning({ id: passkeys.id })
+    return rows.length === 1
+  },
+
+  async findPasskey(id) {
+    const [row] = await db.select().from(passkeys).where(eq(passkeys.id, id))
+    return row ? toPasskey(row) : null
+  },
+
+  async listPasskeys(userId) {
+    const rows = await db.select().from(passkeys).where(eq(passkeys.userId, userId))
+    return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1)).map(toPasskey)
+  },
+
+  async renamePasskey(userId, id, name) {
+    const [row] = await db
+      .update(passkeys)
+      .set({ name })
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .returning()
+    return row ? toPasskey(row) : null
+  },
+
+  async deletePasskey(userId, id) {
+    const others = db
+      .select({ one: sql`1` })
+      .from(passkeys)
+      .where(and(eq(passkeys.userId, userId), ne(passkeys.id, id)))
+    const password = db
+      .select({ one: sql`1` })
+      .from(users)
+      .where(and(eq(users.id, userId), ne(users.passwordHash, '')))
+    const deleted = await db
+      .delete(passkeys)
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId), or(sql`exists ${password}`, sql`exists ${others}`)))
+      .returning({ id: passkeys.id })
+    if (deleted.length === 1) return 'deleted'
+    const [kept] = await db
+      .select({ id: passkeys.id })
+      .from(passkeys)
+      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+    return kept ? 'last_sign_in' : 'not_found'
+  },
+
+  async usePasskey({ id, counter, backedUp, now }) {
+    const rows = await db
+      .update(passkeys)
+      .set({ counter, backedUp, lastUsedAt: now })
+      .where(
+        and(eq(passkeys.id, id), or(sql`${passkeys.counter} < ${counter}`, and(eq(passkeys.counter, 0), sql`${counter} = 0`))),
+      )
+      .returning({ id: passkeys.id })
+    return rows.length === 1
+  },
+
+  async createPasskeyChallenge(input, now) {
+    await db.delete(passkeyChallenges).where(or(lte(passkeyChallenges.expiresAt, now), isNotNull(passkeyChallenges.usedAt)))
+    await db.insert(passkeyChallenges).values(input)
+  },
+
+  async claimPasskeyChallenge(hash, purpose, now) {
+    const [claimed] = await db
+      .update(passkeyChallenges)
+      .set({ usedAt: now })
+      .where(
+        and(
+          eq(passkeyChallenges.hash, hash),
+          eq(passkeyChallenges.purpose, purpose),
+          isNull(passkeyChallenges.usedAt),
+          gt(passkeyChallenges.expiresAt, now),
+        ),
+      )
+      .returning({ userId: passkeyChallenges.userId, boundTo: passkeyChallenges.boundTo })
+    return claimed ?? null
+  },
+})
