@@ -38,22 +38,24 @@ export const sessionRemainingMs = (
 ): number =>
   Math.min(session.refreshedAt.getTime() + lifetimes.idleMs, session.createdAt.getTime() + lifetimes.absoluteMs) - now.getTime()
 
-/** What a sign-in or re-authentication proved (passkeys and sign-in by email add theirs here). */
-export interface Proof {
-  /** The account's password. */
-  password: boolean
-  /** A TOTP or recovery code of its second factor. */
-  code: boolean
-}
+/**
+ * The first step of a proof: a password, a mail (sign-in by email), or a passkey whose
+ * authenticator did not verify the user. A two-factor challenge remembers it for the second step.
+ */
+export type FirstFactor = 'pwd' | 'email' | 'hwk'
+
+/** The second step: a TOTP or recovery code, or a passkey. */
+export type SecondFactor = 'otp' | 'hwk'
+
+/** RFC 8176 for a passkey whose authenticator verified the user (PIN, biometrics): two factors in one. */
+export const USER_VERIFIED_PASSKEY: readonly AuthMethod[] = ['hwk', 'user', 'mfa']
 
 /**
- * The RFC 8176 methods of a proof: `pwd` for a password, `otp` for a code, and `mfa` when two
- * factors were proven together.
+ * The RFC 8176 methods of a proof (docs/reference/credentials.md#step-up): the first factor, the
+ * second when there was one, and `mfa` when there were two.
  */
-export const amrOf = ({ password, code }: Proof): AuthMethod[] => {
-  const methods: AuthMethod[] = [...(password ? (['pwd'] as const) : []), ...(code ? (['otp'] as const) : [])]
-  return methods.length > 1 ? [...methods, 'mfa'] : methods
-}
+export const amrOf = (first: FirstFactor, second?: SecondFactor): AuthMethod[] =>
+  second === undefined ? [first] : [first, second, 'mfa']
 
 /**
  * Whether a session's last proof is at most `maxAgeSeconds` old at `now` (a route's `fresh`, the

@@ -6,6 +6,7 @@
  * counter that goes back, another user's passkey, the last way to sign in, parallel sign-ins.
  */
 import { decodeJwt } from 'jose'
+import * as OTPAuth from 'otpauth'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Algorithm, type CreationOptions, FLAGS, type RequestOptions, softAuthenticator } from '../../test/authenticator.js'
 import { harness, PASSWORD, refreshCookie } from '../../test/harness.js'
@@ -27,7 +28,8 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
   afterEach(async () => {
     await opened?.close()
   })
-  const setup = () => harness({ store: opened.store, passkeys: PASSKEYS })
+  const setup = (overrides: Parameters<typeof harness>[0] = {}) =>
+    harness({ store: opened.store, passkeys: PASSKEYS, ...overrides })
   const run = it.skipIf(skip !== null)
 
   /** Signs up, then registers a passkey made by `authenticator`. */
@@ -44,6 +46,24 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
     })
     expect(registered.status).toBe(201)
     return { ...user, authenticator, passkey: await json(registered) }
+  }
+  /**
+   * Turns two-factor authentication on for the holder of `bearer` (the address verified);
+   * `code(steps)` is the TOTP code `steps` steps from the frozen clock.
+   */
+  const turnOnTwoFactor = async (h: H, bearer: Record<string, string>, email = 'ada@example.com') => {
+    const s = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: bearer })
+    expect(s.status).toBe(200)
+    const totp = OTPAuth.URI.parse(((await s.json()) as { uri: string }).uri) as OTPAuth.TOTP
+    const code = (steps = 0) => totp.generate({ timestamp: h.clock.now().getTime() + steps * 30_000 })
+    const enable = await h.request('POST', '/auth/two-factor/enable', {
+      json: { code: code(), emailCode: await h.emailCode(email) },
+      headers: bearer,
+    })
+    expect(enable.status).toBe(200)
+    // The code just spent is spent for its window: the next one is a step ahead.
+    h.clock.advance(30_000)
+    return { code, recoveryCodes: ((await enable.json()) as { recoveryCodes: string[] }).recoveryCodes }
   }
   const loginOptions = async (h: H, ip?: string) => {
     const res = await h.request('POST', '/auth/passkeys/login/options', ip ? { ip } : {})
@@ -263,17 +283,7 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
     async () => {
       const h = setup()
       const ada = await withPasskey(h)
-      const OTPAuth = await import('otpauth')
-      const s = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer })
-      const totp = OTPAuth.URI.parse(((await s.json()) as { uri: string }).uri) as InstanceType<typeof OTPAuth.TOTP>
-      expect(
-        (
-          await h.request('POST', '/auth/two-factor/enable', {
-            json: { code: totp.generate({ timestamp: h.clock.now().getTime() }), emailCode: await h.emailCode() },
-            headers: ada.bearer,
-          })
-        ).status,
-      ).toBe(200)
+      await turnOnTwoFactor(h, ada.bearer)
       let o = await loginOptions(h)
       const onlyPresent = await signIn(h, o.challengeId, await ada.authenticator.get(o.options, { flags: FLAGS.UP }))
       expect(onlyPresent.status).toBe(202)
@@ -294,14 +304,7 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
       const h = setup()
       const ada = await withPasskey(h)
       const bob = await withPasskey(h, 'Ed25519', 'bob@example.com')
-      const OTPAuth = await import('otpauth')
-      const s = await h.request('POST', '/auth/two-factor/setup', { json: { currentPassword: PASSWORD }, headers: ada.bearer })
-      const totp = OTPAuth.URI.parse(((await s.json()) as { uri: string }).uri) as InstanceType<typeof OTPAuth.TOTP>
-      const enable = await h.request('POST', '/auth/two-factor/enable', {
-        json: { code: totp.generate({ timestamp: h.clock.now().getTime() }), emailCode: await h.emailCode() },
-        headers: ada.bearer,
-      })
-      expect(enable.status).toBe(200)
+      await turnOnTwoFactor(h, ada.bearer)
       const challenged = async () => {
         const res = await h.login('ada@example.com', PASSWORD)
         expect(res.status).toBe(202)
@@ -409,6 +412,157 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
     expect(res.status).toBe(409)
     expect(await json(res)).toMatchObject({ type: 'urn:latchkey:problem:last-sign-in-method' })
     expect(await json(await h.request('GET', '/auth/passkeys', { headers: bearer }))).toHaveLength(1)
+  })
+
+  const reauth = (h: H, token: string, json: unknown) =>
+    h.request('POST', '/auth/reauth', { json, headers: { Authorization: `Bearer ${token}` } })
+  /** A passkey proof for reauth: an assertion by `authenticator` answering new login options. */
+  const passkeyProof = async (h: H, authenticator: ReturnType<typeof softAuthenticator>, ceremony = {}) => {
+    const o = await loginOptions(h)
+    return { challengeId: o.challengeId, response: await authenticator.get(o.options, ceremony) }
+  }
+  const claims = async (res: Response) =>
+    decodeJwt(((await res.clone().json()) as { accessToken: string }).accessToken) as {
+      amr: string[]
+      auth_time: number
+      sid: string
+    }
+
+  run(
+    'reauth by one of the caller’s passkeys freshens the session (hwk,user,mfa; hwk without user verification); anything else is 400',
+    async () => {
+      const h = setup()
+      const ada = await withPasskey(h)
+      const bob = await withPasskey(h, 'Ed25519', 'bob@example.com')
+      h.clock.advance(600_000)
+      const refused = async (json: unknown) => {
+        const res = await reauth(h, ada.accessToken, json)
+        expect(res.status, JSON.stringify(json).slice(0, 80)).toBe(400)
+        expect(res.headers.getSetCookie()).toEqual([])
+        return json as Json
+      }
+      // Another user's passkey is a wrong proof, like a wrong password: 400, and the session stays stale.
+      await refused({ passkey: await passkeyProof(h, bob.authenticator) })
+      expect(await json(await reauth(h, ada.accessToken, { passkey: await passkeyProof(h, bob.authenticator) }))).toMatchObject({
+        status: 400,
+        type: 'urn:latchkey:problem:invalid-passkey',
+      })
+      await refused({ passkey: await passkeyProof(h, ada.authenticator, { origin: 'http://evil.test' }) })
+      await refused({ passkey: await passkeyProof(h, ada.authenticator, { tamper: true }) })
+      // Not an answer to login options: a challenge of its own making.
+      const made = await ada.authenticator.get({ challenge: 'A'.repeat(43) })
+      await refused({ passkey: { challengeId: 'A'.repeat(43), response: made } })
+      // Neither proof, or both: 400 on the field.
+      const neither = await reauth(h, ada.accessToken, {})
+      expect(neither.status).toBe(400)
+      expect(((await neither.json()) as { errors: { path: string; code: string }[] }).errors).toEqual([
+        expect.objectContaining({ path: 'password', code: 'required' }),
+      ])
+      const both = await reauth(h, ada.accessToken, { password: PASSWORD, passkey: await passkeyProof(h, ada.authenticator) })
+      expect(both.status).toBe(400)
+      expect(((await both.json()) as { errors: { path: string }[] }).errors.map((e) => e.path)).toEqual(['passkey'])
+      const stale = await h.request('DELETE', `/auth/passkeys/${ada.passkey.id}`, { headers: ada.bearer })
+      expect(stale.status).toBe(401)
+
+      const proof = await passkeyProof(h, ada.authenticator)
+      const ok = await reauth(h, ada.accessToken, { passkey: proof })
+      expect(ok.status).toBe(200)
+      expect(ok.headers.getSetCookie()).toEqual([])
+      expect(await claims(ok)).toMatchObject({
+        amr: ['hwk', 'user', 'mfa'],
+        auth_time: Math.floor(h.clock.now().getTime() / 1000),
+        sid: decodeJwt(ada.accessToken).sid,
+      })
+      // Single use.
+      await refused({ passkey: proof })
+      h.clock.advance(60_000)
+      const present = await reauth(h, ada.accessToken, { passkey: await passkeyProof(h, ada.authenticator, { flags: FLAGS.UP }) })
+      expect(present.status).toBe(200)
+      expect((await claims(present)).amr).toEqual(['hwk'])
+      // The session is fresh: the passkey can be removed (Ada still has her password).
+      expect((await h.request('DELETE', `/auth/passkeys/${ada.passkey.id}`, { headers: ada.bearer })).status).toBe(204)
+      await h.auth.settled()
+      expect(h.events.filter((e) => e.type === 'reauthentication.failed')).toHaveLength(6)
+      expect(h.events.filter((e) => e.type === 'reauthenticated').map((e) => (e as { amr: string[] }).amr)).toEqual([
+        ['hwk', 'user', 'mfa'],
+        ['hwk'],
+      ])
+    },
+  )
+
+  run('a counter that goes back refuses the reauth (400) and emits passkey.counter_regressed', async () => {
+    const h = setup()
+    const ada = await withPasskey(h)
+    expect((await reauth(h, ada.accessToken, { passkey: await passkeyProof(h, ada.authenticator, { counter: 7 }) })).status).toBe(
+      200,
+    )
+    expect((await reauth(h, ada.accessToken, { passkey: await passkeyProof(h, ada.authenticator, { counter: 7 }) })).status).toBe(
+      400,
+    )
+    await h.auth.settled()
+    expect(h.events.filter((e) => e.type === 'passkey.counter_regressed')).toMatchObject([
+      { userId: ada.user.id, passkeyId: ada.passkey.id },
+    ])
+  })
+
+  run(
+    'reauth by passkey on a two-factor account: without user verification it needs a code (hwk,otp,mfa); with it, none',
+    async () => {
+      const h = setup()
+      const ada = await withPasskey(h)
+      const factor = await turnOnTwoFactor(h, ada.bearer)
+      const o = await loginOptions(h)
+      const login = await signIn(h, o.challengeId, await ada.authenticator.get(o.options))
+      expect(login.status).toBe(200)
+      const token = ((await login.json()) as { accessToken: string }).accessToken
+      h.clock.advance(600_000)
+      const onlyPresent = () => passkeyProof(h, ada.authenticator, { flags: FLAGS.UP })
+      const missing = await reauth(h, token, { passkey: await onlyPresent() })
+      expect(missing.status).toBe(400)
+      expect(((await missing.json()) as { errors: { path: string; code: string }[] }).errors).toEqual([
+        expect.objectContaining({ path: 'code', code: 'code_required' }),
+      ])
+      expect((await reauth(h, token, { passkey: await onlyPresent(), code: '000000' })).status).toBe(400)
+      const withCode = await reauth(h, token, { passkey: await onlyPresent(), code: factor.code() })
+      expect(withCode.status).toBe(200)
+      expect((await claims(withCode)).amr).toEqual(['hwk', 'otp', 'mfa'])
+      const recovery = await reauth(h, token, { passkey: await onlyPresent(), code: factor.recoveryCodes[0] })
+      expect(recovery.status).toBe(200)
+      expect((await claims(recovery)).amr).toEqual(['hwk', 'otp', 'mfa'])
+      // User verification proves two factors: no code.
+      const verified = await reauth(h, token, { passkey: await passkeyProof(h, ada.authenticator) })
+      expect(verified.status).toBe(200)
+      expect((await claims(verified)).amr).toEqual(['hwk', 'user', 'mfa'])
+    },
+  )
+
+  run('an account without a password re-authenticates with its passkey', async () => {
+    const h = setup({ emailSignIn: { signUp: true } })
+    const started = await h.request('POST', '/auth/email-sign-in', { json: { email: 'eve@example.com' } })
+    expect(started.status).toBe(202)
+    const { flow } = (await started.json()) as { flow: string }
+    const mail = await h.mailOf('sign-in', 'eve@example.com')
+    const signedIn = await h.request('POST', '/auth/email-sign-in/verify', { json: { flow, code: mail.code } })
+    expect(signedIn.status).toBe(200)
+    const { accessToken } = (await signedIn.json()) as { accessToken: string }
+    const bearer = { Authorization: `Bearer ${accessToken}` }
+    const authenticator = softAuthenticator({ origin: ORIGIN })
+    const options = (await (
+      await h.request('POST', '/auth/passkeys/register/options', { headers: bearer })
+    ).json()) as CreationOptions
+    const registered = await h.request('POST', '/auth/passkeys/register', {
+      json: { response: await authenticator.create(options), emailCode: await h.emailCode('eve@example.com') },
+      headers: bearer,
+    })
+    expect(registered.status).toBe(201)
+    h.clock.advance(600_000)
+    // No password to be right.
+    expect((await reauth(h, accessToken, { password: PASSWORD })).status).toBe(400)
+    const ok = await reauth(h, accessToken, { passkey: await passkeyProof(h, authenticator) })
+    expect(ok.status).toBe(200)
+    expect((await claims(ok)).amr).toEqual(['hwk', 'user', 'mfa'])
+    // Fresh again: a second passkey can be added.
+    expect((await h.request('POST', '/auth/passkeys/register/options', { headers: bearer })).status).toBe(200)
   })
 
   run('sign-in is limited per address: the 101st attempt in 15 minutes is 429', async () => {

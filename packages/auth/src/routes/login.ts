@@ -158,7 +158,7 @@ export const login = <U extends UserRecord>(
         devices.set(c)
         return c.json(second, 202)
       }
-      const started = await sessions.start(c, found.user, found.credentialsVersion, amrOf({ password: true, code: false }))
+      const started = await sessions.start(c, found.user, found.credentialsVersion, amrOf('pwd'))
       if (!started) {
         notify.event(c, { type: 'login.failed', method: 'password', userId: found.user.id })
         throw invalidCredentials()

@@ -1,15 +1,16 @@
 /**
  * POST /reauth (README, "Step-up"): the signed-in holder proves who they are again — the
- * password, and a code when the account has a second factor — and the same session gets a new
- * `authenticatedAt`, so routes with `fresh` and the sensitive endpoints let it through. The
- * refresh cookie is left as it is. A passkey with user verification will be a proof on its own
- * (`proofOf` is where it goes).
+ * password or one of their passkeys, and a code when the account has a second factor (a passkey
+ * with user verification needs none) — and the same session gets a new `authenticatedAt`, so
+ * routes with `fresh` and the sensitive endpoints let it through. The refresh cookie is left as it
+ * is. (docs/reference/passkeys.md#re-authentication)
  */
 
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
 import type { GuardEnv } from '../guard.js'
+import { PasskeyProofSchema, provePasskey, wrongPasskey } from '../passkeys/reauth.js'
 import { guardedRoute } from '../route.js'
 import {
   AuthResultSchema,
@@ -21,52 +22,90 @@ import {
   problemResponse,
   rateLimitedResponse,
 } from '../schemas.js'
-import { amrOf } from '../session.js'
+import { amrOf, USER_VERIFIED_PASSKEY } from '../session.js'
 import type { UserRecord } from '../store/types.js'
+import { fieldCode } from '../validation.js'
 import { checkCurrentPassword, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { AnyCode, wrongCode } from './two-factor.js'
 
-const ReauthBody = z
+const Code = AnyCode.optional().openapi({
+  description:
+    'Required when the account has two-factor authentication on (unless a passkey verified the user): a code of the authenticator app, or an unused recovery code',
+})
+
+/** The password alone; with passkeys on, the password or a passkey (one of the two). */
+const passwordBody = z.object({ password: PasswordField, code: Code }).openapi('ReauthRequest')
+const passwordOrPasskeyBody = z
   .object({
-    password: PasswordField,
-    code: AnyCode.optional().openapi({
-      description:
-        'Required when the account has two-factor authentication on: a code of the authenticator app, or an unused recovery code',
-    }),
+    password: PasswordField.optional(),
+    passkey: PasskeyProofSchema.optional(),
+    code: Code,
+  })
+  .refine((body) => body.password !== undefined || body.passkey !== undefined, {
+    message: 'Password (or a passkey) is required',
+    path: ['password'],
+    params: fieldCode('required'),
+  })
+  .refine((body) => body.password === undefined || body.passkey === undefined, {
+    message: 'Send the password or a passkey, not both',
+    path: ['passkey'],
   })
   .openapi('ReauthRequest')
+type ReauthBody = { password?: string; passkey?: z.infer<typeof PasskeyProofSchema>; code?: string }
 
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
-  'store' | 'hasher' | 'sessions' | 'limits' | 'notify' | 'guard' | 'twoFactor' | 'options'
+  'store' | 'hasher' | 'sessions' | 'limits' | 'notify' | 'guard' | 'twoFactor' | 'options' | 'passkeys'
 >
 
 const codeRequired = () =>
   new AuthError('wrong_code', {
-    detail: 'This account has two-factor authentication on: send a code from the app (or a recovery code) with the password.',
+    detail:
+      'This account has two-factor authentication on: send a code from the app (or a recovery code) with the password or passkey.',
     errors: [{ path: 'code', code: 'code_required', message: 'Code is required for this account' }],
   })
 
 export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
-  const { store, sessions, limits, notify, guard, twoFactor } = deps
+  const { store, sessions, limits, notify, guard, twoFactor, passkeys } = deps
 
   /**
-   * What the request proves, in order: the password (wrong → 400, nothing spent), then the
-   * second factor's code when the account has one. Answers the version read with the password.
+   * The first factor: the password (wrong → 400, nothing spent) or a passkey of the caller's (its
+   * challenge spent either way). Answers the account as read after it, and what it proved.
    */
-  const proofOf = async (c: Context<GuardEnv<U>>, body: z.infer<typeof ReauthBody>) => {
+  const firstOf = async (c: Context<GuardEnv<U>>, body: ReauthBody) => {
+    const { user } = c.var
+    if (body.password !== undefined) {
+      const found = await checkCurrentPassword(deps, c, user.id, body.password, 'password')
+      return { found, first: 'pwd' as const, complete: false }
+    }
+    if (!body.passkey) throw wrongPassword('password')
+    const { userVerified } = await provePasskey(passkeys, notify, c, user.id, body.passkey)
+    const found = await store.findUserById(user.id)
+    if (!found) throw wrongPassword('password')
+    return { found, first: 'hwk' as const, complete: userVerified }
+  }
+
+  /**
+   * What the request proves, in order: the password or a passkey, then the second factor's code
+   * when the account has one and the passkey did not verify the user. Answers the credentials
+   * version read with the first factor, and the methods.
+   */
+  const proofOf = async (c: Context<GuardEnv<U>>, body: ReauthBody) => {
     const { user, sessionId } = c.var
-    let found: Awaited<ReturnType<typeof checkCurrentPassword<U>>>
+    let proven: Awaited<ReturnType<typeof firstOf>>
     try {
-      found = await checkCurrentPassword(deps, c, user.id, body.password, 'password')
+      proven = await firstOf(c, body)
     } catch (err) {
-      if (err instanceof AuthError && err.code === 'wrong_password')
+      if (err instanceof AuthError && (err.code === 'wrong_password' || err.code === 'invalid_passkey'))
         notify.event(c, { type: 'reauthentication.failed', userId: user.id, sessionId })
       throw err
     }
+    const { found, first } = proven
+    const done = { credentialsVersion: found.credentialsVersion, first }
+    if (proven.complete) return { ...done, amr: [...USER_VERIFIED_PASSKEY] }
     const factor = await store.findTwoFactor(user.id)
-    if (!factor?.enabledAt) return { credentialsVersion: found.credentialsVersion, code: false }
+    if (!factor?.enabledAt) return { ...done, amr: amrOf(first) }
     if (body.code === undefined) throw codeRequired()
     const spent = await twoFactor.spend(user.id, factor, body.code, true)
     if (!spent) {
@@ -77,7 +116,7 @@ export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
       notify.event(c, { type: 'recovery_code.used', userId: user.id })
       notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'reauth' })
     }
-    return { credentialsVersion: found.credentialsVersion, code: true }
+    return { ...done, amr: amrOf(first, 'otp') }
   }
 
   return app.openapi(
@@ -89,13 +128,14 @@ export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
         path: '/reauth',
         operationId: 'reauthenticate',
         tags: ['auth'],
-        summary: 'Prove who you are again (password, and a code when two-factor is on): the session becomes fresh',
+        summary:
+          'Prove who you are again (the password or a passkey, and a code when two-factor is on): the session becomes fresh',
         description:
           'For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.',
-        request: { body: jsonBody(ReauthBody) },
+        request: { body: jsonBody(passkeys ? passwordOrPasskeyBody : passwordBody) },
         responses: {
           200: jsonContent(AuthResultSchema, 'The session is fresh; a new access token for it (the refresh cookie is unchanged)'),
-          400: problemResponse('Invalid input, a wrong password, or a missing, wrong or used code'),
+          400: problemResponse('Invalid input, a wrong password or passkey, or a missing, wrong or used code'),
           ...bodyGuardResponses,
           429: rateLimitedResponse,
           503: overloadedResponse,
@@ -105,11 +145,10 @@ export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
     ),
     async (c) => {
       const { user, sessionId } = c.var
-      const proof = await proofOf(c, c.req.valid('json'))
-      const amr = amrOf({ password: true, code: proof.code })
-      const body = await sessions.reauthenticate(user.raw, sessionId, proof.credentialsVersion, amr)
-      // The password was replaced while it was being checked: it is no longer the proof it was.
-      if (!body) throw wrongPassword('password')
+      const { credentialsVersion, amr, first } = await proofOf(c, c.req.valid('json'))
+      const body = await sessions.reauthenticate(user.raw, sessionId, credentialsVersion, amr)
+      // The password was replaced while the proof was being checked: it is no longer the proof it was.
+      if (!body) throw first === 'pwd' ? wrongPassword('password') : wrongPasskey()
       notify.event(c, { type: 'reauthenticated', userId: user.id, sessionId, amr })
       return c.json(body, 200)
     },

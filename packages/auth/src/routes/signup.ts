@@ -101,7 +101,7 @@ export const signup = <U extends UserRecord>(
         ...(profile ? { profile } : {}),
       })
       if (!user) throw emailTaken()
-      const started = await sessions.start(c, user, INITIAL_CREDENTIALS_VERSION, amrOf({ password: true, code: false }))
+      const started = await sessions.start(c, user, INITIAL_CREDENTIALS_VERSION, amrOf('pwd'))
       // Only a password change could move the version, and that needs a session or a reset token.
       if (!started) throw new AuthError('internal', { detail: 'The account was changed while it was being created.' })
       notify.event(c, { type: 'signup', userId: user.id, sessionId: started.sessionId })

@@ -28,7 +28,7 @@ import {
   unauthorizedResponse,
 } from '../schemas.js'
 import { amrOf } from '../session.js'
-import type { AuthMethod, UserRecord } from '../store/types.js'
+import type { UserRecord } from '../store/types.js'
 import { CHALLENGE_MAX_FAILURES, type SpentCode } from '../two-factor/factor.js'
 import { RECOVERY_CODE_COUNT } from '../two-factor/recovery-codes.js'
 import { base32Key, newTotpKey, totpUri } from '../two-factor/totp.js'
@@ -112,9 +112,6 @@ const invalidChallenge = () =>
     detail: 'The challenge is unknown, used or expired; sign in again.',
     headers: { 'WWW-Authenticate': 'Bearer' },
   })
-
-/** RFC 8176: the password, then a passkey (a hardware-bound key) as the second factor. */
-const PASSKEY_SECOND_STEP: AuthMethod[] = ['pwd', 'hwk', 'mfa']
 
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
@@ -416,13 +413,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       const found = await store.findUserById(userId)
       // The password step's version: a reset or a change since then opens no session.
       const started =
-        found &&
-        (await sessions.start(
-          c,
-          found.user,
-          credentialsVersion,
-          spent === 'passkey' ? PASSKEY_SECOND_STEP : amrOf({ password: true, code: true }),
-        ))
+        found && (await sessions.start(c, found.user, credentialsVersion, amrOf('pwd', spent === 'passkey' ? 'hwk' : 'otp')))
       if (!started) throw invalidChallenge()
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId })

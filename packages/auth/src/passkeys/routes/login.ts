@@ -20,7 +20,8 @@ import {
   rateLimitedResponse,
   unauthorizedResponse,
 } from '../../schemas.js'
-import type { AuthMethod, UserRecord } from '../../store/types.js'
+import { amrOf, USER_VERIFIED_PASSKEY } from '../../session.js'
+import type { UserRecord } from '../../store/types.js'
 import { AuthenticationResponseSchema } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'
 
@@ -103,7 +104,7 @@ export const passkeyLogin = <U extends UserRecord>(
         }
       }
       // RFC 8176: a hardware-bound key; with user verification also the user's PIN or biometrics, two factors.
-      const amr: AuthMethod[] = outcome.userVerified ? ['hwk', 'user', 'mfa'] : ['hwk']
+      const amr = outcome.userVerified ? [...USER_VERIFIED_PASSKEY] : amrOf('hwk')
       const started = await sessions.start(c, found.user, found.credentialsVersion, amr)
       if (!started) throw passkeyRefused()
       notify.event(c, { type: 'login.succeeded', method: 'passkey', userId: found.user.id, sessionId: started.sessionId })
