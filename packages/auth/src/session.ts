@@ -13,6 +13,7 @@ import { opaqueToken, tokenHash } from './opaque-token.js'
 import { userJson } from './schemas.js'
 import type {
   AuthMethod,
+  FirstFactor,
   LiveSession,
   SessionAuthentication,
   SessionRecord,
@@ -38,11 +39,7 @@ export const sessionRemainingMs = (
 ): number =>
   Math.min(session.refreshedAt.getTime() + lifetimes.idleMs, session.createdAt.getTime() + lifetimes.absoluteMs) - now.getTime()
 
-/**
- * The first step of a proof: a password, a mail (sign-in by email), or a passkey whose
- * authenticator did not verify the user. A two-factor challenge remembers it for the second step.
- */
-export type FirstFactor = 'pwd' | 'email' | 'hwk'
+export type { FirstFactor }
 
 /** The second step: a TOTP or recovery code, or a passkey. */
 export type SecondFactor = 'otp' | 'hwk'

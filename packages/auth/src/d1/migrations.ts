@@ -109,4 +109,8 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE INDEX `auth_passkeys_user_idx` ON `auth_passkeys` (`user_id`);',
     ],
   },
+  {
+    tag: '0015_challenge_first_factor',
+    statements: ["ALTER TABLE `auth_challenges` ADD `first_factor` text DEFAULT 'pwd' NOT NULL;"],
+  },
 ]

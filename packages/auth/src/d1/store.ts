@@ -493,8 +493,8 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return false
     },
 
-    async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {
-      await db.insert(challenges).values({ hash, userId, credentialsVersion, expiresAt }).run()
+    async createChallenge({ hash, userId, credentialsVersion, firstFactor, expiresAt }) {
+      await db.insert(challenges).values({ hash, userId, credentialsVersion, firstFactor, expiresAt }).run()
     },
 
     async findChallenge(hash) {
@@ -514,7 +514,11 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
             lt(challenges.failures, maxFailures),
           ),
         )
-        .returning({ userId: challenges.userId, credentialsVersion: challenges.credentialsVersion })
+        .returning({
+          userId: challenges.userId,
+          credentialsVersion: challenges.credentialsVersion,
+          firstFactor: challenges.firstFactor,
+        })
       return claimed ?? null
     },
 

@@ -110,7 +110,7 @@ export const verifyEmailSignIn = <U extends UserRecord>(app: AuthApp, deps: Rout
       if (settled.settled) notify.event(c, { type: 'email.verified', userId: user.id })
       for (const sessionId of settled.revokedSessionIds) notify.event(c, { type: 'session.revoked', userId: user.id, sessionId })
 
-      const second = await secondStep(deps, c, user.id, credentialsVersion)
+      const second = await secondStep(deps, c, user.id, credentialsVersion, 'email')
       if (second) {
         // The browser keeps its device id through the second step, which then finds it new or known.
         devices.set(c)

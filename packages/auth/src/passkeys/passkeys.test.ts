@@ -565,6 +565,80 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
     expect((await h.request('POST', '/auth/passkeys/register/options', { headers: bearer })).status).toBe(200)
   })
 
+  run(
+    'after a second step the session names both: pwd, email or hwk first, then otp or hwk; after a passkey only a code answers',
+    async () => {
+      const h = setup()
+      const ada = await withPasskey(h)
+      const factor = await turnOnTwoFactor(h, ada.bearer)
+      type Challenge = { challenge: string; methods: string[]; passkeyOptions?: RequestOptions }
+      const challenged = async (res: Response) => {
+        expect(res.status).toBe(202)
+        return (await res.json()) as Challenge
+      }
+      const first = {
+        pwd: async () => challenged(await h.login('ada@example.com', PASSWORD)),
+        email: async () => {
+          const start = await h.request('POST', '/auth/email-sign-in', { json: { email: 'ada@example.com' } })
+          const { flow } = (await start.json()) as { flow: string }
+          const { code } = await h.mailOf('sign-in', 'ada@example.com')
+          return challenged(await h.request('POST', '/auth/email-sign-in/verify', { json: { flow, code } }))
+        },
+        hwk: async () => {
+          const o = await loginOptions(h)
+          return challenged(await signIn(h, o.challengeId, await ada.authenticator.get(o.options, { flags: FLAGS.UP })))
+        },
+      }
+      const verify = (json: unknown) => h.request('POST', '/auth/two-factor/verify', { json })
+      let recovery = 0
+      const second = {
+        otp: async (c: Challenge) => {
+          h.clock.advance(30_000)
+          return verify({ challenge: c.challenge, code: factor.code() })
+        },
+        recovery: (c: Challenge) => verify({ challenge: c.challenge, code: factor.recoveryCodes[recovery++] }),
+        hwk: async (c: Challenge) =>
+          verify({ challenge: c.challenge, passkey: await ada.authenticator.get(c.passkeyOptions as RequestOptions) }),
+      }
+      const cases = [
+        ['pwd', 'otp', ['pwd', 'otp', 'mfa']],
+        ['pwd', 'recovery', ['pwd', 'otp', 'mfa']],
+        ['pwd', 'hwk', ['pwd', 'hwk', 'mfa']],
+        ['email', 'otp', ['email', 'otp', 'mfa']],
+        ['email', 'recovery', ['email', 'otp', 'mfa']],
+        ['email', 'hwk', ['email', 'hwk', 'mfa']],
+        ['hwk', 'otp', ['hwk', 'otp', 'mfa']],
+        ['hwk', 'recovery', ['hwk', 'otp', 'mfa']],
+      ] as const
+      for (const [one, two, amr] of cases) {
+        const c = await first[one]()
+        expect(c.methods, one).toEqual(one === 'hwk' ? ['totp', 'recovery'] : ['totp', 'recovery', 'passkey'])
+        const res = await second[two](c)
+        expect(res.status, `${one} then ${two}`).toBe(200)
+        expect(await amrOf(res), `${one} then ${two}`).toEqual(amr)
+        const token = ((await res.json()) as { accessToken: string }).accessToken
+        const fresh = await h.request('GET', '/auth/me', { headers: { Authorization: `Bearer ${token}` } })
+        expect(fresh.status).toBe(200)
+      }
+      // After a passkey that did not verify the user, the passkey again is the same factor twice:
+      // no options are offered, and an assertion (even answering a password challenge's options) is a wrong answer.
+      const afterPasskey = await first.hwk()
+      expect(afterPasskey.passkeyOptions).toBeUndefined()
+      const other = await first.pwd()
+      const refused = await verify({
+        challenge: afterPasskey.challenge,
+        passkey: await ada.authenticator.get(other.passkeyOptions as RequestOptions),
+      })
+      expect(refused.status).toBe(401)
+      expect(await json(refused)).toMatchObject({ type: 'urn:latchkey:problem:two-factor-failed' })
+      // The challenge lives on (a wrong answer counts one of its five): a code finishes it.
+      h.clock.advance(30_000)
+      const done = await verify({ challenge: afterPasskey.challenge, code: factor.code() })
+      expect(done.status).toBe(200)
+      expect(await amrOf(done)).toEqual(['hwk', 'otp', 'mfa'])
+    },
+  )
+
   run('sign-in is limited per address: the 101st attempt in 15 minutes is 429', async () => {
     const h = setup()
     const o = await loginOptions(h, '198.51.100.9')

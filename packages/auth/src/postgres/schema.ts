@@ -3,7 +3,7 @@
  * rate-limit counters. Migrations under `drizzle/postgres` are generated from it.
  */
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
-import type { AuthMethod } from '../store/types.js'
+import type { AuthMethod, FirstFactor } from '../store/types.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
@@ -158,6 +158,8 @@ export const challenges = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     credentialsVersion: integer('credentials_version').notNull(),
+    /** What the first step was (`pwd`, `email`, `hwk`): the session's `amr` names it after the second. */
+    firstFactor: text('first_factor').$type<FirstFactor>().notNull().default('pwd'),
     failures: integer('failures').notNull().default(0),
     expiresAt: at('expires_at').notNull(),
     usedAt: at('used_at'),

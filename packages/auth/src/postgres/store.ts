@@ -581,8 +581,8 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return false
     },
 
-    async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {
-      await db.insert(challenges).values({ hash, userId, credentialsVersion, expiresAt })
+    async createChallenge({ hash, userId, credentialsVersion, firstFactor, expiresAt }) {
+      await db.insert(challenges).values({ hash, userId, credentialsVersion, firstFactor, expiresAt })
     },
 
     async findChallenge(hash) {
@@ -595,7 +595,11 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         .update(challenges)
         .set({ usedAt: now })
         .where(claimable(hash, now, maxFailures))
-        .returning({ userId: challenges.userId, credentialsVersion: challenges.credentialsVersion })
+        .returning({
+          userId: challenges.userId,
+          credentialsVersion: challenges.credentialsVersion,
+          firstFactor: challenges.firstFactor,
+        })
       return claimed ?? null
     },
 

@@ -25,7 +25,7 @@ import {
   unauthorizedResponse,
 } from '../schemas.js'
 import { amrOf } from '../session.js'
-import type { UserRecord } from '../store/types.js'
+import type { FirstFactor, UserRecord } from '../store/types.js'
 import { CHALLENGE_SECONDS } from '../two-factor/factor.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { ChallengeSchema } from './two-factor.js'
@@ -39,21 +39,25 @@ const invalidCredentials = () =>
 /**
  * The second step of every sign-in method (docs/reference/two-factor.md#signing-in): for an
  * account with a second factor, a challenge (the 202 body) instead of a session; `null` otherwise.
- * `credentialsVersion` is the one the first step read, so a reset since then opens nothing.
+ * `credentialsVersion` is the one the first step read, so a reset since then opens nothing, and
+ * `firstFactor` what that step was, so the session's `amr` names both.
  * `methods` says what may answer it: `totp` and `recovery`, and `passkey` when the account has
- * one, with request options listing its passkeys whose WebAuthn challenge belongs to this
- * challenge alone (docs/reference/passkeys.md#a-passkey-as-the-second-step).
+ * one and the first step was not a passkey, with request options listing its passkeys whose
+ * WebAuthn challenge belongs to this challenge alone
+ * (docs/reference/passkeys.md#a-passkey-as-the-second-step).
  */
 export const secondStep = async <U extends UserRecord>(
   { store, notify, twoFactor, passkeys }: Pick<RouteDeps<U>, 'store' | 'notify' | 'twoFactor' | 'passkeys'>,
   c: Context,
   userId: string,
   credentialsVersion: number,
+  firstFactor: FirstFactor,
 ) => {
   if (!(await store.findTwoFactor(userId))?.enabledAt) return null
-  const challenge = await twoFactor.challenge(userId, credentialsVersion)
+  const challenge = await twoFactor.challenge(userId, credentialsVersion, firstFactor)
   notify.event(c, { type: 'login.challenged', userId })
-  const keys = passkeys ? await store.listPasskeys(userId) : []
+  // After a passkey that did not verify the user, a passkey again would be the same factor twice.
+  const keys = passkeys && firstFactor !== 'hwk' ? await store.listPasskeys(userId) : []
   const methods: ('totp' | 'recovery' | 'passkey')[] = ['totp', 'recovery', ...(keys.length > 0 ? (['passkey'] as const) : [])]
   return {
     twoFactorRequired: true as const,
@@ -152,7 +156,7 @@ export const login = <U extends UserRecord>(
       if (hasher(c).needsRehash(found.passwordHash))
         await store.updatePasswordHash(found.user.id, await hasher(c).hash(candidate), found.credentialsVersion)
       // Only after the right password, so a wrong one costs the same for every account.
-      const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion)
+      const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion, 'pwd')
       if (second) {
         // The browser keeps its id through the second step, which then finds it new or known.
         devices.set(c)

@@ -388,11 +388,12 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       // One attempt at a time: concurrent attempts on one challenge find it claimed.
       const claimed = await store.claimChallenge(hash, options.now(), CHALLENGE_MAX_FAILURES)
       if (!claimed) throw invalidChallenge()
-      const { userId, credentialsVersion } = claimed
+      const { userId, credentialsVersion, firstFactor } = claimed
       const factor = await store.findTwoFactor(userId)
       let spent: SpentCode | 'passkey' | null = null
       if (factor?.enabledAt && code !== undefined) spent = await twoFactor.spend(userId, factor, code, true)
-      else if (factor?.enabledAt && passkey && deps.passkeys) {
+      // After a passkey first step only a code is a second factor (docs/reference/passkeys.md#a-passkey-as-the-second-step).
+      else if (factor?.enabledAt && passkey && deps.passkeys && firstFactor !== 'hwk') {
         // The assertion must answer this challenge's own WebAuthn challenge, by one of the account's passkeys.
         const expected = challengeOf(passkey.response.clientDataJSON)
         const outcome = expected
@@ -411,9 +412,10 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         })
       }
       const found = await store.findUserById(userId)
-      // The password step's version: a reset or a change since then opens no session.
+      // The first step's version: a reset or a change since then opens no session.
       const started =
-        found && (await sessions.start(c, found.user, credentialsVersion, amrOf('pwd', spent === 'passkey' ? 'hwk' : 'otp')))
+        found &&
+        (await sessions.start(c, found.user, credentialsVersion, amrOf(firstFactor, spent === 'passkey' ? 'hwk' : 'otp')))
       if (!started) throw invalidChallenge()
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId })

@@ -1,7 +1,7 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
 import { type SQL, sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import type { AuthMethod } from '../store/types.js'
+import type { AuthMethod, FirstFactor } from '../store/types.js'
 
 const tsMs = (name: string) => integer(name, { mode: 'timestamp_ms' })
 
@@ -168,6 +168,8 @@ export const challenges = sqliteTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     credentialsVersion: integer('credentials_version').notNull(),
+    /** What the first step was (`pwd`, `email`, `hwk`): the session's `amr` names it after the second. */
+    firstFactor: text('first_factor').$type<FirstFactor>().notNull().default('pwd'),
     failures: integer('failures').notNull().default(0),
     expiresAt: tsMs('expires_at').notNull(),
     usedAt: tsMs('used_at'),

@@ -553,8 +553,8 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       })
     },
 
-    async createChallenge({ hash, userId, credentialsVersion, expiresAt }) {
-      db.insert(challenges).values({ hash, userId, credentialsVersion, expiresAt }).run()
+    async createChallenge({ hash, userId, credentialsVersion, firstFactor, expiresAt }) {
+      db.insert(challenges).values({ hash, userId, credentialsVersion, firstFactor, expiresAt }).run()
     },
 
     async findChallenge(hash) {
@@ -568,7 +568,11 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
           .update(challenges)
           .set({ usedAt: now })
           .where(claimable(hash, now, maxFailures))
-          .returning({ userId: challenges.userId, credentialsVersion: challenges.credentialsVersion })
+          .returning({
+            userId: challenges.userId,
+            credentialsVersion: challenges.credentialsVersion,
+            firstFactor: challenges.firstFactor,
+          })
           .get(),
       )
       return claimed ?? null

@@ -68,6 +68,12 @@ export interface SessionRecord {
 export type AuthMethod = 'pwd' | 'otp' | 'mfa' | 'hwk' | 'user' | 'email'
 
 /**
+ * The first step of a sign-in that a second one may follow: a password, a mail (sign-in by email),
+ * or a passkey whose authenticator did not verify the user. A two-factor challenge remembers it.
+ */
+export type FirstFactor = Extract<AuthMethod, 'pwd' | 'email' | 'hwk'>
+
+/**
  * When a session's holder last proved who they are, and how: set by signup, login and
  * re-authentication, never by a refresh. A route's `fresh` judges `authenticatedAt`.
  */
@@ -239,8 +245,10 @@ export interface NewChallenge {
   /** SHA-256 of the challenge handed to the client. */
   hash: string
   userId: string
-  /** The credentials version read with the password that was verified. */
+  /** The credentials version read with the first factor that was verified. */
   credentialsVersion: number
+  /** What that first factor was. */
+  firstFactor: FirstFactor
   expiresAt: Date
 }
 
@@ -445,7 +453,11 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
    * fewer than `maxFailures` failures. Of concurrent claims exactly one gets it; it stays used
    * unless {@link Store.failChallenge} gives it back.
    */
-  claimChallenge(hash: string, now: Date, maxFailures: number): Promise<{ userId: string; credentialsVersion: number } | null>
+  claimChallenge(
+    hash: string,
+    now: Date,
+    maxFailures: number,
+  ): Promise<{ userId: string; credentialsVersion: number; firstFactor: FirstFactor } | null>
   /** Gives a claimed challenge back after a wrong code, counting the failure. */
   failChallenge(hash: string): Promise<void>
 

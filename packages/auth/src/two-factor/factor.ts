@@ -4,7 +4,7 @@
  * issuing login challenges. The routes decide what to answer; this decides what a code is worth.
  */
 import { opaqueToken, tokenHash } from '../opaque-token.js'
-import type { Store, TwoFactorRecord, UserRecord } from '../store/types.js'
+import type { FirstFactor, Store, TwoFactorRecord, UserRecord } from '../store/types.js'
 import { canonicalRecoveryCode, newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js'
 import type { SecretBox } from './secret-box.js'
 import { matchingStep } from './totp.js'
@@ -73,13 +73,14 @@ export const twoFactorCore = <U extends UserRecord>({
       return { codes, hashes: codes.map((code) => recoveryCodeHash(userId, code.replaceAll('-', ''))) }
     },
 
-    /** Issues a login challenge for the password step just passed; answers the value for the client. */
-    async challenge(userId: string, credentialsVersion: number): Promise<string> {
+    /** Issues a login challenge for the first step just passed (`firstFactor`); answers the value for the client. */
+    async challenge(userId: string, credentialsVersion: number, firstFactor: FirstFactor): Promise<string> {
       const challenge = opaqueToken()
       await store.createChallenge({
         hash: tokenHash(challenge),
         userId,
         credentialsVersion,
+        firstFactor,
         expiresAt: new Date(now().getTime() + CHALLENGE_SECONDS * 1000),
       })
       return challenge

@@ -96,7 +96,7 @@ export const passkeyLogin = <U extends UserRecord>(
       if (!found) throw passkeyRefused()
       // Without user verification the passkey is one factor: a second factor, when on, is still due.
       if (!outcome.userVerified) {
-        const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion)
+        const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion, 'hwk')
         if (second) {
           // The browser keeps its id through the second step, which then finds it new or known.
           devices.set(c)

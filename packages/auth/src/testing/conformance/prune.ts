@@ -78,7 +78,7 @@ export const pruneConformance = (t: Conformance) => {
     it('deletes used, expired and dead challenges and keeps the live one', async () => {
       const [a, b, c] = [await newUser(), await newUser(), await newUser()]
       const challenge = (userId: string, hash: string, expiresAt: Date) =>
-        t.store.createChallenge({ hash, userId, credentialsVersion: 0, expiresAt })
+        t.store.createChallenge({ hash, userId, credentialsVersion: 0, firstFactor: 'pwd', expiresAt })
       await challenge(a.id, 'c-used', at(101 * DAY))
       expect(await t.store.claimChallenge('c-used', at(99 * DAY), 5)).not.toBeNull()
       await challenge(b.id, 'c-expired', now)

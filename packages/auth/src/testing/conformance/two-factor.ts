@@ -5,6 +5,7 @@
  * that one attempt at a time can claim and that die at the failure limit or expiry.
  */
 import { describe, expect, it } from 'vitest'
+import type { FirstFactor } from '../../store/types.js'
 import { at, type Conformance, T0 } from './context.js'
 
 export const twoFactorConformance = (t: Conformance) => {
@@ -173,7 +174,13 @@ export const twoFactorConformance = (t: Conformance) => {
 
     it('deletes the factor with its recovery codes and challenges; the user and sessions stay', async () => {
       const { user, keep } = await enabledUser()
-      await t.store.createChallenge({ hash: `ch-${user.id}`, userId: user.id, credentialsVersion: 1, expiresAt: at(300_000) })
+      await t.store.createChallenge({
+        hash: `ch-${user.id}`,
+        userId: user.id,
+        credentialsVersion: 1,
+        firstFactor: 'pwd',
+        expiresAt: at(300_000),
+      })
       expect(await t.store.deleteTwoFactor(user.id)).toBe(true)
       expect(await t.store.findTwoFactor(user.id)).toBeNull()
       expect(await t.store.findChallenge(`ch-${user.id}`, T0)).toBeNull()
@@ -187,7 +194,13 @@ export const twoFactorConformance = (t: Conformance) => {
 
     it('goes with the user when the account is deleted', async () => {
       const { user } = await enabledUser()
-      await t.store.createChallenge({ hash: `gone-${user.id}`, userId: user.id, credentialsVersion: 1, expiresAt: at(300_000) })
+      await t.store.createChallenge({
+        hash: `gone-${user.id}`,
+        userId: user.id,
+        credentialsVersion: 1,
+        firstFactor: 'pwd',
+        expiresAt: at(300_000),
+      })
       expect(await t.store.deleteUser(user.id, 1)).toBe(true)
       expect(await t.store.findTwoFactor(user.id)).toBeNull()
       expect(await t.store.findChallenge(`gone-${user.id}`, T0)).toBeNull()
@@ -195,9 +208,9 @@ export const twoFactorConformance = (t: Conformance) => {
   })
 
   describe('login challenges', () => {
-    const challenge = async (hash: string, expiresInMs = 300_000) => {
+    const challenge = async (hash: string, expiresInMs = 300_000, firstFactor: FirstFactor = 'pwd') => {
       const user = await newUser()
-      await t.store.createChallenge({ hash, userId: user.id, credentialsVersion: 3, expiresAt: at(expiresInMs) })
+      await t.store.createChallenge({ hash, userId: user.id, credentialsVersion: 3, firstFactor, expiresAt: at(expiresInMs) })
       return user
     }
 
@@ -205,13 +218,24 @@ export const twoFactorConformance = (t: Conformance) => {
       const user = await challenge('c1')
       expect(await t.store.findChallenge('c1', T0)).toEqual({ userId: user.id })
       expect(await t.store.findChallenge('nope', T0)).toBeNull()
-      expect(await t.store.claimChallenge('c1', T0, 5)).toEqual({ userId: user.id, credentialsVersion: 3 })
+      expect(await t.store.claimChallenge('c1', T0, 5)).toEqual({ userId: user.id, credentialsVersion: 3, firstFactor: 'pwd' })
       expect(await t.store.claimChallenge('c1', T0, 5)).toBeNull()
       // Every answer to it still counts against its account.
       expect(await t.store.findChallenge('c1', T0)).toEqual({ userId: user.id })
       const late = await challenge('c2', 1000)
       expect(await t.store.claimChallenge('c2', at(1000), 5)).toBeNull()
       expect(await t.store.findChallenge('c2', at(1000))).toEqual({ userId: late.id })
+    })
+
+    it('remembers the first factor it follows', async () => {
+      for (const firstFactor of ['pwd', 'email', 'hwk'] as const) {
+        const user = await challenge(`first-${firstFactor}`, 300_000, firstFactor)
+        expect(await t.store.claimChallenge(`first-${firstFactor}`, T0, 5)).toEqual({
+          userId: user.id,
+          credentialsVersion: 3,
+          firstFactor,
+        })
+      }
     })
 
     it('lets exactly one of 20 concurrent claims win', async () => {
@@ -222,7 +246,7 @@ export const twoFactorConformance = (t: Conformance) => {
     it('is given back after each failure and dies at the failure limit', async () => {
       const user = await challenge('f')
       for (let i = 0; i < 4; i++) {
-        expect(await t.store.claimChallenge('f', T0, 5)).toEqual({ userId: user.id, credentialsVersion: 3 })
+        expect(await t.store.claimChallenge('f', T0, 5)).toEqual({ userId: user.id, credentialsVersion: 3, firstFactor: 'pwd' })
         await t.store.failChallenge('f')
       }
       expect(await t.store.claimChallenge('f', T0, 5)).not.toBeNull()

@@ -1,0 +1,1 @@
+ALTER TABLE `auth_challenges` ADD `first_factor` text DEFAULT 'pwd' NOT NULL;
