@@ -7,6 +7,7 @@
 import { type Auth, createAuth, type GetConnInfo, type SigningKey, type UserRecord } from '@latchkey/auth'
 import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
+import { passkeySettings } from './passkeys.js'
 import { printable } from './printable.js'
 
 /** The auth component of this app: the store's users (SQLite or PostgreSQL), the policies `admin` and `verified`. */
@@ -27,6 +28,8 @@ export interface AppAuthOptions {
   trustProxy: boolean
   /** `EMAIL_SIGN_UP`: an address without an account may sign up by email. Default `false`. */
   emailSignUp?: boolean
+  /** `PASSKEY_RP_ID`: the passkeys' domain; `null`: `publicUrl`'s host (docs/reference/operations.md#passkeys). */
+  passkeyRpId?: string | null
   /** Front ends on other origins that may use the refresh cookie (`TRUSTED_ORIGINS`); `PUBLIC_URL`'s is always trusted. */
   trustedOrigins?: readonly string[]
   /** The client address where the library cannot read Node's request itself (Bun, Deno). */
@@ -56,6 +59,7 @@ export const createAppAuth = ({
   production,
   trustProxy,
   emailSignUp = false,
+  passkeyRpId = null,
   trustedOrigins = [],
   accessTokenTtl = null,
   freshAge = null,
@@ -65,8 +69,10 @@ export const createAppAuth = ({
   log,
   audit = (line) => console.log(line),
   now,
-}: AppAuthOptions): AppAuth =>
-  createAuth({
+}: AppAuthOptions): AppAuth => {
+  const { passkeys, reason } = passkeySettings(publicUrl, passkeyRpId, trustedOrigins)
+  if (reason !== null) log(`passkeys are off: ${reason}`)
+  return createAuth({
     secret,
     ...(encryptionKeys ? { encryptionKeys } : {}),
     ...(signingKeys ? { signingKeys } : {}),
@@ -81,6 +87,7 @@ export const createAppAuth = ({
     publicUrl,
     trustProxy,
     emailSignIn: { signUp: emailSignUp },
+    ...(passkeys ? { passkeys } : {}),
     trustedOrigins,
     ...(accessTokenTtl === null ? {} : { accessTokenTtl }),
     ...(freshAge === null ? {} : { freshAge }),
@@ -91,3 +98,4 @@ export const createAppAuth = ({
     log,
     now,
   })
+}

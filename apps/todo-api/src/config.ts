@@ -9,6 +9,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseEnv } from 'node:util'
 import { MAX_SIGNING_KEYS, type SigningKey, secretWeakness, signingKeyProblem } from '@latchkey/auth'
+import { isIpHost, isOnDomain } from './passkeys.js'
 
 /** The public Pwned Passwords range API: the production default of `PWNED_PASSWORDS_URL`. */
 export const PUBLIC_PWNED_PASSWORDS = 'https://api.pwnedpasswords.com'
@@ -45,6 +46,8 @@ export interface Config {
   trustProxy: boolean
   /** `EMAIL_SIGN_UP=true`: an address without an account may sign up by email (docs/reference/email-sign-in.md). */
   emailSignUp: boolean
+  /** `PASSKEY_RP_ID`: the passkeys' domain instead of `PUBLIC_URL`'s host (a parent domain of it); `null`: that host. */
+  passkeyRpId: string | null
   /**
    * `ACCESS_TOKEN_TTL`: seconds an access token lives (default 900). For tests and trying the
    * refresh dance with short tokens; refused when NODE_ENV=production.
@@ -69,6 +72,9 @@ export interface Config {
 
 /** The app's folder (`apps/todo-api`), both from `src/` under tsx and from `dist/` under node. */
 export const appDir = fileURLToPath(new URL('..', import.meta.url))
+
+/** A DNS name: labels of letters, digits and inner hyphens. */
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
 const fail = (message: string): never => {
   throw new ConfigError(message)
@@ -237,6 +243,15 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
       fail(
         `TRUSTED_ORIGINS must list origins such as https://app.example.com, separated by commas; "${entry.slice(0, 100)}" is not one`,
       )
+  const passkeyRpId = env.PASSKEY_RP_ID?.trim().toLowerCase() || null
+  if (passkeyRpId !== null) {
+    if (!DOMAIN.test(passkeyRpId) || isIpHost(passkeyRpId))
+      fail(`PASSKEY_RP_ID must be a domain such as example.com (no scheme, port or path), got "${passkeyRpId.slice(0, 100)}"`)
+    const host = publicUrl?.hostname ?? 'localhost'
+    const hosts = [host, ...trustedOrigins.map((entry) => new URL(entry).hostname)]
+    if (!hosts.some((h) => isOnDomain(h, passkeyRpId)))
+      fail(`PASSKEY_RP_ID (${passkeyRpId}) must be PUBLIC_URL's host (${host}), a trusted origin's, or a parent domain of one`)
+  }
   const ttl = env.ACCESS_TOKEN_TTL?.trim() ?? ''
   if (ttl !== '' && !/^[1-9]\d{0,4}$/.test(ttl))
     fail(`ACCESS_TOKEN_TTL must be a whole number of seconds from 1 to 99999, got "${ttl.slice(0, 20)}"`)
@@ -289,6 +304,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     mailFrom: env.MAIL_FROM?.trim() || 'Latchkey <no-reply@localhost>',
     trustProxy: parseBoolean('TRUST_PROXY', env.TRUST_PROXY),
     emailSignUp: parseBoolean('EMAIL_SIGN_UP', env.EMAIL_SIGN_UP),
+    passkeyRpId,
     trustedOrigins: trustedOrigins.map((entry) => new URL(entry).origin),
     accessTokenTtl: ttl === '' ? null : Number(ttl),
     freshAge: freshAge === '' ? null : Number(freshAge),

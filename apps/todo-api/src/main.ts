@@ -121,6 +121,7 @@ server.listen(config.port, () => {
       production: config.production,
       trustProxy: config.trustProxy,
       emailSignUp: config.emailSignUp,
+      passkeyRpId: config.passkeyRpId,
       trustedOrigins: config.trustedOrigins,
       accessTokenTtl: config.accessTokenTtl,
       freshAge: config.freshAge,

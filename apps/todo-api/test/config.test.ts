@@ -1,6 +1,8 @@
-/** Start-up refusals: each is a non-zero exit with one line on stderr naming the variable. */
+/** Start-up refusals: each is a non-zero exit with one line on stderr naming the variable; and the passkey settings PUBLIC_URL gives. */
 import { describe, expect, it } from 'vitest'
-import { randomSecret, runServerToExit } from './support.js'
+import { loadConfig } from '../src/config.js'
+import { passkeySettings } from '../src/passkeys.js'
+import { randomSecret, runServerToExit, startServer } from './support.js'
 
 const SMTP_URL = 'smtp://127.0.0.1:2525'
 
@@ -102,5 +104,85 @@ describe.concurrent('start-up configuration', () => {
     })
     expect(line).toMatch(/DATABASE_URL \(postgresql:\/\/u:\*\*\*@127\.0\.0\.1:1\/todo\).*ECONNREFUSED/)
     expect(line).not.toContain('secret-pw')
+  })
+})
+
+describe('passkeys from PUBLIC_URL and PASSKEY_RP_ID', () => {
+  it('derives the relying party from PUBLIC_URL: its host is the rpId, its origin (and trusted ones on that domain) the origins', () => {
+    expect(passkeySettings('http://localhost:3000', null)).toEqual({
+      passkeys: { rpId: 'localhost', rpName: 'Latchkey Todo', origins: ['http://localhost:3000'] },
+      reason: null,
+    })
+    expect(
+      passkeySettings('https://todo.example.com', null, ['https://app.todo.example.com', 'https://other.test']).passkeys,
+    ).toEqual({
+      rpId: 'todo.example.com',
+      rpName: 'Latchkey Todo',
+      origins: ['https://todo.example.com', 'https://app.todo.example.com'],
+    })
+    // PASSKEY_RP_ID: a parent domain, so that passkeys work across its subdomains.
+    expect(passkeySettings('https://todo.example.com', 'example.com', ['https://app.example.com']).passkeys).toEqual({
+      rpId: 'example.com',
+      rpName: 'Latchkey Todo',
+      origins: ['https://todo.example.com', 'https://app.example.com'],
+    })
+  })
+
+  it('leaves passkeys off, with a reason, for an IP-address host or a plain-http one', () => {
+    for (const url of ['http://127.0.0.1:3000', 'https://192.0.2.7', 'http://[::1]:3000']) {
+      const { passkeys, reason } = passkeySettings(url, null)
+      expect(passkeys).toBeNull()
+      expect(reason).toMatch(/IP address.*PASSKEY_RP_ID/)
+    }
+    expect(passkeySettings('http://todo.example.test', null).reason).toMatch(/over https/)
+    // An API on an IP address whose front end is on a domain: PASSKEY_RP_ID names that domain.
+    expect(passkeySettings('http://10.0.0.5:3000', 'example.com', ['https://app.example.com'])).toEqual({
+      passkeys: { rpId: 'example.com', rpName: 'Latchkey Todo', origins: ['https://app.example.com'] },
+      reason: null,
+    })
+  })
+
+  it('reads PASSKEY_RP_ID: a domain, PUBLIC_URL’s host or a parent of it; anything else refuses to start, naming it', async () => {
+    const base = { AUTH_SECRET: randomSecret(), NODE_ENV: 'development' }
+    expect(loadConfig({ ...base, PUBLIC_URL: 'https://todo.example.com', PASSKEY_RP_ID: 'Example.com' }).passkeyRpId).toBe(
+      'example.com',
+    )
+    expect(loadConfig({ ...base, PUBLIC_URL: 'https://todo.example.com' }).passkeyRpId).toBeNull()
+    expect(
+      loadConfig({
+        ...base,
+        PUBLIC_URL: 'http://10.0.0.5',
+        TRUSTED_ORIGINS: 'https://app.example.com',
+        PASSKEY_RP_ID: 'example.com',
+      }).passkeyRpId,
+    ).toBe('example.com')
+    for (const [env, why] of [
+      [{ PASSKEY_RP_ID: 'https://example.com' }, /must be a domain/],
+      [{ PASSKEY_RP_ID: '127.0.0.1', PUBLIC_URL: 'http://127.0.0.1:3000' }, /must be a domain/],
+      [
+        { PASSKEY_RP_ID: 'example.com', PUBLIC_URL: 'https://todo.example.org' },
+        /PUBLIC_URL's host \(todo\.example\.org\), a trusted origin's/,
+      ],
+      [{ PASSKEY_RP_ID: 'example.com' }, /PUBLIC_URL's host \(localhost\)/],
+    ] as const)
+      expect(() => loadConfig({ ...base, ...env })).toThrow(why)
+    expect(await refusal({ ...base, PASSKEY_RP_ID: 'example.com', PUBLIC_URL: 'https://todo.example.org' })).toMatch(
+      /^todo-api: PASSKEY_RP_ID/,
+    )
+  })
+
+  it('serves passkeys on localhost; an IP-address PUBLIC_URL starts without them and says why', async () => {
+    const local = await startServer()
+    const ip = await startServer({ env: { PUBLIC_URL: 'http://127.0.0.1:9' } })
+    try {
+      const options = await fetch(`${local.base}/auth/passkeys/login/options`, { method: 'POST' })
+      expect(options.status).toBe(200)
+      expect(((await options.json()) as { options: { rpId: string } }).options.rpId).toBe('localhost')
+      expect((await fetch(`${ip.base}/auth/passkeys/login/options`, { method: 'POST' })).status).toBe(404)
+      expect(ip.stderr()).toMatch(/passkeys are off: PUBLIC_URL's host 127\.0\.0\.1 is an IP address/)
+      expect(local.stderr()).not.toMatch(/passkeys/)
+    } finally {
+      await Promise.all([local.stop(), ip.stop()])
+    }
   })
 })

@@ -94,6 +94,13 @@ describe('GET /openapi.json', () => {
         'GET /sign-in',
         'POST /auth/email-sign-in',
         'POST /auth/email-sign-in/verify',
+        'POST /auth/passkeys/login/options',
+        'POST /auth/passkeys/login',
+        'POST /auth/passkeys/register/options',
+        'POST /auth/passkeys/register',
+        'GET /auth/passkeys',
+        'PATCH /auth/passkeys/{id}',
+        'DELETE /auth/passkeys/{id}',
       ].sort(),
     )
   })
@@ -119,6 +126,11 @@ describe('GET /openapi.json', () => {
         'POST /auth/two-factor/enable',
         'POST /auth/two-factor/disable',
         'POST /auth/two-factor/recovery-codes',
+        'POST /auth/passkeys/register/options',
+        'POST /auth/passkeys/register',
+        'GET /auth/passkeys',
+        'PATCH /auth/passkeys/{id}',
+        'DELETE /auth/passkeys/{id}',
         'POST /todos',
         'GET /todos',
         'PATCH /todos/{id}',
@@ -196,6 +208,13 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/email-sign-in/verify': 'verifyEmailSignIn',
       'GET /sign-in': 'getSignInPage',
       'GET /.well-known/jwks.json': 'getJwks',
+      'POST /auth/passkeys/login/options': 'passkeyLoginOptions',
+      'POST /auth/passkeys/login': 'passkeyLogin',
+      'POST /auth/passkeys/register/options': 'passkeyRegisterOptions',
+      'POST /auth/passkeys/register': 'passkeyRegister',
+      'GET /auth/passkeys': 'listPasskeys',
+      'PATCH /auth/passkeys/{id}': 'renamePasskey',
+      'DELETE /auth/passkeys/{id}': 'removePasskey',
     })
   })
 
@@ -218,6 +237,8 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'POST /auth/email-sign-in/verify',
         'GET /sign-in',
         'GET /.well-known/jwks.json',
+        'POST /auth/passkeys/login/options',
+        'POST /auth/passkeys/login',
       ].sort(),
     )
     expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])
@@ -252,6 +273,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/two-factor/setup': 300,
       'POST /auth/two-factor/disable': 300,
       'POST /auth/two-factor/recovery-codes': 300,
+      'POST /auth/passkeys/register/options': 300,
+      'POST /auth/passkeys/register': 300,
+      'DELETE /auth/passkeys/{id}': 300,
     })
     expect(doc.paths['/auth/reauth']?.post?.responses).toHaveProperty('200')
   })

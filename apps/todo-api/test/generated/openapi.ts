@@ -115,7 +115,7 @@ export interface paths {
     get?: never
     put?: never
     /**
-     * Prove who you are again (password, and a code when two-factor is on): the session becomes fresh
+     * Prove who you are again (the password or a passkey, and a code when two-factor is on): the session becomes fresh
      * @description For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.
      */
     post: operations['reauthenticate']
@@ -421,6 +421,109 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/auth/passkeys/login/options': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Start a sign-in with a passkey: request options with an empty allowCredentials (discoverable, autofill) */
+    post: operations['passkeyLoginOptions']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/passkeys/login': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Sign in with a passkey */
+    post: operations['passkeyLogin']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/passkeys/register/options': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Start adding a passkey: creation options for navigator.credentials.create() */
+    post: operations['passkeyRegisterOptions']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/passkeys/register': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Finish adding a passkey with the response of navigator.credentials.create() */
+    post: operations['passkeyRegister']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/passkeys': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The passkeys of the signed-in user */
+    get: operations['listPasskeys']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/passkeys/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Remove a passkey */
+    delete: operations['removePasskey']
+    options?: never
+    head?: never
+    /** Rename a passkey */
+    patch: operations['renamePasskey']
+    trace?: never
+  }
   '/.well-known/jwks.json': {
     parameters: {
       query?: never
@@ -705,12 +808,44 @@ export interface components {
     }
     ReauthRequest: {
       /** Format: password */
-      password: string
+      password?: string
+      passkey?: components['schemas']['PasskeyProof']
       /**
-       * @description Required when the account has two-factor authentication on: a code of the authenticator app, or an unused recovery code
+       * @description Required when the account has two-factor authentication on (unless a passkey verified the user): a code of the authenticator app, or an unused recovery code
        * @example 123456
        */
       code?: string
+    }
+    /** @description An assertion answering options from POST /auth/passkeys/login/options */
+    PasskeyProof: {
+      /** @description From POST /auth/passkeys/login/options */
+      challengeId: string
+      response: components['schemas']['PasskeyAuthenticationResponse']
+    }
+    /** @description The AuthenticationResponseJSON of the assertion (`PublicKeyCredential.toJSON()`) */
+    PasskeyAuthenticationResponse: {
+      /** @description The credential id, base64url (at most 1023 bytes) */
+      id: string
+      /** @description The credential id, base64url (at most 1023 bytes) */
+      rawId: string
+      /** @enum {string} */
+      type: 'public-key'
+      response: {
+        /** @description The client data, base64url */
+        clientDataJSON: string
+        /** @description The authenticator data, base64url */
+        authenticatorData: string
+        /** @description The signature, base64url */
+        signature: string
+        /** @description The user handle of a discoverable credential, base64url */
+        userHandle?: string
+      }
+      /** @default {} */
+      clientExtensionResults?: {
+        [key: string]: unknown
+      }
+      /** @enum {string} */
+      authenticatorAttachment?: 'platform' | 'cross-platform'
     }
     Accepted: {
       message: string
@@ -851,32 +986,7 @@ export interface components {
        * @example 123456
        */
       code?: string
-      passkey?: components['schemas']['PasskeyAuthenticationResponse']
-    }
-    /** @description An assertion answering the challenge’s `passkeyOptions`, instead of a code */
-    PasskeyAuthenticationResponse: {
-      /** @description The credential id, base64url (at most 1023 bytes) */
-      id: string
-      /** @description The credential id, base64url (at most 1023 bytes) */
-      rawId: string
-      /** @enum {string} */
-      type: 'public-key'
-      response: {
-        /** @description The client data, base64url */
-        clientDataJSON: string
-        /** @description The authenticator data, base64url */
-        authenticatorData: string
-        /** @description The signature, base64url */
-        signature: string
-        /** @description The user handle of a discoverable credential, base64url */
-        userHandle?: string
-      }
-      /** @default {} */
-      clientExtensionResults?: {
-        [key: string]: unknown
-      }
-      /** @enum {string} */
-      authenticatorAttachment?: 'platform' | 'cross-platform'
+      passkey?: components['schemas']['PasskeyAuthenticationResponse'] & unknown
     }
     EmailSignInStarted: {
       message: string
@@ -898,6 +1008,117 @@ export interface components {
       flow: string
       /** @example 042917 */
       code: string
+    }
+    PasskeyLoginOptions: {
+      /** @description Single use; send it back with the assertion */
+      challengeId: string
+      options: components['schemas']['PasskeyRequestOptions'] & unknown
+      /**
+       * Format: int32
+       * @example 300
+       */
+      expiresIn: number
+    }
+    PasskeyLoginRequest: {
+      /** @description From POST /auth/passkeys/login/options */
+      challengeId: string
+      response: components['schemas']['PasskeyAuthenticationResponse']
+    }
+    /** @description WebAuthn creation options (JSON form, WebAuthn Level 3) */
+    PasskeyCreationOptions: {
+      challenge: string
+      rp: {
+        id?: string
+        name: string
+      }
+      user: {
+        id: string
+        name: string
+        displayName: string
+      }
+      pubKeyCredParams: {
+        /** Format: int32 */
+        alg: number
+        type: string
+      }[]
+      /**
+       * Format: int32
+       * @description Milliseconds
+       */
+      timeout?: number
+      excludeCredentials?: {
+        id: string
+        /** @example public-key */
+        type: string
+        transports?: string[]
+      }[]
+      authenticatorSelection?: {
+        residentKey?: string
+        requireResidentKey?: boolean
+        userVerification?: string
+      }
+      attestation?: string
+      extensions?: {
+        [key: string]: unknown
+      }
+    }
+    Passkey: {
+      /** @description The credential id, base64url */
+      id: string
+      name: string
+      /** Format: date-time */
+      createdAt: string
+      /**
+       * Format: date-time
+       * @description `null` until its first sign-in
+       */
+      lastUsedAt: string | null
+      /** @description Synced by a passkey provider (so it survives the loss of a device) */
+      backedUp: boolean
+      /** @description How the browser may reach the authenticator (`internal`, `hybrid`, `usb`, …) */
+      transports: string[]
+    }
+    PasskeyRegisterRequest: {
+      response: components['schemas']['PasskeyRegistrationResponse']
+      /**
+       * @description The 6-digit code mailed by POST /auth/passkeys/register/options (10 minutes; the fifth wrong one kills it)
+       * @example 123456
+       */
+      emailCode: string
+      /**
+       * @description A name to tell the passkeys apart
+       * @example Laptop
+       */
+      name?: string
+    }
+    /** @description The RegistrationResponseJSON of the new credential (`PublicKeyCredential.toJSON()`) */
+    PasskeyRegistrationResponse: {
+      /** @description The credential id, base64url (at most 1023 bytes) */
+      id: string
+      /** @description The credential id, base64url (at most 1023 bytes) */
+      rawId: string
+      /** @enum {string} */
+      type: 'public-key'
+      response: {
+        /** @description The client data, base64url */
+        clientDataJSON: string
+        /** @description The attestation object (CBOR), base64url */
+        attestationObject: string
+        transports?: string[]
+      }
+      /** @default {} */
+      clientExtensionResults?: {
+        [key: string]: unknown
+      }
+      /** @enum {string} */
+      authenticatorAttachment?: 'platform' | 'cross-platform'
+    }
+    PasskeyRenameRequest: {
+      /**
+       * @description A name to tell the passkeys apart
+       * @example Laptop
+       */
+      name: string
     }
     JsonWebKeySet: {
       keys: components['schemas']['PublicJwk'][]
@@ -1480,7 +1701,7 @@ export interface operations {
           'application/json': components['schemas']['AuthResult']
         }
       }
-      /** @description Invalid input, a wrong password, or a missing, wrong or used code */
+      /** @description Invalid input, a wrong password or passkey, or a missing, wrong or used code */
       400: {
         headers: {
           [name: string]: unknown
@@ -3087,6 +3308,567 @@ export interface operations {
           'RateLimit-Policy': string
           /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
           RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  passkeyLoginOptions: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Pass `options` to navigator.credentials.get(); the challenge lives 5 minutes */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PasskeyLoginOptions']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  passkeyLogin: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PasskeyLoginRequest']
+      }
+    }
+    responses: {
+      /** @description Signed in; the refresh cookie is set */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AuthResult']
+        }
+      }
+      /** @description The passkey did not verify the user and the account has two-factor authentication on: finish with POST /auth/two-factor/verify */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['TwoFactorChallenge']
+        }
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The passkey was not accepted: unknown credential, wrong origin, bad signature, a used or expired challenge, or a signature counter that went back */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  passkeyRegisterOptions: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The options; the challenge lives 5 minutes and only this user can answer it; a code is on its way by mail */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PasskeyCreationOptions']
+        }
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the `token` cookie was sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  passkeyRegister: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PasskeyRegisterRequest']
+      }
+    }
+    responses: {
+      /** @description Added; a notice is mailed */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Passkey']
+        }
+      }
+      /** @description Invalid input, a response refused (origin, relying party, challenge, signature), or a wrong, used or expired email code */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the `token` cookie was sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listPasskeys: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Passkey'][]
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  removePasskey: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The credential id, base64url (at most 1023 bytes) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Removed; a notice is mailed */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the `token` cookie was sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No passkey of yours with this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description It is the last way to sign in to the account (no password, no other passkey) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  renamePasskey: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The credential id, base64url (at most 1023 bytes) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PasskeyRenameRequest']
+      }
+    }
+    responses: {
+      /** @description Renamed */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Passkey']
+        }
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the `token` cookie was sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No passkey of yours with this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
           [name: string]: unknown
         }
         content: {

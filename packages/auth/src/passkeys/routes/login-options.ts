@@ -5,7 +5,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import type { AuthApp } from '../../routes/deps.js'
-import { internalErrorResponse, jsonContent, rateLimitedResponse } from '../../schemas.js'
+import { bodyGuardResponses, internalErrorResponse, jsonContent, rateLimitedResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { PASSKEY_CHALLENGE_SECONDS } from '../ceremony.js'
 import { RequestOptionsSchema } from '../schemas.js'
@@ -34,6 +34,7 @@ export const passkeyLoginOptions = <U extends UserRecord>(
       middleware: [limits.perAddress('passkey-login-options')],
       responses: {
         200: jsonContent(LoginOptionsSchema, 'Pass `options` to navigator.credentials.get(); the challenge lives 5 minutes'),
+        ...bodyGuardResponses,
         429: rateLimitedResponse,
         500: internalErrorResponse,
       },

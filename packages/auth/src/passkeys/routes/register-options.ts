@@ -8,7 +8,7 @@
 
 import { emailUnverified } from '../../add-credential-code.js'
 import type { AuthApp } from '../../routes/deps.js'
-import { jsonContent, problemResponse, rateLimitedResponse } from '../../schemas.js'
+import { bodyGuardResponses, jsonContent, problemResponse, rateLimitedResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { CreationOptionsSchema } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'
@@ -32,6 +32,7 @@ export const passkeyRegisterOptions = <U extends UserRecord>(app: AuthApp, deps:
             'The options; the challenge lives 5 minutes and only this user can answer it; a code is on its way by mail',
           ),
           403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
+          ...bodyGuardResponses,
           429: rateLimitedResponse,
         },
       },

@@ -4,7 +4,7 @@
  */
 import { AuthError } from '../../errors.js'
 import type { AuthApp } from '../../routes/deps.js'
-import { problemResponse } from '../../schemas.js'
+import { bodyGuardResponses, problemResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { PasskeyIdParam } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'
@@ -26,6 +26,7 @@ export const passkeyRemove = <U extends UserRecord>(app: AuthApp, deps: PasskeyD
         204: { description: 'Removed; a notice is mailed' },
         400: problemResponse('Invalid input'),
         404: problemResponse('No passkey of yours with this id'),
+        ...bodyGuardResponses,
         409: problemResponse('It is the last way to sign in to the account (no password, no other passkey)'),
       },
     }),
