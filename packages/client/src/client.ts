@@ -7,6 +7,7 @@
  */
 import { type CrossTabMessage, type CrossTabOptions, HANDOVER_MS, PEER_WAIT_MS, tabsOf } from './cross-tab.js'
 import { AuthClientError, errorFrom, isStepUpChallenge, networkError, ReauthenticationRequiredError } from './errors.js'
+import { type PasskeyProof, type PasskeyRequestOptions, passkeysOf } from './passkeys.js'
 
 export interface User {
   id: string
@@ -32,6 +33,10 @@ export interface TwoFactorChallenge {
   /** Single use; lives `expiresIn` seconds. */
   challenge: string
   expiresIn: number
+  /** What may answer it; `passkey`: `passkeys.verifyTwoFactor(challenge)`. */
+  methods?: ('totp' | 'recovery' | 'passkey')[]
+  /** With `passkey`: the request options for the account's passkeys. */
+  passkeyOptions?: PasskeyRequestOptions
 }
 
 /** What a sign-in answered: signed in, or (an account with a second factor) a challenge to answer. */
@@ -57,9 +62,11 @@ export interface TwoFactorStatus {
   recoveryCodesLeft: number
 }
 
-/** What proves the user again (`reauth`): the password, and a code when two-factor sign-in is on. */
-export interface ReauthProof {
-  password: string
+/**
+ * What proves the user again (`reauth`): the password or a passkey's assertion (see
+ * `passkeys.reauth()`), and a code when two-factor sign-in is on.
+ */
+export type ReauthProof = ({ password: string } | { passkey: PasskeyProof }) & {
   /** A code of the authenticator app, or an unused recovery code. */
   code?: string
 }
@@ -522,6 +529,8 @@ export const createAuthClient = (options: AuthClientOptions) => {
      * left as it is. A wrong password or code throws an {@link AuthClientError} (400).
      */
     reauth,
+    /** Passkeys: sign in (also by autofill), add, list, rename, remove, re-authenticate (`./passkeys.ts`). */
+    passkeys: passkeysOf<SignInResult, User>({ call, firstFactor, reauth }),
     /** Finishes a sign-in that answered a challenge: a code from the authenticator app, or an unused recovery code. */
     async verifyTwoFactor(input: { challenge: string; code: string }): Promise<User> {
       const body = await call<{ accessToken: string; expiresIn: number; user: User }>('POST', '/two-factor/verify', input)

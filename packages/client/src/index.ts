@@ -35,3 +35,4 @@ export {
   ReauthenticationRequiredError,
 } from './errors.js'
 export { authMiddleware, type FetchMiddleware } from './openapi-fetch.js'
+export type { Passkey, PasskeyProof, PasskeyRequestOptions } from './passkeys.js'
