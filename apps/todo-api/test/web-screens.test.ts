@@ -76,7 +76,7 @@ describe.skipIf(skipReason !== null)('every screen in headless Chromium', () => 
     await check(page, 'sign-in')
 
     // Empty fields: the server's field errors sit under their fields; the summary says something a person understands.
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     const form = page.getByRole('form', { name: 'Sign in' })
     await form.locator('.field-error:not(:empty)').first().waitFor({ timeout: 10_000 })
     const summary = (await form.getByRole('alert').textContent()) ?? ''
@@ -104,7 +104,7 @@ describe.skipIf(skipReason !== null)('every screen in headless Chromium', () => 
     await screen(page, 'Sign in')
     await page.getByLabel('Email').fill(account.email)
     await page.getByLabel('Password').fill(account.password)
-    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await screen(page, 'Todos')
     await page.getByText('Nothing to do yet. Add your first todo above.').waitFor()
     await check(page, 'todos-empty')
@@ -182,7 +182,7 @@ describe.skipIf(skipReason !== null)('every screen in headless Chromium', () => 
     await screen(other.page, 'Sign in')
     await other.page.getByLabel('Email').fill(account.email)
     await other.page.getByLabel('Password').fill(account.password)
-    await other.page.getByRole('button', { name: 'Sign in' }).click()
+    await other.page.getByRole('button', { name: 'Sign in', exact: true }).click()
     await screen(other.page, 'Todos')
     const revoked = await fetch(`${server.base}/auth/sessions`, {
       method: 'DELETE',

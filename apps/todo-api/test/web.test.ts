@@ -50,7 +50,7 @@ const signIn = async (page: Page, email: string, pass: string) => {
   await screen(page, 'Sign in')
   await page.getByLabel('Email').fill(email)
   await page.getByLabel('Password').fill(pass)
-  await page.getByRole('button', { name: 'Sign in' }).click()
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
 }
 
 const addTodo = async (page: Page, title: string) => {

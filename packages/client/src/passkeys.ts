@@ -3,17 +3,17 @@
  * runs `navigator.credentials` through `@simplewebauthn/browser` (the JSON ↔ ArrayBuffer forms,
  * conditional mediation when the browser has it, and one ceremony at a time: a new one aborts a
  * pending one, so a modal sign-in ends the autofill request that was waiting), and posts the
- * answer back. What a sign-in answers is adopted by the client as a password sign-in's is.
+ * answer back. What a sign-in answers is adopted by the client as a password sign-in's is. The
+ * library is imported on first use (a separate chunk for bundlers).
  */
-import {
-  type AuthenticationResponseJSON,
-  browserSupportsWebAuthn,
-  browserSupportsWebAuthnAutofill,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  startAuthentication,
-  startRegistration,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
 } from '@simplewebauthn/browser'
+
+/** Loaded on first use: an app that never touches passkeys neither loads nor bundles it eagerly. */
+const webauthn = () => import('@simplewebauthn/browser')
 
 /** Request options in their JSON form (WebAuthn Level 3), as the server sends them. */
 export type PasskeyRequestOptions = PublicKeyCredentialRequestOptionsJSON
@@ -58,15 +58,16 @@ export const passkeysOf = <SignIn, User>(host: PasskeyHost<SignIn, User>) => {
   let pending: PublicKeyCredentialCreationOptionsJSON | null = null
   const assertion = async (autofill = false): Promise<PasskeyProof> => {
     const { challengeId, options } = await host.call<LoginOptions>('POST', '/passkeys/login/options')
+    const { startAuthentication } = await webauthn()
     const response = await startAuthentication({ optionsJSON: options, useBrowserAutofill: autofill })
     return { challengeId, response }
   }
 
   return {
     /** Whether this browser can use passkeys at all. */
-    supported: (): boolean => browserSupportsWebAuthn(),
+    supported: (): boolean => typeof (globalThis as { PublicKeyCredential?: unknown }).PublicKeyCredential === 'function',
     /** Whether it offers passkeys in a field's autofill (conditional mediation). */
-    autofillSupported: (): Promise<boolean> => browserSupportsWebAuthnAutofill(),
+    autofillSupported: async (): Promise<boolean> => (await webauthn()).browserSupportsWebAuthnAutofill(),
 
     /**
      * Adding a passkey, step 1: the server makes creation options and mails a 6-digit code to the
@@ -82,6 +83,7 @@ export const passkeysOf = <SignIn, User>(host: PasskeyHost<SignIn, User>) => {
      */
     async register(input: { emailCode: string; name?: string }): Promise<Passkey> {
       if (!pending) throw new TypeError('Call passkeys.start() first: it mails the code that register() sends')
+      const { startRegistration } = await webauthn()
       const response = await startRegistration({ optionsJSON: pending })
       const added = await host.call<Passkey>('POST', '/passkeys/register', { response, ...input }, true)
       pending = null
@@ -104,10 +106,16 @@ export const passkeysOf = <SignIn, User>(host: PasskeyHost<SignIn, User>) => {
     /** Answers a two-factor challenge (`methods` lists `passkey`) with one of the account's passkeys. */
     async verifyTwoFactor(challenge: { challenge: string; passkeyOptions?: PublicKeyCredentialRequestOptionsJSON }) {
       if (!challenge.passkeyOptions) throw new TypeError('This challenge offers no passkey (see its methods)')
+      const { startAuthentication } = await webauthn()
       const passkey = await startAuthentication({ optionsJSON: challenge.passkeyOptions })
       return host.firstFactor('/two-factor/verify', { challenge: challenge.challenge, passkey })
     },
 
+    /**
+     * An assertion by one of the user's passkeys, as `reauth` takes it: for an
+     * `onReauthenticationRequired` that offers a passkey (answer `{ passkey: await proof() }`).
+     */
+    proof: () => assertion(),
     /**
      * Proves the user again with one of their passkeys (`POST /auth/reauth`); `code` when the
      * account has a second factor and the passkey may not verify the user.

@@ -8,6 +8,7 @@
 import type { AuthClient, SessionView, User } from '@latchkey/client'
 import { deviceName } from './device.js'
 import { announce, describeError, form, h } from './dom.js'
+import { passkeysSection } from './passkeys.js'
 import { qrCode } from './qr.js'
 
 interface AccountContext {
@@ -312,6 +313,7 @@ export const accountScreen = async (context: AccountContext) => {
     passwordSection(fresh),
     sessionsSection(fresh),
     twoFactorSection(fresh),
+    passkeysSection(fresh.auth, section),
     deleteSection(fresh),
   )
 }

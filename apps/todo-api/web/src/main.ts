@@ -5,9 +5,10 @@
  * session may exist, so a first visit does not ask the server for a refresh it cannot have.
  */
 import './style.css'
-import { createAuthClient, type User } from '@latchkey/client'
+import { createAuthClient, type SignInResult, type TwoFactorChallenge, type User } from '@latchkey/client'
 import { accountScreen } from './account.js'
 import { announce, describeError, form, h } from './dom.js'
+import { passkeySecondStep, passkeySignIn } from './passkeys.js'
 import { confirmIdentity } from './reauth.js'
 import { type Filter, type Todo, todoApi } from './todos.js'
 
@@ -79,16 +80,12 @@ const signInScreen = () => {
     label: 'Sign in',
     submit: 'Sign in',
     fields: [
-      { name: 'email', label: 'Email', type: 'email', autocomplete: 'username' },
+      // `webauthn`: the browser also offers the site's passkeys here (autofill, see passkeys.ts).
+      { name: 'email', label: 'Email', type: 'email', autocomplete: 'username webauthn' },
       { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' },
     ],
     async onSubmit({ email = '', password = '' }) {
-      const result = await auth.signIn({ email, password })
-      if (result.status === 'signed-in') {
-        go('todos')
-        return
-      }
-      codeStep(result.challenge.challenge)
+      signedIn(await auth.signIn({ email, password }))
     },
     footer: [
       h('p', {}, h('a', { href: '#/forgot' }, 'Forgot your password?'), ' · ', h('a', { href: '#/signup' }, 'Create an account')),
@@ -129,17 +126,22 @@ const signInScreen = () => {
           },
         ],
         async onSubmit({ code = '' }) {
-          const result = await auth.emailSignIn.verify({ flow, code: code.trim() })
-          if (result.status === 'signed-in') go('todos')
-          else codeStep(result.challenge.challenge)
+          signedIn(await auth.emailSignIn.verify({ flow, code: code.trim() }))
         },
         footer: [h('p', {}, h('a', { href: '#/signin' }, 'Start again'))],
       }),
     )
-  const codeStep = (challenge: string) => {
+  /** What a sign-in step answered: the todos, or the two-factor step. */
+  const signedIn = (result: SignInResult) => {
+    if (result.status === 'signed-in') go('todos')
+    else codeStep(result.challenge)
+  }
+  const codeStep = (twoFactor: TwoFactorChallenge) => {
+    const { challenge } = twoFactor
     show(
       'Two-factor code',
       h('p', {}, 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.'),
+      passkeySecondStep(auth, twoFactor, () => go('todos')) ?? document.createTextNode(''),
       form({
         label: 'Two-factor code',
         submit: 'Verify',
@@ -161,7 +163,7 @@ const signInScreen = () => {
       }),
     )
   }
-  show('Sign in', passwordStep)
+  show('Sign in', passwordStep, passkeySignIn(auth, signedIn))
 }
 
 const signUpScreen = () =>

@@ -31,6 +31,21 @@ export const confirmIdentity = async (
       resolve(proof)
     }
     const cancel = h('button', { type: 'button', class: 'link' }, 'Cancel')
+    // A passkey proves the user instead of the password; the code, when typed, goes with it (a
+    // two-factor account needs it unless the passkey verifies the user).
+    const passkey = h('button', { type: 'button', class: 'secondary' }, 'Use a passkey')
+    passkey.hidden = !auth.passkeys.supported()
+    passkey.addEventListener('click', async () => {
+      passkey.disabled = true
+      try {
+        const code = (dialog.querySelector('input[name="code"]') as HTMLInputElement | null)?.value.trim()
+        finish({ passkey: await auth.passkeys.proof(), ...(code ? { code } : {}) })
+      } catch (err) {
+        passkey.disabled = false
+        const alert = dialog.querySelector('[role="alert"]')
+        if (alert) alert.textContent = err instanceof DOMException ? 'No passkey was used.' : describeError(err)
+      }
+    })
     cancel.addEventListener('click', () => finish(null))
     // Escape closes a modal dialog: that is a cancel too.
     dialog.addEventListener('cancel', (event) => {
@@ -54,7 +69,7 @@ export const confirmIdentity = async (
         async onSubmit({ password = '', code = '' }) {
           finish(twoFactor ? { password, code: code.trim() } : { password })
         },
-        footer: [cancel],
+        footer: [passkey, cancel],
       }),
     )
     document.body.append(dialog)
