@@ -1,0 +1,174 @@
+/**
+ * Passkeys in Debian's headless Chromium (playwright-core) with Chromium's virtual authenticator
+ * (CDP `WebAuthn.addVirtualAuthenticator`: CTAP2, internal transport, resident keys, user
+ * verification), against the built server on http://localhost (a secure context; rpId
+ * `localhost`): a passkey added from the account screen with the mailed code, then sign-out and
+ * "Sign in with a passkey"; and a two-factor account finishing its challenge with the passkey.
+ * Screenshots go to test-artifacts/todo-api/passkeys-*.png.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import * as OTPAuth from 'otpauth'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
+import {
+  type Account,
+  devMail,
+  devMailCount,
+  type RunningServer,
+  request,
+  signup,
+  startServer,
+  verifyByDevMail,
+} from './support.js'
+
+const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 15_000 })
+const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `passkeys-${name}.png`), fullPage: true })
+
+describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtual authenticator', () => {
+  let browser: Browser
+  let server: RunningServer
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    server = await startServer()
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  })
+
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  /** A page whose browser has one platform authenticator that verifies the user (like a laptop's fingerprint reader). */
+  const withAuthenticator = async (context: BrowserContext) => {
+    const page = await context.newPage()
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('WebAuthn.enable')
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    })
+    const credentials = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials
+    return { page, credentials }
+  }
+
+  const signInWithPassword = async (page: Page, account: Account) => {
+    await page.goto(`http://localhost:${server.port}/#/signin`)
+    await screen(page, 'Sign in')
+    await page.getByLabel('Email', { exact: true }).fill(account.email)
+    await page.getByLabel('Password', { exact: true }).fill(account.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  }
+
+  /** Adds a passkey named `name` on the account screen, with the code the server mails. */
+  const addPasskey = async (page: Page, account: Account, name: string) => {
+    await page.goto(`http://localhost:${server.port}/#/account`)
+    await screen(page, 'Account')
+    const region = page.getByRole('region', { name: 'Passkeys' })
+    await region.getByText('No passkey yet').waitFor()
+    await shot(page, 'account-empty')
+    const before = devMailCount(server, 'add-credential code', account.email)
+    await region.getByRole('button', { name: 'Add a passkey' }).click()
+    const code = await devMail(server, 'add-credential code', account.email, before)
+    await region.getByLabel('Code from the email').fill(code)
+    await region.getByLabel('Name').fill(name)
+    await region.getByRole('button', { name: 'Create the passkey' }).click()
+    await region.getByRole('list', { name: 'Passkeys' }).getByText(name).waitFor({ timeout: 15_000 })
+    await shot(page, 'account-added')
+  }
+
+  /**
+   * A browser without conditional mediation (no passkeys in autofill): Chromium's virtual
+   * authenticator answers a conditional request at once, as if the user had picked the passkey
+   * from the email field's autofill, so the button and the two-factor step are tested without it.
+   */
+  const withoutAutofill = (page: Page) =>
+    page.addInitScript(() => {
+      PublicKeyCredential.isConditionalMediationAvailable = async () => false
+    })
+
+  it('adds a passkey on the account screen, signs out, and signs in with it: by autofill, and by the button', {
+    timeout: 120_000,
+  }, async () => {
+    const account = await signup(server.base)
+    await verifyByDevMail(server, account.email)
+    const context = await browser.newContext()
+    const { page, credentials } = await withAuthenticator(context)
+    const problems = watch(page, `http://localhost:${server.port}`)
+    await signInWithPassword(page, account)
+    await screen(page, 'Todos')
+    await addPasskey(page, account, 'Laptop')
+    // The authenticator holds one discoverable credential for rpId localhost.
+    const [credential, ...more] = await credentials()
+    expect(more).toEqual([])
+    expect(credential).toMatchObject({ rpId: 'localhost', isResidentCredential: true })
+    // The server lists it under the name given.
+    const listed = await request(server.base, 'GET', '/auth/passkeys', { token: account.token })
+    expect(listed.body).toEqual([expect.objectContaining({ name: 'Laptop', lastUsedAt: null })])
+
+    // Signed out, the sign-in screen's autofill request (conditional mediation on the email
+    // field, autocomplete="username webauthn") is answered by the passkey: signed in again.
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await screen(page, 'Todos')
+    await page.getByText(account.email).waitFor()
+    const after = await request(server.base, 'GET', '/auth/passkeys', { token: account.token })
+    expect((after.body as { lastUsedAt: string | null }[])[0]?.lastUsedAt).not.toBeNull()
+
+    // In a browser without passkeys in autofill, the button does it.
+    await withoutAutofill(page)
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await page.reload()
+    await screen(page, 'Sign in')
+    expect(await page.getByLabel('Email', { exact: true }).getAttribute('autocomplete')).toBe('username webauthn')
+    await shot(page, 'sign-in')
+    await page.getByRole('button', { name: 'Sign in with a passkey' }).click()
+    await screen(page, 'Todos')
+    await page.getByText(account.email).waitFor()
+    expect(problems.errors()).toEqual([])
+    await context.close()
+  })
+
+  it('a two-factor account finishes its challenge with the passkey ("Use a passkey instead")', { timeout: 90_000 }, async () => {
+    const account = await signup(server.base, 'Grace')
+    await verifyByDevMail(server, account.email)
+    const context = await browser.newContext()
+    const { page } = await withAuthenticator(context)
+    await withoutAutofill(page)
+    const problems = watch(page, `http://localhost:${server.port}`)
+    await signInWithPassword(page, account)
+    await screen(page, 'Todos')
+    await addPasskey(page, account, 'Laptop')
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    await screen(page, 'Sign in')
+
+    // Two-factor sign-in on, over the API (the account screen's own flow is web.test.ts's).
+    const codesBefore = devMailCount(server, 'add-credential code', account.email)
+    const setup = await request(server.base, 'POST', '/auth/two-factor/setup', { token: account.token, body: {} })
+    expect(setup.status).toBe(200)
+    const totp = OTPAuth.URI.parse((setup.body as { uri: string }).uri) as OTPAuth.TOTP
+    const emailCode = await devMail(server, 'add-credential code', account.email, codesBefore)
+    const enable = await request(server.base, 'POST', '/auth/two-factor/enable', {
+      token: account.token,
+      body: { code: totp.generate(), emailCode },
+    })
+    expect(enable.status).toBe(200)
+
+    // The password step now asks for the second one, and offers the passkey.
+    await signInWithPassword(page, account)
+    await screen(page, 'Two-factor code')
+    await shot(page, 'two-factor')
+    await page.getByRole('button', { name: 'Use a passkey instead' }).click()
+    await screen(page, 'Todos')
+    await page.getByText(account.email).waitFor()
+    expect(problems.errors()).toEqual([])
+    await context.close()
+  })
+})
