@@ -92,7 +92,10 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
    */
   const withoutAutofill = (page: Page) =>
     page.addInitScript(() => {
-      PublicKeyCredential.isConditionalMediationAvailable = async () => false
+      const browser = globalThis as unknown as {
+        PublicKeyCredential: { isConditionalMediationAvailable: () => Promise<boolean> }
+      }
+      browser.PublicKeyCredential.isConditionalMediationAvailable = async () => false
     })
 
   it('adds a passkey on the account screen, signs out, and signs in with it: by autofill, and by the button', {

@@ -11,11 +11,12 @@
  * docs/reference/limits.md#rate-limits) caps each race on one email at 10 requests: more would be
  * 429s, not a race. So does the per-account limit of two-factor enable (10 per 15 minutes). One
  * mailed add-credential code spent by racing enables: exactly one 200; racing wrong codes all
- * count toward its five tries.
+ * count toward its five tries. One passkey challenge answered by 10 sign-ins at once: one session.
  */
 import { randomUUID } from 'node:crypto'
 import * as OTPAuth from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type CreationOptions, type RequestOptions, softAuthenticator } from '../../../../packages/auth/test/authenticator.js'
 import { type Reply, type RunningServer, request, startServerWithMail, type startSmtp, type TodoJson } from '../support.js'
 import type { AttackStore, DbView } from './db-view.js'
 import { freshIp, type Member, newMember, refreshValueOf, strongPassword } from './helpers.js'
@@ -190,6 +191,33 @@ export const racesSuite = (store: AttackStore) =>
           expect((await enable({ code, emailCode })).status).toBe(400)
           expect((await call('GET', '/auth/two-factor', { token: m.token })).body).toMatchObject({ enabled: false })
         })
+      })
+
+      it('signs in once when 10 passkey sign-ins race with one challenge and one assertion: one session', async () => {
+        const m = await newMember(server.base, 'Keyholder')
+        const verify = await smtp.waitFor(m.email, 0, 5_000, 'verify-email')
+        const token = decodeURIComponent(/token=(\S+)/.exec(verify.text)?.[1] ?? '')
+        expect((await call('POST', '/auth/verify-email', { body: { token } })).status).toBe(204)
+        // The server's origin as a browser's page on it would send it (rpId localhost).
+        const authenticator = softAuthenticator({ origin: `http://localhost:${server.port}` })
+        const before = smtp.mails.length
+        const options = await call('POST', '/auth/passkeys/register/options', { token: m.token })
+        expect(options.status).toBe(200)
+        const mail = await smtp.waitFor(m.email, before, 5_000, 'add-credential')
+        const emailCode = /^ {4}([0-9]{6})\r?$/m.exec(mail.text)?.[1] ?? ''
+        const registered = await call('POST', '/auth/passkeys/register', {
+          token: m.token,
+          body: { response: await authenticator.create(options.body as CreationOptions), emailCode },
+        })
+        expect(registered.status).toBe(201)
+        const sessionsBefore = (await query('select id from auth_sessions where user_id = ?', m.userId)).length
+        const started = await call('POST', '/auth/passkeys/login/options')
+        const { challengeId, options: requestOptions } = started.body as { challengeId: string; options: RequestOptions }
+        const body = { challengeId, response: await authenticator.get(requestOptions) }
+        const replies = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/auth/passkeys/login', { body })))
+        expect(statuses(replies)).toEqual([200, ...Array(9).fill(401)])
+        expect(await query('select id from auth_sessions where user_id = ?', m.userId)).toHaveLength(sessionsBefore + 1)
+        for (const r of replies.filter((r) => r.status === 401)) expect(r.headers.getSetCookie()).toEqual([])
       })
 
       describe('one todo, many writers', () => {
