@@ -79,15 +79,16 @@ export const passkeysOf = <SignIn, User>(host: PasskeyHost<SignIn, User>) => {
     },
     /**
      * Adding a passkey, step 2: the browser's passkey dialog, then the new credential is sent with
-     * the mailed `emailCode` (and a `name`, default `Passkey`). Needs {@link start} first.
+     * the mailed `emailCode` (and a `name`, default `Passkey`). Needs {@link start} first; a refusal
+     * (a wrong code too) needs `start()` again, which mails a new code.
      */
     async register(input: { emailCode: string; name?: string }): Promise<Passkey> {
       if (!pending) throw new TypeError('Call passkeys.start() first: it mails the code that register() sends')
       const { startRegistration } = await webauthn()
       const response = await startRegistration({ optionsJSON: pending })
-      const added = await host.call<Passkey>('POST', '/passkeys/register', { response, ...input }, true)
+      // Sent, its challenge is spent whatever the answer: another try needs start() again (a new code).
       pending = null
-      return added
+      return host.call<Passkey>('POST', '/passkeys/register', { response, ...input }, true)
     },
 
     /**

@@ -1,7 +1,7 @@
 /**
  * Log hygiene: everything the server process writes (stdout and stderr, to its exit) during a
- * full end-to-end run, including failures, a dead mail server and credentials in the query
- * string, holds no password, JWT (nor its signature), refresh value, reset token, hash of
+ * full end-to-end run, including failures, a dead mail server, credentials in the query
+ * string and passkey ceremonies, holds no password, passkey challenge, attestation or signature, JWT (nor its signature), refresh value, reset token, hash of
  * either, stored `$argon2` hash or the secret. The run is in production with SMTP, where
  * nothing prints a reset link; the development run excludes exactly the one line the development mailer
  * prints by design (docs/reference/lifecycle.md#mail) and checks that line is the only place its token appears. A client-chosen
@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto'
 import * as OTPAuth from 'otpauth'
 import { describe, expect, it } from 'vitest'
+import { type CreationOptions, type RequestOptions, softAuthenticator } from '../../../../packages/auth/test/authenticator.js'
 import {
   cookieFrom,
   devMail,
@@ -144,6 +145,48 @@ const endToEnd = async (
   const enabled = await enable(emailCode)
   expect(enabled.status).toBe(200)
   keep(...(enabled.body as { recoveryCodes: string[] }).recoveryCodes)
+
+  // Passkeys: registration (a wrong mailed code, then the right one), a refused and an accepted
+  // sign-in, a re-authentication, rename and removal. Every challenge, attestation, client data
+  // and signature is credential material.
+  const authenticator = softAuthenticator({ origin: `http://localhost:${server.port}` })
+  /** New creation options (a new mailed code), answered by the authenticator, sent with the code or a wrong one. */
+  const register = async (right: boolean) => {
+    const beforeKey = mailCount(email)
+    const creation = await call('POST', '/auth/passkeys/register/options', { token: last.token })
+    expect(creation.status).toBe(200)
+    const keyCode = await mailedCode(email, beforeKey)
+    const wrongKeyCode = String((Number(keyCode) + 1) % 1_000_000).padStart(6, '0')
+    codes.push(keyCode, wrongKeyCode)
+    const created = await authenticator.create(creation.body as CreationOptions)
+    keep((creation.body as CreationOptions).challenge, created.response.clientDataJSON, created.response.attestationObject)
+    const emailCode = right ? keyCode : wrongKeyCode
+    return call('POST', '/auth/passkeys/register', {
+      token: last.token,
+      body: { response: created, emailCode, name: 'Logged key' },
+    })
+  }
+  expect((await register(false)).status).toBe(400)
+  const added = await register(true)
+  expect(added.status).toBe(201)
+  const passkeyId = (added.body as { id: string }).id
+  const assertion = async (tamper = false) => {
+    const started = await call('POST', '/auth/passkeys/login/options')
+    const { challengeId, options } = started.body as { challengeId: string; options: RequestOptions }
+    const response = await authenticator.get(options, { tamper })
+    keep(challengeId, response.response.clientDataJSON, response.response.signature, response.response.authenticatorData)
+    return { challengeId, response }
+  }
+  expect((await call('POST', '/auth/passkeys/login', { body: await assertion(true) })).status).toBe(401)
+  const byKey = keepAuth(await call('POST', '/auth/passkeys/login', { body: await assertion() }))
+  expect(byKey.token).not.toBe('')
+  expect((await call('POST', '/auth/reauth', { token: byKey.token, body: { passkey: await assertion(true) } })).status).toBe(400)
+  keepAuth(await call('POST', '/auth/reauth', { token: byKey.token, body: { passkey: await assertion() } }))
+  const path = `/auth/passkeys/${passkeyId}`
+  expect((await call('PATCH', path, { token: byKey.token, body: { name: 'Renamed key' } })).status).toBe(200)
+  expect((await call('DELETE', path, { token: byKey.token })).status).toBe(204)
+  expect((await call('POST', '/auth/logout', { token: byKey.token })).status).toBe(204)
+
   expect((await call('POST', '/auth/logout', { token: last.token })).status).toBe(204)
   expect((await call('GET', '/auth/me', { token: last.token })).status).toBe(401)
 

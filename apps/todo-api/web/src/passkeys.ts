@@ -169,7 +169,11 @@ export const passkeysSection = (auth: AuthClient, section: (title: string, ...co
             await load()
           } catch (err) {
             if (dismissed(err)) throw new Error('The passkey was not created. Try again.')
-            throw err
+            // A refused attempt spends the options' challenge: start again, with a new code.
+            adding.replaceChildren()
+            add.disabled = false
+            status.textContent = `${describeError(err)} Choose “Add a passkey” again for a new code.`
+            add.focus()
           }
         },
       }),
