@@ -3,27 +3,13 @@
  * docs/ (the guides, the reference pages code comments cite, the benchmark) and SECURITY.md.
  * Links and anchors are the ones GitHub shows, so a page reads the same in both places.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { existsSync } from 'node:fs'
+import { resolve } from 'node:path'
 import { defineConfig } from 'vitepress'
+import { pageFiles, ROOT } from './pages.js'
 import { repositoryLinks } from './repository-links.js'
 import { slugify } from './slug.js'
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const DOCS = join(ROOT, 'docs')
-
-/** Every page of the site: Markdown under docs/ (not its dependencies or build) and SECURITY.md. */
-export const pageFiles = (): string[] => {
-  const under = (dir: string): string[] =>
-    readdirSync(dir).flatMap((name) => {
-      const path = join(dir, name)
-      if (name === 'node_modules' || name.startsWith('.')) return []
-      if (statSync(path).isDirectory()) return under(path)
-      return name.endsWith('.md') ? [path] : []
-    })
-  return [...under(DOCS), join(ROOT, 'SECURITY.md')]
-}
 const pages = new Set(pageFiles())
 const isPage = (file: string) => pages.has(file) || (existsSync(`${file}.md`) && pages.has(`${file}.md`))
 
