@@ -71,7 +71,13 @@ export default defineConfig({
       { text: 'Benchmark', link: '/docs/PERFORMANCE' },
     ],
     sidebar: [
-      { text: 'Introduction', items: [{ text: 'What Latchkey is', link: '/' }, { text: 'Getting started', link: '/docs/getting-started' }] },
+      {
+        text: 'Introduction',
+        items: [
+          { text: 'What Latchkey is', link: '/' },
+          { text: 'Getting started', link: '/docs/getting-started' },
+        ],
+      },
       { text: 'Guides', items: guides.map(([text, page]) => ({ text, link: `/docs/guide/${page}` })) },
       {
         text: 'Security',
@@ -82,12 +88,13 @@ export default defineConfig({
       },
       {
         text: 'Reference',
-        items: [{ text: 'The reference pages', link: '/docs/README' }, ...reference.map(([text, page]) => ({ text, link: `/docs/reference/${page}` }))],
+        items: [
+          { text: 'The reference pages', link: '/docs/README' },
+          ...reference.map(([text, page]) => ({ text, link: `/docs/reference/${page}` })),
+        ],
       },
       { text: 'Benchmark', items: [{ text: 'Performance', link: '/docs/PERFORMANCE' }] },
       { text: 'Contributing', items: [{ text: 'The repository', link: '/docs/repository' }] },
     ],
   },
 })
-
-

@@ -38,13 +38,14 @@ const SH = new Set(['sh', 'bash', 'shell'])
 describe('the code blocks', () => {
   it('are all of a language a test checks', () => {
     expect(blocks.length).toBeGreaterThan(40)
-    const unknown = blocks.filter((block) => !TS.has(block.lang) && !SH.has(block.lang) && block.lang !== 'json' && block.lang !== TEXT)
+    const unknown = blocks.filter(
+      (block) => !TS.has(block.lang) && !SH.has(block.lang) && block.lang !== 'json' && block.lang !== TEXT,
+    )
     expect(unknown.map((block) => `${where(block)} (${block.lang || 'no language'})`)).toEqual([])
   })
 
   it('JSON blocks parse', () => {
-    for (const block of blocks.filter((b) => b.lang === 'json'))
-      expect(() => JSON.parse(block.code), where(block)).not.toThrow()
+    for (const block of blocks.filter((b) => b.lang === 'json')) expect(() => JSON.parse(block.code), where(block)).not.toThrow()
   })
 
   it('each shell block names the test that runs it, and that test runs what the block shows', () => {
@@ -179,7 +180,9 @@ describe('the code blocks', () => {
       return (end < 0 ? rest : rest.slice(0, end))
         .split('\n')
         .filter((line) => line.startsWith('| `'))
-        .flatMap((line) => [...(line.split('|')[1] ?? '').matchAll(/`([^`(]+)(?:\([^`]*\))?`/g)].map((m) => (m[1] as string).trim()))
+        .flatMap((line) =>
+          [...(line.split('|')[1] ?? '').matchAll(/`([^`(]+)(?:\([^`]*\))?`/g)].map((m) => (m[1] as string).trim()),
+        )
     }
 
     it('the options page documents every option of createAuth, and no other', { timeout: 240_000 }, async () => {

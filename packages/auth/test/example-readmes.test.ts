@@ -46,8 +46,17 @@ describe('the runtimes guide and the root README', () => {
       JSON.parse(readFileSync(join(EXAMPLES, '..', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
     ).devDependencies.typescript as string
     const [major, minor] = ours.replace(/^[~^]/, '').split('.')
-    const installs = readme.split('\n').filter((line) => /^pnpm add -D .*\stypescript(@|\s|$)/.test(line))
-    expect(installs.length).toBeGreaterThan(0)
+    // Every page a reader installs TypeScript from: the README, getting started, and the typed client.
+    const pages = [
+      readme,
+      ...['getting-started.md', 'guide/front-ends.md', 'guide/client.md'].map((page) =>
+        readFileSync(join(EXAMPLES, '..', 'docs', page), 'utf8'),
+      ),
+    ]
+    const installs = pages
+      .flatMap((text) => text.split('\n'))
+      .filter((line) => /^pnpm add -D (.*\s)?typescript(@|\s|$)/.test(line))
+    expect(installs.length).toBeGreaterThanOrEqual(4)
     for (const line of installs) expect(line).toMatch(new RegExp(`\\stypescript@~${major}\\.${minor}(\\s|$)`))
     expect(readme).toContain(`\`typescript@~${major}.${minor}\`: the version the repository builds with`)
   })
