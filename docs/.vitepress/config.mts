@@ -16,7 +16,6 @@ const isPage = (file: string) => pages.has(file) || (existsSync(`${file}.md`) &&
 const reference = [
   ['Options of createAuth', 'options'],
   ['Endpoints', 'endpoints'],
-  ['The routes, in short', 'library-endpoints'],
   ['Conventions and errors', 'conventions'],
   ['Credentials', 'credentials'],
   ['Limits', 'limits'],

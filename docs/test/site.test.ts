@@ -278,7 +278,8 @@ describe('the built site', () => {
   })
 })
 
-// The walk-through's blocks that need no code from a mail, run as written against the reference server.
+// The walk-through's blocks that need no code from a mail, run as written against the reference
+// server; and the endpoints reference checked against the OpenAPI document that server serves.
 describe('the walk-through with curl', () => {
   const page = 'docs/guide/walk-through.md'
   const runnable = blocks.filter((block) => block.file === page && block.note === 'sh: run')
@@ -298,6 +299,19 @@ describe('the walk-through with curl', () => {
       expect(printed).toEqual(promised)
       expect(stdout).toContain('"title":"Walk the dog"')
       expect(stdout).toContain('"email":"ada@example.com"')
+
+      // The endpoints reference names every operation of the document this server serves.
+      const document = (await (await fetch(`${server.base}/openapi.json`)).json()) as { paths: Record<string, object> }
+      const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+        Object.keys(item)
+          .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+          .map((method) => `${method.toUpperCase()} ${path}`),
+      )
+      expect(operations.length).toBeGreaterThan(25)
+      const endpoints = readFileSync(join(DOCS, 'reference', 'endpoints.md'), 'utf8')
+      const named = (operation: string) =>
+        [operation, operation.replace(/\{(\w+)\}/g, ':$1')].some((form) => new RegExp(`\`${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`).test(endpoints))
+      expect(operations.filter((operation) => !named(operation))).toEqual([])
     } finally {
       await server.stop()
     }
