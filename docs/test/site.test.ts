@@ -310,7 +310,9 @@ describe('the walk-through with curl', () => {
       expect(operations.length).toBeGreaterThan(25)
       const endpoints = readFileSync(join(DOCS, 'reference', 'endpoints.md'), 'utf8')
       const named = (operation: string) =>
-        [operation, operation.replace(/\{(\w+)\}/g, ':$1')].some((form) => new RegExp(`\`${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`).test(endpoints))
+        [operation, operation.replace(/\{(\w+)\}/g, ':$1')].some((form) =>
+          new RegExp(`\`${form.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\`?]`).test(endpoints),
+        )
       expect(operations.filter((operation) => !named(operation))).toEqual([])
     } finally {
       await server.stop()
