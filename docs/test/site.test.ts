@@ -12,7 +12,7 @@
  *   and use every program and every `curl` path of the block (or read the page itself). The
  *   walk-through's first and last blocks are run here, verbatim, against the reference server.
  * - JSON blocks parse.
- * Needs `pnpm build` (the packages' dist/) and `pnpm docs:build` (the site's dist), as .ci/run does.
+ * Needs `pnpm build` (the packages' dist/) and `pnpm docs:build` (the site's dist), as `pnpm test` runs them first.
  */
 import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
