@@ -15,7 +15,8 @@
  * Needs `pnpm build` (the packages' dist/) and `pnpm docs:build` (the site's dist), as `pnpm test` runs them first.
  */
 import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -278,27 +279,48 @@ describe('the built site', () => {
   })
 })
 
-// The walk-through's blocks that need no code from a mail, run as written against the reference
-// server; and the endpoints reference checked against the OpenAPI document that server serves.
+// The walk-through's blocks, run against the reference server as a reader pastes them (the token
+// and code a reader copies from the server's terminal are read from its log); and the endpoints reference checked against the OpenAPI document that server serves.
 describe('the walk-through with curl', () => {
   const page = 'docs/guide/walk-through.md'
   const runnable = blocks.filter((block) => block.file === page && block.note === 'sh: run')
 
-  it('runs every block marked `sh: run`, as written, and each answers as its comments say', { timeout: 120_000 }, async () => {
-    expect(runnable.length).toBeGreaterThanOrEqual(2)
+  it('runs every block marked `sh: run`, as written, and each answers as its comments say', { timeout: 180_000 }, async () => {
+    expect(runnable.length).toBeGreaterThanOrEqual(3)
     const { startServer } = await import('../../apps/todo-api/test/support.js')
     const server = await startServer()
+    // What a reader copies from the server's terminal, the shell reads from its log instead.
+    const log = join(mkdtempSync(join(tmpdir(), 'walk-through-')), 'server.log')
+    writeFileSync(log, '')
+    server.process.stdout?.on('data', (chunk: string | Buffer) => appendFileSync(log, chunk))
+    const fromLog = (pattern: string) => `$(sed -n 's/${pattern}/\\1/p' ${log} | tail -1)`
     try {
       // The blocks run in one shell, in order, as a reader pastes them: the first sets API.
-      const script = runnable.map((block) => block.code.replace('API=http://localhost:3000', `API=${server.base}`)).join('\n')
-      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 })
+      const script = runnable
+        .map((block) =>
+          block.code
+            .replace('API=http://localhost:3000', `API=${server.base}`)
+            .replace(
+              `-d '{"token":"…the token from that line…"}'`,
+              `-d "{\\"token\\":\\"${fromLog('.*email verification link for ada@example.com: .*token=\\([^ ]*\\).*')}\\"}"`,
+            )
+            .replace('EMAIL_CODE=123456', `EMAIL_CODE=${fromLog('.*add-credential code for ada@example.com: \\([0-9]*\\).*')}`)
+            // The next 30-second step, without waiting a whole 30 seconds.
+            .replace(/^sleep 30\b/m, 'sleep $((31 - $(date +%s) % 30))'),
+        )
+        .join('\n')
+      for (const placeholder of ['…the token from that line…', 'EMAIL_CODE=123456', '\nsleep 30'])
+        expect(script, `the walk-through no longer has ${placeholder}: update this test`).not.toContain(placeholder)
+      const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 90_000 })
       // Every status a comment of the blocks promises, in order (`# 204`, `# 404: …`, `# 401`).
-      const promised = [...script.matchAll(/'%\{http_code\}\\n'.*#\s*(\d{3})/g)].map((m) => m[1])
+      const promised = [...script.replace(/\\\n/g, ' ').matchAll(/'%\{http_code\}\\n'.*#\s*(\d{3})/g)].map((m) => m[1])
       const printed = stdout.split('\n').filter((line) => /^\d{3}$/.test(line))
       expect(promised.length).toBeGreaterThanOrEqual(4)
       expect(printed).toEqual(promised)
       expect(stdout).toContain('"title":"Walk the dog"')
       expect(stdout).toContain('"email":"ada@example.com"')
+      expect(stdout).toMatch(/"recoveryCodes":\[("[0-9A-Za-z-]+",?){10}\]/)
+      expect(stdout).toContain('{"enabled":true,"pending":false,"recoveryCodesLeft":10}')
 
       // The endpoints reference names every operation of the document this server serves.
       const document = (await (await fetch(`${server.base}/openapi.json`)).json()) as { paths: Record<string, object> }
