@@ -8,21 +8,11 @@
  * its expiry and once after a 401 `invalid_token`, and stepped up when the app asks for it), and
  * `adopt` the AuthResult of any sign-in route into the signed-in state.
  */
-import { type CrossTabMessage, PEER_WAIT_MS, refreshInTurn, tabsOf } from './cross-tab.js'
+import { type CrossTabMessage, tabsOf } from './cross-tab.js'
 import { AuthClientError, errorFrom, isStepUpChallenge, ReauthenticationRequiredError } from './errors.js'
-import {
-  afterRefusal,
-  type ClientEvent,
-  type Effect,
-  initialState,
-  inTurn,
-  isSignedIn,
-  logoutToken,
-  peerTokenSince,
-  tokenPlan,
-  transition,
-} from './machine.js'
+import { type ClientEvent, type Effect, initialState, logoutToken, tokenPlan, transition } from './machine.js'
 import type { AuthClientOptions } from './options.js'
+import { createRefresh } from './refresh.js'
 import { createTransport } from './transport.js'
 import type {
   AnswerOf,
@@ -139,63 +129,16 @@ export const createCore = (options: AuthClientOptions) => {
     return (response.status === 204 ? null : await response.json()) as AnswerOf<R>
   }
 
-  /**
-   * The user of `token` when this client does not know it yet (after a reload), asked with the
-   * token directly: me() would wait for the very refresh that is asking.
-   */
-  const whoIs = async (token: string): Promise<User | null> => {
-    if (state.user) return state.user
-    const found = await send('GET /me', undefined, { token })
-    return found.ok ? ((await found.json()) as User) : null
-  }
-
-  /** After another tab's token was taken: learns who it is if that tab did not say. */
-  const peerTaken = async () => {
-    const token = state.token?.value
-    if (!state.user && token) {
-      const found = await whoIs(token)
-      if (found) dispatch({ type: 'user', user: found, forToken: token })
-    }
-    return state.token !== null
-  }
-
-  /** Whether another tab's token arrives within `ms` (after this tab's refresh lost a race to it). */
-  const peerToken = (ms: number) =>
-    new Promise<boolean>((resolve) => {
-      const seen = state.generation
-      const done = () => {
-        clearTimeout(timeout)
-        waiting.delete(done)
-        resolve(peerTokenSince(state, seen))
-      }
-      const timeout = setTimeout(done, ms)
-      waiting.add(done)
-    })
-
-  /** The refresh request itself; a refusal (401) is the caller's to settle. */
-  const refreshNow = async (): Promise<'ok' | 'refused'> => {
-    const response = await send('POST /refresh', undefined)
-    if (response.status === 401) return 'refused'
-    if (!response.ok) throw await errorFrom(response)
-    const body = (await response.json()) as AnswerOf<'POST /refresh'>
-    // Who it is (after a reload), asked before the token is taken so that the other tabs hear
-    // of both at once.
-    adopt({ ...body, user: (await whoIs(body.accessToken)) ?? undefined })
-    return 'ok'
-  }
-
-  /** One refresh, in turn with the other tabs; `false` (and signed out) when the cookie was refused. */
-  const refreshOnce = async (): Promise<boolean> => {
-    const seen = state.generation
-    const wasSignedIn = isSignedIn(state)
-    const outcome = tabs ? await refreshInTurn(tabs, () => inTurn(state, seen, now()), refreshNow) : await refreshNow()
-    if (outcome === 'ok') return true
-    if (outcome === 'peer') return peerTaken()
-    const next = afterRefusal(state, { seen, wasSignedIn, crossTab: tabs !== null, alone: outcome === 'refused-alone' })
-    if (next === 'take-peer' || (next === 'wait-for-peer' && (await peerToken(PEER_WAIT_MS)))) return peerTaken()
-    dispatch({ type: 'signed-out', tell: next !== 'end-quietly' })
-    return false
-  }
+  const refreshOnce = createRefresh({
+    state: () => state,
+    dispatch,
+    now,
+    tabs,
+    waiting,
+    sendRefresh: () => send('POST /refresh', undefined),
+    sendMe: (token) => send('GET /me', undefined, { token }),
+    adopt,
+  })
 
   /**
    * One refresh at a time: every caller during a refresh gets its outcome. `false` (and signed

@@ -84,8 +84,8 @@ export const refreshInTurn = (
   new Promise((resolve, reject) => {
     tabs.locks
       .request(tabs.lock, async () => {
-        const now = turn()
-        if (now !== 'ask') return resolve(now)
+        const decided = turn()
+        if (decided !== 'ask') return resolve(decided)
         const outcome = await refresh()
         if (outcome === 'refused' && (await aloneInLine(tabs))) return resolve('refused-alone')
         resolve(outcome)

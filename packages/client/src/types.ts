@@ -8,12 +8,14 @@ import type { AuthClientError, ReauthenticationRequiredError } from './errors.js
 import type { components, paths } from './generated/openapi.js'
 
 type Schemas = components['schemas']
+/** A schema of the document, by name (an interface may extend it: the public types keep their names). */
+type Schema<Name extends keyof Schemas> = Schemas[Name]
 
-export type User = Schemas['User']
-export type SessionView = Schemas['Session']
+export interface User extends Schema<'User'> {}
+export interface SessionView extends Schema<'Session'> {}
 
 /** The 202 of a sign-in to an account with a second factor: answer it with {@link AuthClient.verifyTwoFactor}. */
-export type TwoFactorChallenge = Schemas['TwoFactorChallenge']
+export interface TwoFactorChallenge extends Schema<'TwoFactorChallenge'> {}
 
 /** What a sign-in answered: signed in, or (an account with a second factor) a challenge to answer. */
 export type SignInResult = { status: 'signed-in'; user: User } | { status: 'two-factor'; challenge: TwoFactorChallenge }
@@ -22,16 +24,16 @@ export type SignInResult = { status: 'signed-in'; user: User } | { status: 'two-
  * The 202 of `POST /auth/email-sign-in`, the same for every address: keep `flow` in the page that
  * asked, and send it back with the code from the mail ({@link AuthClient.emailSignIn}).
  */
-export type EmailSignInStarted = Schemas['EmailSignInStarted']
+export interface EmailSignInStarted extends Schema<'EmailSignInStarted'> {}
 
 /** What proves a sign-in mail: its link's token, or its code with the flow that asked for it. */
 export type EmailSignInProof = Schemas['EmailSignInVerifyRequest']
 
 /** `GET /auth/two-factor`. */
-export type TwoFactorStatus = Schemas['TwoFactorStatus']
+export interface TwoFactorStatus extends Schema<'TwoFactorStatus'> {}
 
 /** What proves the user again (`reauth`): the password, and a code when two-factor sign-in is on. */
-export type ReauthProof = Schemas['ReauthRequest']
+export interface ReauthProof extends Schema<'ReauthRequest'> {}
 
 /** What {@link AuthClientOptions.onReauthenticationRequired} is asked with. */
 export interface ReauthenticationPrompt {
