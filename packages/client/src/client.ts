@@ -8,7 +8,7 @@
  */
 import { createCore } from './core.js'
 import type { AuthClientOptions } from './options.js'
-import type { EmailSignInProof, ReauthProof, SignInResult, User } from './types.js'
+import type { EmailSignInProof, ReauthProof, RequestOf, SignInResult, User } from './types.js'
 
 export type AuthClient = ReturnType<typeof createAuthClient>
 
@@ -55,7 +55,7 @@ export const createAuthClient = (options: AuthClientOptions) => {
     async signUp(input: { name: string; email: string; password: string } & Record<string, unknown>): Promise<User> {
       return core.adopt(await call('POST /signup', input))
     },
-    signIn: (input: { email: string; password: string }): Promise<SignInResult> => core.signIn('POST /login', input),
+    signIn: (input: RequestOf<'POST /login'>): Promise<SignInResult> => core.signIn('POST /login', input),
     /**
      * Sign-in by email: `start` mails a link and a 6-digit code (every address gets the same
      * answer); `verify` spends the link's token or the code with the `flow` from `start`, and
@@ -89,14 +89,14 @@ export const createAuthClient = (options: AuthClientOptions) => {
       revoke: (id: string) => call('DELETE /sessions/{id}', undefined, 'session', { id }),
       revokeOthers: () => call('DELETE /sessions', undefined, 'session'),
     },
-    changePassword: (input: { currentPassword: string; newPassword: string }) => call('POST /change-password', input, 'session'),
-    forgotPassword: (input: { email: string }) => call('POST /forgot-password', input),
-    resetPassword: (input: { token: string; newPassword: string }) => call('POST /reset-password', input),
-    verifyEmail: (input: { token: string }) => call('POST /verify-email', input),
+    changePassword: (input: RequestOf<'POST /change-password'>) => call('POST /change-password', input, 'session'),
+    forgotPassword: (input: RequestOf<'POST /forgot-password'>) => call('POST /forgot-password', input),
+    resetPassword: (input: RequestOf<'POST /reset-password'>) => call('POST /reset-password', input),
+    verifyEmail: (input: RequestOf<'POST /verify-email'>) => call('POST /verify-email', input),
     resendVerification: () => call('POST /resend-verification', undefined, 'session'),
     /** `currentPassword` may be left out on a session that signed in recently (see {@link reauth}). */
-    changeEmail: (input: { currentPassword?: string; newEmail: string }) => call('POST /change-email', input, 'session'),
-    confirmEmail: (input: { token: string }) => call('POST /confirm-email', input),
+    changeEmail: (input: RequestOf<'POST /change-email'>) => call('POST /change-email', input, 'session'),
+    confirmEmail: (input: RequestOf<'POST /confirm-email'>) => call('POST /confirm-email', input),
     /** The second factor of the signed-in user (docs/reference/two-factor.md). */
     twoFactor: {
       status: () => call('GET /two-factor', undefined, 'session'),
@@ -106,23 +106,23 @@ export const createAuthClient = (options: AuthClientOptions) => {
        * code is mailed to it for `enable`. `currentPassword` may be left out on a session that
        * signed in recently (see {@link reauth}).
        */
-      setup: (input: { currentPassword?: string } = {}) => call('POST /two-factor/setup', input, 'session'),
+      setup: (input: RequestOf<'POST /two-factor/setup'> = {}) => call('POST /two-factor/setup', input, 'session'),
       /**
        * Turns it on with the app's current code and `emailCode`, the code setup mailed (10 minutes;
        * the fifth wrong one kills it); answers the ten recovery codes, once. Other sessions end.
        */
-      enable: (input: { code: string; emailCode: string }) => call('POST /two-factor/enable', input, 'session'),
+      enable: (input: RequestOf<'POST /two-factor/enable'>) => call('POST /two-factor/enable', input, 'session'),
       /** `code`: a code from the app or an unused recovery code. */
-      disable: (input: { currentPassword?: string; code: string }) => call('POST /two-factor/disable', input, 'session'),
+      disable: (input: RequestOf<'POST /two-factor/disable'>) => call('POST /two-factor/disable', input, 'session'),
       /** A fresh set of ten recovery codes; the old set stops working. `code`: a code from the app. */
-      regenerateRecoveryCodes: (input: { currentPassword?: string; code: string }) =>
+      regenerateRecoveryCodes: (input: RequestOf<'POST /two-factor/recovery-codes'>) =>
         call('POST /two-factor/recovery-codes', input, 'session'),
     },
     /**
      * `currentPassword` may be left out on a session that signed in recently (see {@link reauth});
      * `code` (a code from the app or an unused recovery code) is required while two-factor is on.
      */
-    async deleteAccount(input: { currentPassword?: string; code?: string } = {}): Promise<void> {
+    async deleteAccount(input: RequestOf<'POST /delete-account'> = {}): Promise<void> {
       await call('POST /delete-account', input, 'session')
       core.ended()
     },
