@@ -8,6 +8,7 @@
  */
 export { type Auth, createAuth } from './create-auth.js'
 export type { GetConnInfo } from './credentials.js'
+export { canonicalEmail } from './email.js'
 export { AuthError, type AuthErrorCode } from './errors.js'
 export type { GuardEnv, GuardOptions, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
 export type {
@@ -23,6 +24,5 @@ export { type AuthOptions, type AuthUser, type Policy, secretWeakness } from './
 export type { PasskeyOptions } from './passkeys/options.js'
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
-export { canonicalEmail } from './schemas.js'
 export { MAX_SIGNING_KEYS, type PublicJwk, type SigningAlgorithm, type SigningKey, signingKeyProblem } from './signing-keys.js'
 export type { AuthMethod, Store, UserRecord } from './store/types.js'

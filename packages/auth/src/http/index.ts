@@ -17,17 +17,15 @@ export {
   problemType,
   toAuthError,
 } from '../errors.js'
-export { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig } from '../route.js'
+export { codePointString, isStorableText, storableString } from '../fields.js'
 export {
   bodyGuardResponses,
-  codePointString,
   internalErrorResponse,
-  isStorableText,
   overloadedResponse,
   ProblemSchema,
   problemResponse,
   rateLimitedResponse,
-  storableString,
-  UserSchema,
-} from '../schemas.js'
+} from '../openapi.js'
+export { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig } from '../route.js'
+export { UserSchema } from '../user-json.js'
 export { type FieldErrorCode, fieldCode, validationHook } from '../validation.js'
