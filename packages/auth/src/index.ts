@@ -8,6 +8,7 @@
  */
 export { type Auth, createAuth } from './create-auth.js'
 export type { GetConnInfo } from './credentials.js'
+export type { AuthUser, Policy } from './domain.js'
 export { canonicalEmail } from './email.js'
 export { AuthError, type AuthErrorCode } from './errors.js'
 export type { GuardEnv, GuardOptions, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
@@ -20,7 +21,7 @@ export type {
   RecoveryCodeUse,
   ResetMail,
 } from './notify.js'
-export { type AuthOptions, type AuthUser, type Policy, secretWeakness } from './options.js'
+export { type AuthOptions, secretWeakness } from './options.js'
 export type { PasskeyOptions } from './passkeys/options.js'
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
