@@ -1,10 +1,14 @@
 /**
- * `@latchkey/auth/testing`: for store authors and tests. The store conformance suite every
- * store runs, a fast hasher, and the types a store implements. The suite requires `vitest`
- * (a peer dependency of this subpath only); the types cost nothing at run time.
+ * The store kit, exported as the namespace `storeKit` of `@latchkey/auth/testing`: what a store
+ * author implements (`Store` and the types of its inputs and records, the email sign-in and
+ * passkey facets, the rate-limit store) and the conformance suite that checks it.
+ *
+ * @example
+ * import { storeKit } from '@latchkey/auth/testing'
+ * const myStore = (db: Db): storeKit.Store => ({ ... })
+ * storeKit.storeConformance('my store', async () => ({ store: myStore(await openDb()) }))
  */
 
-export { keyIdOf } from '../access-token.js'
 export type {
   EmailSignInClaim,
   EmailSignInProof,
@@ -48,6 +52,4 @@ export type {
   UserRecord,
   UserWithHash,
 } from '../store/types.js'
-export { fastHasher } from './fast-hasher.js'
 export { type StoreFactory, storeConformance } from './store-conformance.js'
-export { type TableShape, tableShape } from './table-shape.js'
