@@ -4,7 +4,8 @@
  * - `@latchkey/auth/http`: the problem-document layer for the rest of your app (error handler,
  *   404, body guard, OpenAPI response helpers).
  * - `@latchkey/auth/sqlite`, `/bun-sqlite`, `/node-sqlite`, `/d1`, `/postgres`: the bundled stores.
- * - `@latchkey/auth/testing`: the store conformance suite, a fast hasher, and the types a store author implements.
+ * - `@latchkey/auth/testing`: `storeKit` (the store conformance suite and the types a store author
+ *   implements, one namespace), a fast hasher, `tableShape`.
  */
 export { type Auth, createAuth } from './create-auth.js'
 export type { GetConnInfo } from './credentials.js'
