@@ -7,60 +7,45 @@
  * library is imported on first use (a separate chunk for bundlers).
  */
 import type {
-  AuthenticationResponseJSON,
   PublicKeyCredentialCreationOptionsJSON,
   PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/browser'
+import type { AuthCore } from './core.js'
+import type { components } from './generated/openapi.js'
+import type { SignInResult, TwoFactorChallenge, User } from './types.js'
 
 /** Loaded on first use: an app that never touches passkeys neither loads nor bundles it eagerly. */
 const webauthn = () => import('@simplewebauthn/browser')
 
-/** Request options in their JSON form (WebAuthn Level 3), as the server sends them. */
-export type PasskeyRequestOptions = PublicKeyCredentialRequestOptionsJSON
+type Schemas = components['schemas']
 
-/** A passkey as `GET /auth/passkeys` lists it. */
-export interface Passkey {
-  /** The credential id, base64url. */
-  id: string
-  name: string
-  createdAt: string
-  /** `null` until its first sign-in. */
-  lastUsedAt: string | null
-  /** Synced by a provider (iCloud Keychain, Google Password Manager, …). */
-  backedUp: boolean
-  transports: string[]
-}
+/** Request options in their JSON form (WebAuthn Level 3), as the server sends them. */
+export type PasskeyRequestOptions = Schemas['PasskeyRequestOptions']
+
+/** A passkey as `GET /auth/passkeys` lists it: `{ id, name, createdAt, lastUsedAt, backedUp, transports }`. */
+export type Passkey = Schemas['Passkey']
 
 /** An assertion answering login options, as `POST /auth/reauth` takes it. */
-export interface PasskeyProof {
-  challengeId: string
-  response: AuthenticationResponseJSON
-}
+export type PasskeyProof = Schemas['PasskeyProof']
 
-/** What the client gives this module: its own calls, so passkeys share its token, cookie and errors. */
-export interface PasskeyHost<SignIn, User> {
-  /** Calls an auth route (under `authPath`) and answers its JSON; `bearer`: with the access token. */
-  call<T>(method: string, path: string, body?: unknown, bearer?: boolean): Promise<T>
-  /** A sign-in step whose 200 is adopted (signed in) or whose 202 is the two-factor challenge. */
-  firstFactor(path: string, input: unknown): Promise<SignIn>
-  /** `POST /auth/reauth` with `proof`; the new token is adopted. */
-  reauth(proof: { passkey: PasskeyProof; code?: string }): Promise<User>
-}
+// The server's option schemas and @simplewebauthn's types describe the same JSON (WebAuthn Level 3);
+// the schemas are looser (plain strings for enums), so each crossing is one cast here.
+const requestOptions = (options: PasskeyRequestOptions) => options as unknown as PublicKeyCredentialRequestOptionsJSON
+const creationOptions = (options: Schemas['PasskeyCreationOptions']) =>
+  options as unknown as PublicKeyCredentialCreationOptionsJSON
+const registration = (response: RegistrationResponseJSON) => response as unknown as Schemas['PasskeyRegistrationResponse']
 
-interface LoginOptions {
-  challengeId: string
-  options: PublicKeyCredentialRequestOptionsJSON
-}
-
-/** The passkey calls of an auth client; `host` is the client's own machinery. */
-export const passkeysOf = <SignIn, User>(host: PasskeyHost<SignIn, User>) => {
+/** The passkey calls of an auth client, over its core (the same token, cookie, step-up and errors). */
+export const passkeysOf = (core: Pick<AuthCore, 'call' | 'signIn' | 'reauth'>) => {
   /** The creation options of the registration under way (their challenge goes with the mailed code). */
-  let pending: PublicKeyCredentialCreationOptionsJSON | null = null
+  let pending: Schemas['PasskeyCreationOptions'] | null = null
+
   const assertion = async (autofill = false): Promise<PasskeyProof> => {
-    const { challengeId, options } = await host.call<LoginOptions>('POST', '/passkeys/login/options')
+    const { challengeId, options } = await core.call('POST /passkeys/login/options', undefined)
     const { startAuthentication } = await webauthn()
-    const response = await startAuthentication({ optionsJSON: options, useBrowserAutofill: autofill })
-    return { challengeId, response }
+    const response = await startAuthentication({ optionsJSON: requestOptions(options), useBrowserAutofill: autofill })
+    return { challengeId, response: response as PasskeyProof['response'] }
   }
 
   return {
@@ -75,7 +60,7 @@ export const passkeysOf = <SignIn, User>(host: PasskeyHost<SignIn, User>) => {
      * then call {@link register}. A new call replaces the options and the code.
      */
     async start(): Promise<void> {
-      pending = await host.call<PublicKeyCredentialCreationOptionsJSON>('POST', '/passkeys/register/options', undefined, true)
+      pending = await core.call('POST /passkeys/register/options', undefined, 'session')
     },
     /**
      * Adding a passkey, step 2: the browser's passkey dialog, then the new credential is sent with
@@ -85,31 +70,33 @@ export const passkeysOf = <SignIn, User>(host: PasskeyHost<SignIn, User>) => {
     async register(input: { emailCode: string; name?: string }): Promise<Passkey> {
       if (!pending) throw new TypeError('Call passkeys.start() first: it mails the code that register() sends')
       const { startRegistration } = await webauthn()
-      const response = await startRegistration({ optionsJSON: pending })
+      const response = await startRegistration({ optionsJSON: creationOptions(pending) })
       // Sent, its challenge is spent whatever the answer: another try needs start() again (a new code).
       pending = null
-      return host.call<Passkey>('POST', '/passkeys/register', { response, ...input }, true)
+      return core.call('POST /passkeys/register', { response: registration(response), ...input }, 'session')
     },
 
     /**
      * Signs in with a passkey: signed in, or (a passkey that did not verify the user, on an account
      * with a second factor) the two-factor challenge. With `autofill: true` the request waits in
      * the background for the user to pick a passkey from an input's autofill (the input needs
-     * `autocomplete="username webauthn"`); a later call without it aborts that wait first.
+     * `autocomplete="username webauthn"`); a later ceremony aborts that wait first.
      * `autofill` on a browser without conditional mediation rejects at once (check
      * `autofillSupported()`).
      */
-    async signIn({ autofill = false }: { autofill?: boolean } = {}): Promise<SignIn> {
-      const proof = await assertion(autofill)
-      return host.firstFactor('/passkeys/login', proof)
+    async signIn({ autofill = false }: { autofill?: boolean } = {}): Promise<SignInResult> {
+      return core.signIn('POST /passkeys/login', await assertion(autofill))
     },
 
     /** Answers a two-factor challenge (`methods` lists `passkey`) with one of the account's passkeys. */
-    async verifyTwoFactor(challenge: { challenge: string; passkeyOptions?: PublicKeyCredentialRequestOptionsJSON }) {
+    async verifyTwoFactor(challenge: TwoFactorChallenge): Promise<SignInResult> {
       if (!challenge.passkeyOptions) throw new TypeError('This challenge offers no passkey (see its methods)')
       const { startAuthentication } = await webauthn()
-      const passkey = await startAuthentication({ optionsJSON: challenge.passkeyOptions })
-      return host.firstFactor('/two-factor/verify', { challenge: challenge.challenge, passkey })
+      const passkey = await startAuthentication({ optionsJSON: requestOptions(challenge.passkeyOptions) })
+      return core.signIn('POST /two-factor/verify', {
+        challenge: challenge.challenge,
+        passkey: passkey as PasskeyProof['response'],
+      })
     },
 
     /**
@@ -122,11 +109,11 @@ export const passkeysOf = <SignIn, User>(host: PasskeyHost<SignIn, User>) => {
      * account has a second factor and the passkey may not verify the user.
      */
     async reauth({ code }: { code?: string } = {}): Promise<User> {
-      return host.reauth({ passkey: await assertion(), ...(code === undefined ? {} : { code }) })
+      return core.reauth({ passkey: await assertion(), ...(code === undefined ? {} : { code }) })
     },
 
-    list: () => host.call<Passkey[]>('GET', '/passkeys', undefined, true),
-    rename: (id: string, name: string) => host.call<Passkey>('PATCH', `/passkeys/${encodeURIComponent(id)}`, { name }, true),
-    remove: (id: string) => host.call<null>('DELETE', `/passkeys/${encodeURIComponent(id)}`, undefined, true),
+    list: () => core.call('GET /passkeys', undefined, 'session'),
+    rename: (id: string, name: string) => core.call('PATCH /passkeys/{id}', { name }, 'session', { id }),
+    remove: (id: string) => core.call('DELETE /passkeys/{id}', undefined, 'session', { id }),
   }
 }
