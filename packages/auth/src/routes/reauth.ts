@@ -11,7 +11,6 @@ import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
 import { PasswordField } from '../fields.js'
 import type { GuardEnv } from '../guard.js'
-import { PasskeyProofSchema, provePasskey, wrongPasskey } from '../passkeys/reauth.js'
 import {
   bodyGuardResponses,
   jsonBody,
@@ -20,6 +19,7 @@ import {
   problemResponse,
   rateLimitedResponse,
 } from '../openapi.js'
+import { PasskeyProofSchema, provePasskey, wrongPasskey } from '../passkeys/reauth.js'
 import { guardedRoute } from '../route.js'
 import { amrOf, USER_VERIFIED_PASSKEY } from '../session.js'
 import type { UserRecord } from '../store/types.js'
