@@ -317,7 +317,10 @@ export const fuzzSuite = (store: AttackStore) =>
         expect(reply.status, ctx).toBe(415)
 
       const pathname = new URL(req.url).pathname
-      const route = `${req.method} ${pathname.replace(/^\/todos\/.+/, '/todos/{id}').replace(/^\/auth\/sessions\/.+/, '/auth/sessions/{id}')} ${reply.status}`
+      const route = `${req.method} ${pathname
+        .replace(/^\/todos\/.+/, '/todos/{id}')
+        .replace(/^\/auth\/sessions\/.+/, '/auth/sessions/{id}')
+        .replace(/^\/auth\/passkeys\/(?!login|register).+/, '/auth/passkeys/{id}')} ${reply.status}`
       outcomes.set(route, (outcomes.get(route) ?? 0) + 1)
       // Logout without an access credential is named by the refresh cookie alone (docs/reference/endpoints.md#logout),
       // checked as refresh checks it: 204 only for the current value; from another site 403 for
@@ -732,6 +735,83 @@ export const fuzzSuite = (store: AttackStore) =>
       )
     })
 
+    describe('fuzzing the passkey endpoints', () => {
+      /** A WebAuthn response of the right shape or not: the fuzzer holds no authenticator, so none may pass. */
+      const b64 = fc.oneof(
+        fc.base64String({ maxLength: 200 }).map((s) => s.replace(/[+/=]/g, '')),
+        text,
+      )
+      const response = field(
+        fc.oneof(
+          object({
+            id: field(b64),
+            rawId: field(b64),
+            type: field(fc.oneof(fc.constant('public-key'), text)),
+            response: field(
+              object({
+                clientDataJSON: field(b64),
+                authenticatorData: field(b64),
+                attestationObject: field(b64),
+                signature: field(b64),
+                userHandle: field(b64),
+              }),
+            ),
+          }),
+          text,
+        ),
+      )
+      const anyId = field(
+        fc.oneof(
+          fc.base64String({ minLength: 1, maxLength: 60 }).map((s) => s.replace(/[+/=]/g, 'A')),
+          text,
+        ),
+      )
+      const never: Oracle = (_c, req, reply) => {
+        throw new Error(`no passkey the fuzzer holds can succeed here: ${req.method} ${req.url} → ${reply.status}`)
+      }
+
+      it(
+        'POST /auth/passkeys/login/options and /auth/passkeys/login, GET /auth/passkeys, PATCH and DELETE /auth/passkeys/{id}, POST /auth/passkeys/register',
+        async () => {
+          // Options: the same three fields for anyone.
+          const options = caseArb(
+            fc.constant('POST'),
+            at('auth', 'passkeys', 'login', 'options'),
+            fc.constant({ kind: 'none' as const }),
+          )
+          await check(
+            prop(options, (_c, _req, reply) =>
+              expect(Object.keys(reply.body as Record<string, unknown>).sort()).toEqual(['challengeId', 'expiresIn', 'options']),
+            ),
+            runs(0.01),
+          )
+          // The attacker's list is empty: it has no passkey, and sees nobody else's.
+          const list = caseArb(fc.constant('GET'), at('auth', 'passkeys'), fc.constant({ kind: 'none' as const }))
+          await check(
+            prop(list, (_c, _req, reply) => expect(reply.body).toEqual([])),
+            runs(0.01),
+          )
+          const login = caseArb(
+            fc.constant('POST'),
+            at('auth', 'passkeys', 'login'),
+            bodyArb(object({ challengeId: field(fc.oneof(anyId, ref('a.token'))), response })),
+          )
+          const register = caseArb(
+            fc.constant('POST'),
+            at('auth', 'passkeys', 'register'),
+            bodyArb(object({ response, emailCode: field(fc.stringMatching(/^[0-9]{6}$/)), name: field(text) })),
+          )
+          const byId = caseArb(
+            fc.constantFrom('PATCH', 'DELETE'),
+            anyId.map((id) => ['auth', 'passkeys', String(id)] as const),
+            bodyArb(object({ name: field(text) })),
+          )
+          await check(prop(fc.oneof(login, register, byId), never), runs(0.03))
+        },
+        TIMEOUT,
+      )
+    })
+
     describe('fuzzing the todo, admin and page endpoints', () => {
       it(
         'POST /todos',
@@ -1029,6 +1109,8 @@ export const fuzzSuite = (store: AttackStore) =>
           'POST /auth/delete-account',
           'GET /auth/two-factor',
           'POST /auth/two-factor/setup',
+          'POST /auth/passkeys/login/options',
+          'GET /auth/passkeys',
           'POST /todos',
           'GET /todos',
           'PATCH /todos/{id}',
@@ -1048,6 +1130,10 @@ export const fuzzSuite = (store: AttackStore) =>
           'POST /auth/two-factor/disable',
           'POST /auth/two-factor/recovery-codes',
           'POST /auth/two-factor/verify',
+          'POST /auth/passkeys/login',
+          'POST /auth/passkeys/register',
+          'PATCH /auth/passkeys/{id}',
+          'DELETE /auth/passkeys/{id}',
         ]
         expect(
           [...endpoints, ...refusedOnly].filter((e) => !reached(e, (s) => s >= 400)),
