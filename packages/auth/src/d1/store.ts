@@ -28,6 +28,7 @@ import {
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
+import { lastRows, revokeD1 } from './revoke.js'
 
 /** The part of a D1 binding (`env.DB`) the store uses. */
 export interface D1DatabaseLike {
@@ -38,9 +39,6 @@ export interface D1DatabaseLike {
 
 /** Rows a write changed, from D1's `meta.changes`. */
 const changes = (result: unknown) => Number((result as { meta?: { changes?: number } } | undefined)?.meta?.changes ?? 0)
-/** The user's unused email-change tokens (`userId` may be a subquery): a new password kills them. */
-const pendingEmailChange = (userId: string | SQL) =>
-  and(eq(emailTokens.userId, userId), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt))
 
 /**
  * A {@link Store} on a D1 database. Call {@link migrateD1} once before use (e.g. at deploy).
@@ -86,21 +84,17 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return changes(await db.update(users).set({ passwordHash }).where(current).run()) === 1
     },
 
-    async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId }) {
-      const current = versionIs(userId, credentialsVersion)
-      const others = keepSessionId
-        ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
-        : eq(sessions.userId, userId)
-      const results = await db.batch([
-        db.delete(sessions).where(and(others, current)),
-        db.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt), current)),
-        db.delete(emailTokens).where(and(pendingEmailChange(userId), current)),
+    async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId, revoke }) {
+      const revocation = revokeD1(db, { userId, revoke, keepSessionId }, versionIs(userId, credentialsVersion))
+      const [, ...results] = await db.batch([
+        revocation.sessions,
+        ...revocation.deletes,
         db
           .update(users)
-          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .set({ passwordHash, ...revocation.user })
           .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion))),
       ])
-      return changes(results[3]) === 1
+      return changes(results.at(-1)) === 1
     },
 
     async setRole(email, role) {
@@ -181,24 +175,22 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return row ?? null
     },
 
-    async consumeResetToken({ tokenHash, now, passwordHash }) {
+    async consumeResetToken({ tokenHash, now, passwordHash, revoke }) {
       const live = and(eq(resetTokens.hash, tokenHash), isNull(resetTokens.usedAt), gt(resetTokens.expiresAt, now))
       const unspent = exists(db.select({ one: sql`1` }).from(resetTokens).where(live))
       const owner = sql`(select ${resetTokens.userId} from ${resetTokens} where ${resetTokens.hash} = ${tokenHash})`
+      const revocation = revokeD1(db, { userId: owner, revoke, spentHash: tokenHash }, unspent)
       const results = await db.batch([
         // The token came by mail to the account's address: that proves the mailbox too.
         db
           .update(users)
-          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1`, emailVerified: true })
+          .set({ passwordHash, emailVerified: true, ...revocation.user })
           .where(and(eq(users.id, owner), unspent)),
-        db.delete(sessions).where(and(eq(sessions.userId, owner), unspent)),
-        db
-          .delete(resetTokens)
-          .where(and(eq(resetTokens.userId, owner), isNull(resetTokens.usedAt), ne(resetTokens.hash, tokenHash), unspent)),
-        db.delete(emailTokens).where(and(pendingEmailChange(owner), unspent)),
+        revocation.sessions,
+        ...revocation.deletes,
         db.update(resetTokens).set({ usedAt: now }).where(live).returning({ userId: resetTokens.userId }),
       ])
-      return results[4][0]?.userId ?? null
+      return lastRows<{ userId: string }>(results)[0]?.userId ?? null
     },
 
     async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
@@ -270,7 +262,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return row ?? null
     },
 
-    async verifyEmail({ tokenHash, now }) {
+    async verifyEmail({ tokenHash, now, revoke }) {
       const live = and(
         eq(emailTokens.hash, tokenHash),
         eq(emailTokens.kind, 'verify-email'),
@@ -279,17 +271,20 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       )
       const unspent = exists(db.select({ one: sql`1` }).from(emailTokens).where(live))
       const owner = sql`(select ${emailTokens.userId} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
+      const revocation = revokeD1(db, { userId: owner, revoke, spentHash: tokenHash }, unspent)
       const results = await db.batch([
         db
           .update(users)
-          .set({ emailVerified: true })
+          .set({ emailVerified: true, ...revocation.user })
           .where(and(eq(users.id, owner), unspent)),
+        revocation.sessions,
+        ...revocation.deletes,
         db.update(emailTokens).set({ usedAt: now }).where(live).returning({ userId: emailTokens.userId }),
       ])
-      return results[1][0]?.userId ?? null
+      return lastRows<{ userId: string }>(results)[0]?.userId ?? null
     },
 
-    async confirmEmailChange({ tokenHash, now }): Promise<EmailChangeOutcome> {
+    async confirmEmailChange({ tokenHash, now, revoke }): Promise<EmailChangeOutcome> {
       const live = and(
         eq(emailTokens.hash, tokenHash),
         eq(emailTokens.kind, 'change-email'),
@@ -313,17 +308,15 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
           .from(users)
           .where(and(eq(users.id, owner), eq(users.email, address))),
       )
+      const revocation = revokeD1(db, { userId: owner, revoke, spentHash: tokenHash }, and(unspent, moved))
       const results = await db.batch([
         db.select({ email: users.email }).from(users).where(eq(users.id, owner)),
         db
           .update(users)
-          .set({ email: address, emailVerified: true, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .set({ email: address, emailVerified: true, ...revocation.user })
           .where(and(eq(users.id, owner), unspent, free)),
-        db.delete(sessions).where(and(eq(sessions.userId, owner), unspent, moved)),
-        db.delete(resetTokens).where(and(eq(resetTokens.userId, owner), isNull(resetTokens.usedAt), unspent, moved)),
-        db
-          .delete(emailTokens)
-          .where(and(eq(emailTokens.userId, owner), isNull(emailTokens.usedAt), ne(emailTokens.hash, tokenHash), unspent, moved)),
+        revocation.sessions,
+        ...revocation.deletes,
         db
           .update(emailTokens)
           .set({ usedAt: now })
@@ -331,7 +324,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
           .returning({ userId: emailTokens.userId, newEmail: emailTokens.newEmail }),
       ])
       const before = results[0][0]
-      const spent = results[5][0]
+      const [spent] = lastRows<{ userId: string; newEmail: string | null }>(results)
       if (!spent?.newEmail || !before) return { status: 'invalid' }
       if (changes(results[1]) !== 1) return { status: 'taken', userId: spent.userId }
       return { status: 'changed', userId: spent.userId, oldEmail: before.email, newEmail: spent.newEmail }
@@ -393,7 +386,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return changes(written) === 1
     },
 
-    async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now }) {
+    async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now, revoke }) {
       const pendingRow = and(
         eq(twoFactors.userId, userId),
         eq(twoFactors.secret, secret),
@@ -401,20 +394,16 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
         newerStep(step),
       )
       const pending = exists(db.select({ one: sql`1` }).from(twoFactors).where(pendingRow))
+      const revocation = revokeD1(db, { userId, revoke, keepSessionId }, pending)
       const results = await db.batch([
-        db
-          .update(users)
-          .set({ credentialsVersion: sql`${users.credentialsVersion} + 1` })
-          .where(and(eq(users.id, userId), pending)),
+        revocation.userUpdate,
         db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), pending)),
         insertCodesIf(userId, recoveryCodeHashes, pending),
-        db
-          .delete(sessions)
-          .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId), pending))
-          .returning({ id: sessions.id }),
+        revocation.sessions,
+        ...revocation.deletes,
         db.update(twoFactors).set({ enabledAt: now, lastStep: step }).where(pendingRow),
       ])
-      if (changes(results[4]) !== 1) return null
+      if (changes(results.at(-1)) !== 1) return null
       return results[3].map((row) => row.id)
     },
 
@@ -457,13 +446,16 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
       return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
-    async deleteTwoFactor(userId) {
-      const results = await db.batch([
-        db.delete(challenges).where(eq(challenges.userId, userId)),
-        db.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)),
+    async deleteTwoFactor({ userId, keepSessionId, revoke }) {
+      // No guard: turning it off changes nothing a concurrent call could spend twice.
+      const revocation = revokeD1(db, { userId, revoke, keepSessionId }, undefined)
+      const [deleted] = await db.batch([
         db.delete(twoFactors).where(eq(twoFactors.userId, userId)),
+        revocation.userUpdate,
+        revocation.sessions,
+        ...revocation.deletes,
       ])
-      return changes(results[2]) === 1
+      return changes(deleted) === 1
     },
 
     async createAddCredentialCode({ userId, codeHash, expiresAt }) {

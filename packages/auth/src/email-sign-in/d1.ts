@@ -7,8 +7,9 @@
  */
 import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm'
 import type { DrizzleD1Database } from 'drizzle-orm/d1'
+import { lastRows, revokeD1 } from '../d1/revoke.js'
 import type * as schema from '../sqlite/schema.js'
-import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../sqlite/schema.js'
+import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
 import type { EmailSignInClaim, EmailSignInStore } from './store.js'
 
@@ -54,7 +55,7 @@ export const emailSignInD1 = (db: Db): EmailSignInStore => ({
     return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
   },
 
-  async settleEmailSignIn({ email, userId, newUser }) {
+  async settleEmailSignIn({ email, userId, newUser, revoke }) {
     // Creating the account is atomic by itself; a created account is verified, so nothing follows.
     const inserted = newUser
       ? await db
@@ -71,32 +72,27 @@ export const emailSignInD1 = (db: Db): EmailSignInStore => ({
         .from(users)
         .where(and(theAccount, eq(users.emailVerified, false))),
     )
-    const results = await db.batch([
-      db
-        .delete(emailTokens)
-        .where(and(eq(emailTokens.userId, owner), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt), unverified)),
-      db.delete(twoFactors).where(and(eq(twoFactors.userId, owner), unverified)),
-      db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, owner), unverified)),
-      db.delete(challenges).where(and(eq(challenges.userId, owner), unverified)),
-      db
-        .delete(sessions)
-        .where(and(eq(sessions.userId, owner), unverified))
-        .returning({ id: sessions.id }),
+    const revocation = revokeD1(db, { userId: owner, revoke }, unverified)
+    // The update that verifies the account ends the guard: it comes after the revocation's statements.
+    const [revoked, ...results] = await db.batch([
+      revocation.sessions,
+      ...revocation.deletes,
       db
         .update(users)
-        .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+        .set({ emailVerified: true, ...revocation.user })
         .where(and(theAccount, eq(users.emailVerified, false)))
         .returning({ id: users.id }),
       db.select(accountColumns).from(users).where(theAccount),
     ])
-    const [after] = results[6]
+    const [after] = lastRows<{ id: string; credentialsVersion: number }>(results)
+    const settled = lastRows(results.slice(0, -1))
     if (!after) return null
     return {
       userId: after.id,
       credentialsVersion: after.credentialsVersion,
       created: inserted.length === 1,
-      settled: results[5].length === 1,
-      revokedSessionIds: results[4].map((row) => row.id),
+      settled: settled.length === 1,
+      revokedSessionIds: revoked.map((row) => row.id),
     }
   },
 

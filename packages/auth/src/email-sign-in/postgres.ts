@@ -8,8 +8,9 @@
  */
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
+import { revokePostgres } from '../postgres/revoke.js'
 import type * as schema from '../postgres/schema.js'
-import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../postgres/schema.js'
+import { emailSignIns, users } from '../postgres/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
 import type { EmailSignInClaim, EmailSignInStore } from './store.js'
 
@@ -59,7 +60,7 @@ export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
     return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
   },
 
-  async settleEmailSignIn({ email, userId, newUser }) {
+  async settleEmailSignIn({ email, userId, newUser, revoke }) {
     return db.transaction(async (tx) => {
       const inserted = newUser
         ? await tx
@@ -74,20 +75,8 @@ export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
       const settled = !before.emailVerified
       let revokedSessionIds: string[] = []
       if (settled) {
-        const id = before.id
-        await tx
-          .update(users)
-          .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
-          .where(eq(users.id, id))
-        await tx
-          .delete(emailTokens)
-          .where(and(eq(emailTokens.userId, id), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt)))
-        await tx.delete(twoFactors).where(eq(twoFactors.userId, id))
-        await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, id))
-        await tx.delete(challenges).where(eq(challenges.userId, id))
-        revokedSessionIds = (await tx.delete(sessions).where(eq(sessions.userId, id)).returning({ id: sessions.id })).map(
-          (row) => row.id,
-        )
+        await tx.update(users).set({ emailVerified: true }).where(eq(users.id, before.id))
+        revokedSessionIds = await revokePostgres(tx, { userId: before.id, revoke })
       }
       const [after] = await tx.select(accountColumns).from(users).where(eq(users.id, before.id))
       if (!after) return null

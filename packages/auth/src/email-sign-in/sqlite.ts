@@ -5,8 +5,9 @@
  */
 import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { revokeSync } from '../sqlite/revoke.js'
 import type * as schema from '../sqlite/schema.js'
-import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../sqlite/schema.js'
+import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
 import type { EmailSignInClaim, EmailSignInStore } from './store.js'
 
@@ -65,7 +66,7 @@ export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): Em
       return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
     },
 
-    async settleEmailSignIn({ email, userId, newUser }) {
+    async settleEmailSignIn({ email, userId, newUser, revoke }) {
       return durable(() =>
         db.transaction((tx) => {
           const created = newUser
@@ -81,23 +82,8 @@ export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): Em
           const settled = !before.emailVerified
           let revokedSessionIds: string[] = []
           if (settled) {
-            const id = before.id
-            tx.update(users)
-              .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
-              .where(eq(users.id, id))
-              .run()
-            tx.delete(emailTokens)
-              .where(and(eq(emailTokens.userId, id), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt)))
-              .run()
-            tx.delete(challenges).where(eq(challenges.userId, id)).run()
-            tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, id)).run()
-            tx.delete(twoFactors).where(eq(twoFactors.userId, id)).run()
-            revokedSessionIds = tx
-              .delete(sessions)
-              .where(eq(sessions.userId, id))
-              .returning({ id: sessions.id })
-              .all()
-              .map((row) => row.id)
+            tx.update(users).set({ emailVerified: true }).where(eq(users.id, before.id)).run()
+            revokedSessionIds = revokeSync(tx, { userId: before.id, revoke })
           }
           const after = tx.select(accountColumns).from(users).where(eq(users.id, before.id)).get()
           if (!after) return null

@@ -15,6 +15,7 @@ import { postgresPasskeyStore } from '../passkeys/postgres-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
+import { revokePostgres } from './revoke.js'
 import * as schema from './schema.js'
 import {
   addCredentialCodes,
@@ -33,9 +34,6 @@ type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
 /** An email token that can still be spent at `now`. */
 const unspent = (now: Date) => and(isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))
-/** The user's unused email-change tokens: a new password (change or reset) kills them. */
-const pendingEmailChange = (userId: string) =>
-  and(eq(emailTokens.userId, userId), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt))
 
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
@@ -126,21 +124,16 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.length === 1
     },
 
-    async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId }) {
+    async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId, revoke }) {
       return db.transaction(async (tx) => {
         // The conditional UPDATE takes the user's row lock first (users → reset tokens → sessions).
         const replaced = await tx
           .update(users)
-          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+          .set({ passwordHash })
           .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
           .returning({ id: users.id })
         if (replaced.length === 0) return false
-        await tx.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
-        await tx.delete(emailTokens).where(pendingEmailChange(userId))
-        const others = keepSessionId
-          ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
-          : eq(sessions.userId, userId)
-        await tx.delete(sessions).where(others)
+        await revokePostgres(tx, { userId, revoke, keepSessionId })
         return true
       })
     },
@@ -243,7 +236,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return row ?? null
     },
 
-    async consumeResetToken({ tokenHash, now, passwordHash }) {
+    async consumeResetToken({ tokenHash, now, passwordHash, revoke }) {
       return db.transaction(async (tx) => {
         // The owner's row first, as createResetToken takes it, before the token row.
         const [owner] = await tx
@@ -263,11 +256,9 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         await tx
           .update(users)
           // The token came by mail to the account's address: that proves the mailbox too.
-          .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1`, emailVerified: true })
+          .set({ passwordHash, emailVerified: true })
           .where(eq(users.id, spent.userId))
-        await tx.delete(resetTokens).where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
-        await tx.delete(emailTokens).where(pendingEmailChange(spent.userId))
-        await tx.delete(sessions).where(eq(sessions.userId, spent.userId))
+        await revokePostgres(tx, { userId: spent.userId, revoke })
         return spent.userId
       })
     },
@@ -349,7 +340,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return row ?? null
     },
 
-    async verifyEmail({ tokenHash, now }) {
+    async verifyEmail({ tokenHash, now, revoke }) {
       return db.transaction(async (tx) => {
         const owner = await lockTokenOwner(tx, tokenHash)
         if (!owner) return null
@@ -360,11 +351,12 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
           .returning({ userId: emailTokens.userId })
         if (!spent) return null
         await tx.update(users).set({ emailVerified: true }).where(eq(users.id, spent.userId))
+        await revokePostgres(tx, { userId: spent.userId, revoke })
         return spent.userId
       })
     },
 
-    async confirmEmailChange({ tokenHash, now }) {
+    async confirmEmailChange({ tokenHash, now, revoke }) {
       return db.transaction(async (tx): Promise<EmailChangeOutcome> => {
         const owner = await lockTokenOwner(tx, tokenHash)
         if (!owner) return { status: 'invalid' }
@@ -379,10 +371,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
         // here, and the spent token must still commit.
         const changed = await tx
           .transaction(async (sp) => {
-            await sp
-              .update(users)
-              .set({ email: newEmail, emailVerified: true, credentialsVersion: sql`${users.credentialsVersion} + 1` })
-              .where(eq(users.id, spent.userId))
+            await sp.update(users).set({ email: newEmail, emailVerified: true }).where(eq(users.id, spent.userId))
             return true
           })
           .catch((err: unknown) => {
@@ -390,9 +379,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
             throw err
           })
         if (!changed) return { status: 'taken', userId: spent.userId }
-        await tx.delete(resetTokens).where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
-        await tx.delete(emailTokens).where(and(eq(emailTokens.userId, spent.userId), isNull(emailTokens.usedAt)))
-        await tx.delete(sessions).where(eq(sessions.userId, spent.userId))
+        await revokePostgres(tx, { userId: spent.userId, revoke })
         return { status: 'changed', userId: spent.userId, oldEmail: owner.email, newEmail }
       })
     },
@@ -469,7 +456,7 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return rows.length === 1
     },
 
-    async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now }) {
+    async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now, revoke }) {
       return db.transaction(async (tx) => {
         await lockUser(tx, userId)
         const enabled = await tx
@@ -478,17 +465,9 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
           .where(and(eq(twoFactors.userId, userId), eq(twoFactors.secret, secret), isNull(twoFactors.enabledAt), newerStep(step)))
           .returning({ userId: twoFactors.userId })
         if (enabled.length !== 1) return null
-        await tx
-          .update(users)
-          .set({ credentialsVersion: sql`${users.credentialsVersion} + 1` })
-          .where(eq(users.id, userId))
         await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId))
         await tx.insert(recoveryCodes).values(recoveryCodeHashes.map((hash) => ({ hash, userId })))
-        const revoked = await tx
-          .delete(sessions)
-          .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
-          .returning({ id: sessions.id })
-        return revoked.map((row) => row.id)
+        return revokePostgres(tx, { userId, revoke, keepSessionId })
       })
     },
 
@@ -547,12 +526,11 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
       return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
-    async deleteTwoFactor(userId) {
+    async deleteTwoFactor({ userId, keepSessionId, revoke }) {
       return db.transaction(async (tx) => {
         await lockUser(tx, userId)
         const deleted = await tx.delete(twoFactors).where(eq(twoFactors.userId, userId)).returning({ userId: twoFactors.userId })
-        await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId))
-        await tx.delete(challenges).where(eq(challenges.userId, userId))
+        await revokePostgres(tx, { userId, revoke, keepSessionId })
         return deleted.length === 1
       })
     },

@@ -6,13 +6,13 @@
  * processes sharing the file. This module imports no driver.
  */
 import { and, desc, eq, exists, gt, inArray, isNotNull, isNull, lt, lte, ne, notInArray, or, sql } from 'drizzle-orm'
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
 import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
-import type * as schema from './schema.js'
+import type { SqlitePragmas, SyncSqliteDb } from './db.js'
+import { revokeSync } from './revoke.js'
 import {
   addCredentialCodes,
   challenges,
@@ -27,23 +27,12 @@ import {
   users,
 } from './schema.js'
 
-/** A synchronous Drizzle SQLite database whose `run()` reports the rows it changed. */
-export type SyncSqliteDb = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
-type Db = SyncSqliteDb
+export type { SqlitePragmas, SyncSqliteDb } from './db.js'
 
-/** The two PRAGMA calls the store makes, in its driver's words. */
-export interface SqlitePragmas {
-  /** Runs `PRAGMA <statement>`, e.g. `synchronous = FULL`. */
-  set(statement: string): void
-  /** The value of `PRAGMA <name>`, e.g. `synchronous` → 1. */
-  get(name: string): number
-}
+type Db = SyncSqliteDb
 
 /** An email token that can still be spent at `now`. */
 const unspent = (now: Date) => and(isNull(emailTokens.usedAt), gt(emailTokens.expiresAt, now))
-/** The user's unused email-change tokens: a new password (change or reset) kills them. */
-const pendingEmailChange = (userId: string) =>
-  and(eq(emailTokens.userId, userId), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt))
 /** A challenge that can still be claimed at `now`. */
 const claimable = (hash: string, now: Date, maxFailures: number) =>
   and(eq(challenges.hash, hash), isNull(challenges.usedAt), gt(challenges.expiresAt, now), lt(challenges.failures, maxFailures))
@@ -141,23 +130,16 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return db.update(users).set({ passwordHash }).where(current).run().changes === 1
     },
 
-    async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId }) {
+    async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId, revoke }) {
       return durable(() =>
         db.transaction((tx) => {
           const replaced = tx
             .update(users)
-            .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+            .set({ passwordHash })
             .where(and(eq(users.id, userId), eq(users.credentialsVersion, credentialsVersion)))
             .run()
           if (replaced.changes !== 1) return false
-          const others = keepSessionId
-            ? and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId))
-            : eq(sessions.userId, userId)
-          tx.delete(sessions).where(others).run()
-          tx.delete(resetTokens)
-            .where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
-            .run()
-          tx.delete(emailTokens).where(pendingEmailChange(userId)).run()
+          revokeSync(tx, { userId, revoke, keepSessionId })
           return true
         }, immediate),
       )
@@ -240,7 +222,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return row ?? null
     },
 
-    async consumeResetToken({ tokenHash, now, passwordHash }) {
+    async consumeResetToken({ tokenHash, now, passwordHash, revoke }) {
       return durable(() =>
         db.transaction((tx) => {
           const spent = tx
@@ -251,15 +233,8 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
             .get()
           if (!spent) return null
           // The token came by mail to the account's address: that proves the mailbox too.
-          tx.update(users)
-            .set({ passwordHash, credentialsVersion: sql`${users.credentialsVersion} + 1`, emailVerified: true })
-            .where(eq(users.id, spent.userId))
-            .run()
-          tx.delete(sessions).where(eq(sessions.userId, spent.userId)).run()
-          tx.delete(resetTokens)
-            .where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
-            .run()
-          tx.delete(emailTokens).where(pendingEmailChange(spent.userId)).run()
+          tx.update(users).set({ passwordHash, emailVerified: true }).where(eq(users.id, spent.userId)).run()
+          revokeSync(tx, { userId: spent.userId, revoke })
           return spent.userId
         }, immediate),
       )
@@ -328,7 +303,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return row ?? null
     },
 
-    async verifyEmail({ tokenHash, now }) {
+    async verifyEmail({ tokenHash, now, revoke }) {
       return durable(() =>
         db.transaction((tx) => {
           const spent = tx
@@ -339,12 +314,13 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
             .get()
           if (!spent) return null
           tx.update(users).set({ emailVerified: true }).where(eq(users.id, spent.userId)).run()
+          revokeSync(tx, { userId: spent.userId, revoke })
           return spent.userId
         }, immediate),
       )
     },
 
-    async confirmEmailChange({ tokenHash, now }) {
+    async confirmEmailChange({ tokenHash, now, revoke }) {
       return durable(() =>
         db.transaction((tx): EmailChangeOutcome => {
           const spent = tx
@@ -357,17 +333,8 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
           if (!spent?.newEmail || !owner) return { status: 'invalid' }
           const holder = tx.select({ id: users.id }).from(users).where(eq(users.email, spent.newEmail)).get()
           if (holder && holder.id !== spent.userId) return { status: 'taken', userId: spent.userId }
-          tx.update(users)
-            .set({ email: spent.newEmail, emailVerified: true, credentialsVersion: sql`${users.credentialsVersion} + 1` })
-            .where(eq(users.id, spent.userId))
-            .run()
-          tx.delete(sessions).where(eq(sessions.userId, spent.userId)).run()
-          tx.delete(resetTokens)
-            .where(and(eq(resetTokens.userId, spent.userId), isNull(resetTokens.usedAt)))
-            .run()
-          tx.delete(emailTokens)
-            .where(and(eq(emailTokens.userId, spent.userId), isNull(emailTokens.usedAt)))
-            .run()
+          tx.update(users).set({ email: spent.newEmail, emailVerified: true }).where(eq(users.id, spent.userId)).run()
+          revokeSync(tx, { userId: spent.userId, revoke })
           return { status: 'changed', userId: spent.userId, oldEmail: owner.email, newEmail: spent.newEmail }
         }, immediate),
       )
@@ -442,7 +409,7 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return written.changes === 1
     },
 
-    async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now }) {
+    async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now, revoke }) {
       return durable(() =>
         db.transaction((tx) => {
           const enabled = tx
@@ -453,20 +420,11 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
             )
             .run()
           if (enabled.changes !== 1) return null
-          tx.update(users)
-            .set({ credentialsVersion: sql`${users.credentialsVersion} + 1` })
-            .where(eq(users.id, userId))
-            .run()
           tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run()
           tx.insert(recoveryCodes)
             .values(recoveryCodeHashes.map((hash) => ({ hash, userId })))
             .run()
-          return tx
-            .delete(sessions)
-            .where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)))
-            .returning({ id: sessions.id })
-            .all()
-            .map((row) => row.id)
+          return revokeSync(tx, { userId, revoke, keepSessionId })
         }, immediate),
       )
     },
@@ -516,12 +474,12 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
       return db.$count(twoFactors, notSealedWith(sealingPrefix))
     },
 
-    async deleteTwoFactor(userId) {
+    async deleteTwoFactor({ userId, keepSessionId, revoke }) {
       return durable(() =>
         db.transaction((tx) => {
-          tx.delete(challenges).where(eq(challenges.userId, userId)).run()
-          tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run()
-          return tx.delete(twoFactors).where(eq(twoFactors.userId, userId)).run().changes === 1
+          const deleted = tx.delete(twoFactors).where(eq(twoFactors.userId, userId)).run().changes === 1
+          revokeSync(tx, { userId, revoke, keepSessionId })
+          return deleted
         }, immediate),
       )
     },

@@ -7,6 +7,7 @@
  * `Store` is the intersection of the core's methods and each feature's facet
  * (`email-sign-in/store.ts`).
  */
+import type { Revocation } from '../account-events.js'
 import type { EmailSignInStore } from '../email-sign-in/store.js'
 
 import type { PasskeyStore } from '../passkeys/store.js'
@@ -154,8 +155,10 @@ export interface ReplacePasswordInput {
   passwordHash: string
   /** The version read with the password that was verified. */
   credentialsVersion: number
-  /** The session that made the change keeps working; `null` revokes them all. */
+  /** The session that made the change, kept by `sessions: 'others'`; `null`: none is kept. */
   keepSessionId: string | null
+  /** What the change revokes, applied in the same atomic step (`accountEvents['password-changed']`). */
+  revoke: Revocation
 }
 
 export interface ConsumeResetInput {
@@ -163,6 +166,8 @@ export interface ConsumeResetInput {
   now: Date
   /** The new password's hash, stored in the same atomic step. */
   passwordHash: string
+  /** What the reset revokes, applied in the same atomic step (`accountEvents['password-reset']`). */
+  revoke: Revocation
 }
 
 /** The kinds of token mailed to prove a mailbox (docs/reference/lifecycle.md#mail). */
@@ -180,6 +185,11 @@ export interface NewEmailToken {
 export interface SpendEmailTokenInput {
   tokenHash: string
   now: Date
+  /**
+   * What redeeming the token revokes, applied in the same atomic step when it changes something
+   * (`accountEvents['email-verified']`, `accountEvents['email-change-confirmed']`).
+   */
+  revoke: Revocation
 }
 
 /** What redeeming a `change-email` token did. */
@@ -210,10 +220,20 @@ export interface EnableTwoFactorInput {
   step: number
   /** Hashes of the new recovery codes. */
   recoveryCodeHashes: string[]
-  /** The session that enabled it keeps working; every other one is deleted. */
+  /** The session that enabled it, kept by `sessions: 'others'`. */
   keepSessionId: string
   /** Becomes `enabledAt`. */
   now: Date
+  /** What enabling revokes, applied in the same atomic step (`accountEvents['two-factor-enabled']`). */
+  revoke: Revocation
+}
+
+export interface DeleteTwoFactorInput {
+  userId: string
+  /** The session that turned it off, kept by `sessions: 'others'`. */
+  keepSessionId: string | null
+  /** What turning it off revokes, applied in the same atomic step (`accountEvents['two-factor-disabled']`). */
+  revoke: Revocation
 }
 
 /**
@@ -286,9 +306,7 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
   updatePasswordHash(userId: string, passwordHash: string, credentialsVersion: number): Promise<boolean>
   /**
    * Atomically, and only while the credentials version is still `credentialsVersion`: replaces
-   * the password, bumps the version, deletes every session of the user except `keepSessionId`,
-   * every unused reset token and every unused `change-email` token (a thief's pending change dies
-   * with the password). Answers `false`, changing nothing, when the version moved on.
+   * the password and applies `revoke`. Answers `false`, changing nothing, when the version moved on.
    */
   replacePassword(input: ReplacePasswordInput): Promise<boolean>
   /** Sets the free-form role of the user with this canonical email; `false` when there is none. */
@@ -326,10 +344,9 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
   /** The owner of an unused, unexpired token, without spending it. */
   findResetToken(tokenHash: string, now: Date): Promise<{ userId: string; email: string } | null>
   /**
-   * Atomically spends an unused, unexpired token, sets the new password hash, bumps the
-   * credentials version and deletes every session, every other unused reset token and every
-   * unused `change-email` token of the owner. Answers the owner's id, or `null` when the token is
-   * not redeemable.
+   * Atomically spends an unused, unexpired token, sets the new password hash, marks the owner
+   * verified (the token came by mail) and applies `revoke`. Answers the owner's id, or `null`
+   * (changing nothing) when the token is not redeemable.
    */
   consumeResetToken(input: ConsumeResetInput): Promise<string | null>
 
@@ -353,16 +370,15 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
   /** The owner of an unused, unexpired token of `kind`, without spending it (the rate limit's key). */
   findEmailToken(tokenHash: string, kind: EmailTokenKind, now: Date): Promise<{ userId: string; email: string } | null>
   /**
-   * Atomically spends an unused, unexpired `verify-email` token and marks its user verified.
-   * Answers the user's id, or `null` (unknown, used, expired, or another kind). Of concurrent
-   * calls with one token exactly one succeeds.
+   * Atomically spends an unused, unexpired `verify-email` token, marks its user verified and
+   * applies `revoke`. Answers the user's id, or `null` (unknown, used, expired, or another kind).
+   * Of concurrent calls with one token exactly one succeeds.
    */
   verifyEmail(input: SpendEmailTokenInput): Promise<string | null>
   /**
    * Atomically spends an unused, unexpired `change-email` token and, unless another account holds
-   * the new address by now, makes it the user's email (verified), bumps the credentials version
-   * and deletes every session and unused reset and email token of the user. Of concurrent calls
-   * with one token exactly one is not `invalid`.
+   * the new address by now, makes it the user's email (verified) and applies `revoke`. Of
+   * concurrent calls with one token exactly one is not `invalid`.
    */
   confirmEmailChange(input: SpendEmailTokenInput): Promise<EmailChangeOutcome>
   /** The user's sessions, every one the store holds (the core leaves out the dead), without refresh hashes. */
@@ -392,10 +408,8 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
   setPendingTwoFactor(userId: string, secret: string, now: Date): Promise<boolean>
   /**
    * Atomically, only while the pending secret is still `secret` and `step` is newer than its last
-   * used step: enables it, records `step` as used, replaces the recovery codes, bumps the
-   * credentials version (a login that verified the password before this opens no session) and
-   * deletes every session of the user except `keepSessionId`. Answers the ids of the deleted
-   * sessions, or `null` when it enabled nothing.
+   * used step: enables it, records `step` as used, replaces the recovery codes and applies
+   * `revoke`. Answers the ids of the sessions it deleted, or `null` when it enabled nothing.
    */
   enableTwoFactor(input: EnableTwoFactorInput): Promise<string[] | null>
   /**
@@ -420,8 +434,8 @@ export interface Store<U extends UserRecord = UserRecord> extends EmailSignInSto
   }): Promise<{ userId: string; secret: string }[]>
   /** How many second factors' sealed secrets do not begin with `sealingPrefix`. */
   countStaleSeals(sealingPrefix: string): Promise<number>
-  /** Deletes the user's second factor, recovery codes and challenges; answers whether there was one. */
-  deleteTwoFactor(userId: string): Promise<boolean>
+  /** Deletes the user's second factor and applies `revoke`, atomically; answers whether there was one. */
+  deleteTwoFactor(input: DeleteTwoFactorInput): Promise<boolean>
   /** Stores the user's add-credential code; an earlier one of the user, used or not, dies. */
   createAddCredentialCode(input: NewAddCredentialCode): Promise<void>
   /**
