@@ -5,13 +5,14 @@
  * one batch whose every statement carries the guard "the account is still unverified", with the
  * statement that verifies it last (the d1 store's rule: no read-then-write in code).
  */
-import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm'
+import { and, eq, exists, inArray, isNotNull, or, type SQL, sql } from 'drizzle-orm'
 import type { DrizzleD1Database } from 'drizzle-orm/d1'
 import { lastRows, revokeD1 } from '../d1/revoke.js'
 import type * as schema from '../sqlite/schema.js'
 import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import type { EmailSignInClaim, EmailSignInStore } from './store.js'
+import { claimedColumns, claimOutcome, claimStep } from './claim.js'
+import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
 const accountColumns = { id: users.id, emailVerified: users.emailVerified, credentialsVersion: users.credentialsVersion }
@@ -33,26 +34,10 @@ export const emailSignInD1 = (db: Db): EmailSignInStore => ({
     return found[0] ?? null
   },
 
-  async claimEmailSignIn(proof, now, maxAttempts): Promise<EmailSignInClaim> {
-    const live = and(isNull(emailSignIns.usedAt), gt(emailSignIns.expiresAt, now), lt(emailSignIns.attempts, maxAttempts))
-    const returned = { email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt }
-    const [row] =
-      'tokenHash' in proof
-        ? await db
-            .update(emailSignIns)
-            .set({ usedAt: now })
-            .where(and(eq(emailSignIns.tokenHash, proof.tokenHash), live))
-            .returning(returned)
-        : await db
-            .update(emailSignIns)
-            .set({
-              attempts: sql`${emailSignIns.attempts} + 1`,
-              usedAt: sql`case when ${emailSignIns.codeHash} = ${proof.codeHash} then ${now.getTime()} end`,
-            })
-            .where(and(eq(emailSignIns.flowHash, proof.flowHash), live))
-            .returning(returned)
-    if (!row) return { status: 'invalid' }
-    return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+  async claimEmailSignIn(proof, now, maxAttempts) {
+    const { set, where } = claimStep(emailSignIns, proof, now, maxAttempts, sql`${now.getTime()}`)
+    const [row] = await db.update(emailSignIns).set(set).where(where).returning(claimedColumns(emailSignIns))
+    return claimOutcome(row)
   },
 
   async settleEmailSignIn({ email, userId, newUser, revoke }) {

@@ -6,13 +6,14 @@
  * Settling locks the user's row first (the store's lock order: users → tokens, second factor,
  * challenges → sessions).
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, lte, or, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { revokePostgres } from '../postgres/revoke.js'
 import type * as schema from '../postgres/schema.js'
 import { emailSignIns, users } from '../postgres/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import type { EmailSignInClaim, EmailSignInStore } from './store.js'
+import { claimedColumns, claimOutcome, claimStep } from './claim.js'
+import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
 const accountColumns = { id: users.id, emailVerified: users.emailVerified, credentialsVersion: users.credentialsVersion }
@@ -38,26 +39,10 @@ export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
     })
   },
 
-  async claimEmailSignIn(proof, now, maxAttempts): Promise<EmailSignInClaim> {
-    const live = and(isNull(emailSignIns.usedAt), gt(emailSignIns.expiresAt, now), lt(emailSignIns.attempts, maxAttempts))
-    const returned = { email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt }
-    const [row] =
-      'tokenHash' in proof
-        ? await db
-            .update(emailSignIns)
-            .set({ usedAt: now })
-            .where(and(eq(emailSignIns.tokenHash, proof.tokenHash), live))
-            .returning(returned)
-        : await db
-            .update(emailSignIns)
-            .set({
-              attempts: sql`${emailSignIns.attempts} + 1`,
-              usedAt: sql`case when ${emailSignIns.codeHash} = ${proof.codeHash} then ${now.toISOString()}::timestamptz end`,
-            })
-            .where(and(eq(emailSignIns.flowHash, proof.flowHash), live))
-            .returning(returned)
-    if (!row) return { status: 'invalid' }
-    return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+  async claimEmailSignIn(proof, now, maxAttempts) {
+    const { set, where } = claimStep(emailSignIns, proof, now, maxAttempts, sql`${now.toISOString()}::timestamptz`)
+    const [row] = await db.update(emailSignIns).set(set).where(where).returning(claimedColumns(emailSignIns))
+    return claimOutcome(row)
   },
 
   async settleEmailSignIn({ email, userId, newUser, revoke }) {
