@@ -147,7 +147,7 @@ export const makeGuard =
       if (!identity) throw refused()
 
       const { user } = identity
-      // A stale session is a 401 (re-authenticate), and a 401 comes before any 403 (README, "Step-up").
+      // A stale session is a 401 (re-authenticate), and a 401 comes before any 403 (docs/guide/step-up.md).
       if (fresh !== undefined && !isFresh(identity, options.now(), fresh)) throw reauthenticationRequired(fresh)
 
       if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.trustedOrigins))

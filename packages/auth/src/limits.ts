@@ -30,7 +30,7 @@ export interface RouteLimits {
   /**
    * Login: per address, and per the `email` of the body, except from a browser the account knows
    * (`knownDevice`, memoised per request): that one counts per device instead, so failures from
-   * elsewhere never refuse the owner's known browser (README "Account protection").
+   * elsewhere never refuse the owner's known browser (docs/guide/account-protection.md).
    */
   login(knownDevice: (c: Context) => Promise<KnownDevice>): MiddlewareHandler
   /**

@@ -1,6 +1,6 @@
 /**
  * Changing the email (docs/reference/lifecycle.md#email-change): POST /change-email re-checks the password (or takes a fresh
- * session, README "Step-up") and mails a
+ * session, docs/guide/step-up.md) and mails a
  * `change-email` token to the new address; nothing changes yet. POST /confirm-email spends it:
  * the address becomes the account's (verified), every session ends, and the old address is told.
  */

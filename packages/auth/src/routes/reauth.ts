@@ -1,5 +1,5 @@
 /**
- * POST /reauth (README, "Step-up"): the signed-in holder proves who they are again — the
+ * POST /reauth (docs/guide/step-up.md): the signed-in holder proves who they are again — the
  * password, and a code when the account has a second factor — and the same session gets a new
  * `authenticatedAt`, so routes with `fresh` and the sensitive endpoints let it through. The
  * refresh cookie is left as it is. A passkey with user verification will be a proof on its own

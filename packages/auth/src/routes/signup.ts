@@ -89,7 +89,7 @@ export const signup = <U extends UserRecord>(
       const body = c.req.valid('json') as { name: string; email: string; password: string } & Record<string, unknown>
       const { name, email, password } = body
       // Before the email is looked at: a breached password gets the same 400 whether or not the
-      // address has an account, after the same outside request (README "Breached passwords").
+      // address has an account, after the same outside request (docs/guide/account-protection.md#breached-passwords).
       await refuseBreachedPassword(deps, c, { password, field: 'password', endpoint: 'signup' })
       const profile = extraKeys.length > 0 ? Object.fromEntries(extraKeys.map((key) => [key, body[key]])) : null
       const user = await store.createUser({

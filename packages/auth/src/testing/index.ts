@@ -5,6 +5,7 @@
  */
 
 export { keyIdOf } from '../access-token.js'
+export type { AccountEvent, Revocation } from '../account-events.js'
 export type {
   EmailSignInClaim,
   EmailSignInProof,
@@ -24,9 +25,13 @@ export type {
 } from '../passkeys/store.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
+  AddCredentialCodeStore,
   ConsumeResetInput,
+  DeleteTwoFactorInput,
+  DeviceStore,
   EmailChangeOutcome,
   EmailTokenKind,
+  EmailTokenStore,
   EnableTwoFactorInput,
   NewAddCredentialCode,
   NewChallenge,
@@ -35,17 +40,22 @@ export type {
   NewSession,
   NewUser,
   PruneInput,
+  PruneStore,
   RememberDeviceInput,
   ReplacePasswordInput,
+  ResetTokenStore,
   SessionInfo,
   SessionRecord,
   SessionRefreshState,
+  SessionStore,
   SpendAddCredentialCodeInput,
   SpendEmailTokenInput,
   Store,
   SwapRefreshInput,
   TwoFactorRecord,
+  TwoFactorStore,
   UserRecord,
+  UserStore,
   UserWithHash,
 } from '../store/types.js'
 export { fastHasher } from './fast-hasher.js'
