@@ -1,8 +1,8 @@
 /** The add-credential-code facet (`store/add-credential-codes.ts`) on Cloudflare D1 (every atomic step one guarded batch, `d1/db.ts`). */
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import { addCredentialCodes } from '../sqlite/schema.js'
 import type { AddCredentialCodeStore } from '../store/add-credential-codes.js'
-import { liveCode } from '../store/predicates.js'
+import { liveCode, oneMoreFailure } from '../store/predicates.js'
 import { changes, type D1Db } from './db.js'
 
 export const d1AddCredentialCodes = (db: D1Db): AddCredentialCodeStore => ({
@@ -23,7 +23,7 @@ export const d1AddCredentialCodes = (db: D1Db): AddCredentialCodeStore => ({
     if (changes(await db.delete(addCredentialCodes).where(right).run()) === 1) return true
     await db
       .update(addCredentialCodes)
-      .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+      .set({ failures: oneMoreFailure(addCredentialCodes) })
       .where(live)
       .run()
     return false

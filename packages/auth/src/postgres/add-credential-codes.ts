@@ -1,7 +1,7 @@
 /** The add-credential-code facet (`store/add-credential-codes.ts`) on PostgreSQL (READ COMMITTED: conditional `UPDATE … RETURNING` decides each single use; row locks in the store's lock order, `postgres/db.ts`). */
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AddCredentialCodeStore } from '../store/add-credential-codes.js'
-import { liveCode } from '../store/predicates.js'
+import { liveCode, oneMoreFailure } from '../store/predicates.js'
 import type { PgDb } from './db.js'
 import { addCredentialCodes } from './schema.js'
 
@@ -25,7 +25,7 @@ export const postgresAddCredentialCodes = (db: PgDb): AddCredentialCodeStore => 
     if (spent.length === 1) return true
     await db
       .update(addCredentialCodes)
-      .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+      .set({ failures: oneMoreFailure(addCredentialCodes) })
       .where(live)
     return false
   },

@@ -1,7 +1,7 @@
 /** The add-credential-code facet (`store/add-credential-codes.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AddCredentialCodeStore } from '../store/add-credential-codes.js'
-import { liveCode } from '../store/predicates.js'
+import { liveCode, oneMoreFailure } from '../store/predicates.js'
 import type { Durable, SyncSqliteDb } from './db.js'
 import { addCredentialCodes } from './schema.js'
 
@@ -26,7 +26,7 @@ export const sqliteAddCredentialCodes = (db: SyncSqliteDb, durable: Durable): Ad
       )
         return true
       db.update(addCredentialCodes)
-        .set({ failures: sql`${addCredentialCodes.failures} + 1` })
+        .set({ failures: oneMoreFailure(addCredentialCodes) })
         .where(live)
         .run()
       return false

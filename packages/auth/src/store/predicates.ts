@@ -57,3 +57,14 @@ export const versionIs = (users: { id: Column; credentialsVersion: Column }, use
 /** An unused, unexpired token of the table with this hash. */
 export const liveToken = (t: { hash: Column; usedAt: Column; expiresAt: Column }, tokenHash: string, now: Date) =>
   and(eq(t.hash, tokenHash), unspent(t, now)) as SQL
+
+/** One more wrong try on a row that counts them (a challenge, an add-credential code). */
+export const oneMoreFailure = (t: { failures: Column }) => sql`${t.failures} + 1`
+
+/** What claiming a login challenge answers. */
+export const claimedChallengeColumns = <T extends { userId: Column; credentialsVersion: Column }>(
+  t: T,
+): { userId: T['userId']; credentialsVersion: T['credentialsVersion'] } => ({
+  userId: t.userId,
+  credentialsVersion: t.credentialsVersion,
+})

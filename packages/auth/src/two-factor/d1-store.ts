@@ -3,7 +3,14 @@ import { and, eq, exists, gt, isNotNull, isNull, sql } from 'drizzle-orm'
 import { changes, type D1Db, insertCodesIf } from '../d1/db.js'
 import { revokeD1 } from '../d1/revoke.js'
 import { challenges, recoveryCodes, twoFactors } from '../sqlite/schema.js'
-import { claimable, newerStep, notSealedWith, twoFactorColumns } from '../store/predicates.js'
+import {
+  claimable,
+  claimedChallengeColumns,
+  newerStep,
+  notSealedWith,
+  oneMoreFailure,
+  twoFactorColumns,
+} from '../store/predicates.js'
 import type { TwoFactorStore } from './store.js'
 
 export const d1TwoFactor = (db: D1Db): TwoFactorStore => ({
@@ -115,14 +122,14 @@ export const d1TwoFactor = (db: D1Db): TwoFactorStore => ({
       .update(challenges)
       .set({ usedAt: now })
       .where(claimable(challenges, hash, now, maxFailures))
-      .returning({ userId: challenges.userId, credentialsVersion: challenges.credentialsVersion })
+      .returning(claimedChallengeColumns(challenges))
     return claimed ?? null
   },
 
   async failChallenge(hash) {
     await db
       .update(challenges)
-      .set({ usedAt: null, failures: sql`${challenges.failures} + 1` })
+      .set({ usedAt: null, failures: oneMoreFailure(challenges) })
       .where(eq(challenges.hash, hash))
       .run()
   },

@@ -1,9 +1,16 @@
 /** The two-factor facet (`two-factor/store.ts`) on PostgreSQL (READ COMMITTED: conditional `UPDATE … RETURNING` decides each single use; row locks in the store's lock order, `postgres/db.ts`). */
-import { and, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm'
+import { and, eq, gt, isNotNull, isNull } from 'drizzle-orm'
 import { lockUser, type PgDb } from '../postgres/db.js'
 import { revokePostgres } from '../postgres/revoke.js'
 import { challenges, recoveryCodes, twoFactors } from '../postgres/schema.js'
-import { claimable, newerStep, notSealedWith, twoFactorColumns } from '../store/predicates.js'
+import {
+  claimable,
+  claimedChallengeColumns,
+  newerStep,
+  notSealedWith,
+  oneMoreFailure,
+  twoFactorColumns,
+} from '../store/predicates.js'
 import type { TwoFactorStore } from './store.js'
 
 export const postgresTwoFactor = (db: PgDb): TwoFactorStore => ({
@@ -128,14 +135,14 @@ export const postgresTwoFactor = (db: PgDb): TwoFactorStore => ({
       .update(challenges)
       .set({ usedAt: now })
       .where(claimable(challenges, hash, now, maxFailures))
-      .returning({ userId: challenges.userId, credentialsVersion: challenges.credentialsVersion })
+      .returning(claimedChallengeColumns(challenges))
     return claimed ?? null
   },
 
   async failChallenge(hash) {
     await db
       .update(challenges)
-      .set({ usedAt: null, failures: sql`${challenges.failures} + 1` })
+      .set({ usedAt: null, failures: oneMoreFailure(challenges) })
       .where(eq(challenges.hash, hash))
   },
 })

@@ -1,9 +1,16 @@
 /** The two-factor facet (`two-factor/store.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
-import { and, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm'
+import { and, eq, gt, isNotNull, isNull } from 'drizzle-orm'
 import { type Durable, immediate, type SyncSqliteDb } from '../sqlite/db.js'
 import { revokeSync } from '../sqlite/revoke.js'
 import { challenges, recoveryCodes, twoFactors } from '../sqlite/schema.js'
-import { claimable, newerStep, notSealedWith, twoFactorColumns } from '../store/predicates.js'
+import {
+  claimable,
+  claimedChallengeColumns,
+  newerStep,
+  notSealedWith,
+  oneMoreFailure,
+  twoFactorColumns,
+} from '../store/predicates.js'
 import type { TwoFactorStore } from './store.js'
 
 export const sqliteTwoFactor = (db: SyncSqliteDb, durable: Durable): TwoFactorStore => ({
@@ -124,7 +131,7 @@ export const sqliteTwoFactor = (db: SyncSqliteDb, durable: Durable): TwoFactorSt
         .update(challenges)
         .set({ usedAt: now })
         .where(claimable(challenges, hash, now, maxFailures))
-        .returning({ userId: challenges.userId, credentialsVersion: challenges.credentialsVersion })
+        .returning(claimedChallengeColumns(challenges))
         .get(),
     )
     return claimed ?? null
@@ -132,7 +139,7 @@ export const sqliteTwoFactor = (db: SyncSqliteDb, durable: Durable): TwoFactorSt
 
   async failChallenge(hash) {
     db.update(challenges)
-      .set({ usedAt: null, failures: sql`${challenges.failures} + 1` })
+      .set({ usedAt: null, failures: oneMoreFailure(challenges) })
       .where(eq(challenges.hash, hash))
       .run()
   },
