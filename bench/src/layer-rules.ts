@@ -38,8 +38,9 @@ const GENERIC: Rule[] = [
 /** The layers of guarded reads and writes, innermost first where one sits inside another. */
 export const REQUEST_RULES: Rule[] = [
   { layer: 'log', file: app('(log|printable)\\.js') },
-  { layer: 'log', file: app('app\\.js'), fn: /^requestLog$/ },
-  { layer: 'headers', file: app('app\\.js'), fn: /^(presetHeaders|queryCredentialHeaders|corsForTrustedOrigins)$/ },
+  { layer: 'headers', file: app('app\\.js'), fn: /^(presetHeaders|queryCredentialHeaders|corsForTrustedOrigins|setHeaders|noStore)$/ },
+  // The first middleware after issue 34: the log, and the query-credential check after the handler.
+  { layer: 'log', file: app('app\\.js'), fn: /^(requestLog|everyRequest)$/ },
   { layer: 'body guard', file: app('app\\.js'), fn: /^bodyGuardOutsideAuth$/ },
   { layer: 'body guard', file: lib('body\\.js') },
   { layer: 'body guard', file: /\/hono\/dist\/middleware\/body-limit\// },
@@ -55,6 +56,7 @@ export const REQUEST_RULES: Rule[] = [
   { layer: 'validation', file: /\/hono\/dist\/validator\// },
   { layer: 'validation', file: lib('(validation|http/index)\\.js') },
   { layer: 'validation', file: pkg('@hono/zod-openapi'), fn: /^(effectiveHook|mw|mediaTypeGate)$/ },
+  { layer: 'validation', file: app('(fast-query|routes/todos)\\.js'), fn: /^(validateQuery|sentQuery|commonListQuery)$/ },
   { layer: 'serialisation', file: app('routes/todos\\.js'), fn: /^todoJson$/ },
   { layer: 'serialisation', fn: /^(toISOString|stringify)$/, file: /^$/ },
   { layer: 'serialisation', file: /\/hono\/dist\/context\.js$/, fn: /^(json|newResponse|#newResponse)$/ },
@@ -89,8 +91,8 @@ export const LOGIN_RULES: Rule[] = [
   { layer: 'session insert', file: lib('session\\.js'), fn: /^(start|setCookie)$/ },
   { layer: 'ids, hashes', file: lib('(opaque-token|web)\\.js') },
   { layer: 'log', file: app('log\\.js') },
-  { layer: 'log', file: app('app\\.js'), fn: /^requestLog$/ },
-  { layer: 'headers', file: app('app\\.js'), fn: /^(presetHeaders|queryCredentialHeaders)$/ },
+  { layer: 'headers', file: app('app\\.js'), fn: /^(presetHeaders|queryCredentialHeaders|setHeaders|noStore)$/ },
+  { layer: 'log', file: app('app\\.js'), fn: /^(requestLog|everyRequest)$/ },
   { layer: 'body parse, validation', file: pkg('zod') },
   { layer: 'body parse, validation', file: /\/(@hono\/zod-validator|hono\/dist\/validator)\// },
   { layer: 'body parse, validation', file: lib('(body|validation|schemas|http/index)\\.js') },

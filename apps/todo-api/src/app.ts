@@ -59,7 +59,7 @@ const SECURITY_HEADERS = {
 const headerSetter = (headers: Record<string, string>) => {
   const names = Object.keys(headers)
   const values = Object.values(headers)
-  return (c: Context) => {
+  return function setHeaders(c: Context) {
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing
     if (outgoing) for (let i = 0; i < names.length; i++) outgoing.setHeader(names[i] as string, values[i] as string)
     else for (let i = 0; i < names.length; i++) c.header(names[i] as string, values[i] as string)
