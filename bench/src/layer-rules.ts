@@ -38,7 +38,11 @@ const GENERIC: Rule[] = [
 /** The layers of guarded reads and writes, innermost first where one sits inside another. */
 export const REQUEST_RULES: Rule[] = [
   { layer: 'log', file: app('(log|printable)\\.js') },
-  { layer: 'headers', file: app('app\\.js'), fn: /^(presetHeaders|queryCredentialHeaders|corsForTrustedOrigins|setHeaders|noStore)$/ },
+  {
+    layer: 'headers',
+    file: app('app\\.js'),
+    fn: /^(presetHeaders|queryCredentialHeaders|corsForTrustedOrigins|setHeaders|noStore)$/,
+  },
   // The first middleware after issue 34: the log, and the query-credential check after the handler.
   { layer: 'log', file: app('app\\.js'), fn: /^(requestLog|everyRequest)$/ },
   { layer: 'body guard', file: app('app\\.js'), fn: /^bodyGuardOutsideAuth$/ },

@@ -92,11 +92,13 @@ const LimitQuery = z
   .default(20)
   .openapi({ type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20, description: 'Most todos to return' })
 
+export const ListQuery = z.object({ done: DoneQuery, limit: LimitQuery })
+
 /**
- * What the list query's schema makes of no query and of `?limit=<n>` alone, the front end's
- * every read, without running it (fast-query.ts); anything else goes to the schema.
+ * What {@link ListQuery} makes of no query and of `?limit=<n>` alone, the front end's every
+ * read, without running it (fast-query.ts); `undefined` sends anything else to the schema.
  */
-const commonListQuery = (url: string): { limit: number } | undefined => {
+export const commonListQuery = (url: string): { limit: number } | undefined => {
   const start = url.indexOf('?')
   if (start === -1) return { limit: 20 }
   if (!url.startsWith('limit=', start + 1)) return undefined
@@ -182,7 +184,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       auth: true,
       tags,
       summary: "The caller's todos, newest first",
-      request: { query: z.object({ done: DoneQuery, limit: LimitQuery }) },
+      request: { query: ListQuery },
       responses: {
         200: json(z.array(TodoSchema).max(100), 'At most `limit` todos, newest `createdAt` first (ties: newest id first)'),
         400: problemResponse('Invalid `done` or `limit`'),
