@@ -6,9 +6,9 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { peekJson } from './body.js'
 import { rateLimitAddress } from './credentials.js'
+import { emailFromBody } from './email.js'
 import type { ResolvedOptions } from './options.js'
 import { type KeyRule, type RateLimitStore, rateLimiter } from './rate-limit.js'
-import { emailFromBody } from './schemas.js'
 
 /**
  * The account a limited request was found to concern before its limit ran (a token's or a
@@ -30,7 +30,7 @@ export interface RouteLimits {
   /**
    * Login: per address, and per the `email` of the body, except from a browser the account knows
    * (`knownDevice`, memoised per request): that one counts per device instead, so failures from
-   * elsewhere never refuse the owner's known browser (README "Account protection").
+   * elsewhere never refuse the owner's known browser (docs/guide/account-protection.md).
    */
   login(knownDevice: (c: Context) => Promise<KnownDevice>): MiddlewareHandler
   /**

@@ -1,18 +1,16 @@
 /**
  * Changing the email (docs/reference/lifecycle.md#email-change): POST /change-email re-checks the password (or takes a fresh
- * session, README "Step-up") and mails a
+ * session, docs/guide/step-up.md) and mails a
  * `change-email` token to the new address; nothing changes yet. POST /confirm-email spends it:
  * the address becomes the account's (verified), every session ends, and the old address is told.
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import { peekJson } from '../body.js'
+import { emailFromBody } from '../email.js'
+import { CurrentPasswordField, EmailField } from '../fields.js'
 import { tokenHash } from '../opaque-token.js'
-import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
-  CurrentPasswordField,
-  EmailField,
-  emailFromBody,
   internalErrorResponse,
   jsonBody,
   jsonContent,
@@ -20,7 +18,8 @@ import {
   overloadedResponse,
   problemResponse,
   rateLimitedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
+import { guardedRoute } from '../route.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
 import { confirmHolder, passwordOrFresh } from './current-password.js'

@@ -1,5 +1,5 @@
 /**
- * POST /reauth (README, "Step-up"): the signed-in holder proves who they are again — the
+ * POST /reauth (docs/guide/step-up.md): the signed-in holder proves who they are again — the
  * password, and a code when the account has a second factor — and the same session gets a new
  * `authenticatedAt`, so routes with `fresh` and the sensitive endpoints let it through. The
  * refresh cookie is left as it is. A passkey with user verification will be a proof on its own
@@ -9,20 +9,20 @@
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
+import { PasswordField } from '../fields.js'
 import type { GuardEnv } from '../guard.js'
-import { guardedRoute } from '../route.js'
 import {
-  AuthResultSchema,
   bodyGuardResponses,
   jsonBody,
   jsonContent,
   overloadedResponse,
-  PasswordField,
   problemResponse,
   rateLimitedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
+import { guardedRoute } from '../route.js'
 import { amrOf } from '../session.js'
 import type { UserRecord } from '../store/types.js'
+import { AuthResultSchema } from '../user-json.js'
 import { checkCurrentPassword, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { AnyCode, wrongCode } from './two-factor.js'

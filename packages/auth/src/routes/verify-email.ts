@@ -4,8 +4,8 @@
  * Verification gates nothing by itself: an app that wants it registers a policy.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import { storableString } from '../fields.js'
 import { tokenHash } from '../opaque-token.js'
-import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
   internalErrorResponse,
@@ -14,8 +14,8 @@ import {
   MessageSchema,
   problemResponse,
   rateLimitedResponse,
-  storableString,
-} from '../schemas.js'
+} from '../openapi.js'
+import { guardedRoute } from '../route.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { invalidEmailToken, mailEmailToken, tokenOwner } from './email-tokens.js'
