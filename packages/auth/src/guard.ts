@@ -6,8 +6,9 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
+import type { AuthUser, Policy } from './domain.js'
 import { AuthError, errorSummary, reauthenticationRequired } from './errors.js'
-import type { AuthUser, Policy, ResolvedOptions } from './options.js'
+import type { ResolvedOptions } from './options.js'
 import { isFresh, type SessionCore } from './session.js'
 import type { AuthMethod, UserRecord } from './store/types.js'
 

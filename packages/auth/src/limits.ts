@@ -6,9 +6,9 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import { peekJson } from './body.js'
 import { rateLimitAddress } from './credentials.js'
+import { emailFromBody } from './email.js'
 import type { ResolvedOptions } from './options.js'
 import { type KeyRule, type RateLimitStore, rateLimiter } from './rate-limit.js'
-import { emailFromBody } from './schemas.js'
 
 /**
  * The account a limited request was found to concern before its limit ran (a token's or a

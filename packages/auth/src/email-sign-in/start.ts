@@ -7,16 +7,16 @@
  * rule, docs/reference/endpoints.md#forgot-password).
  */
 import { createRoute, z } from '@hono/zod-openapi'
-import type { AuthApp, RouteDeps } from '../routes/deps.js'
+import { EmailField } from '../fields.js'
 import {
   bodyGuardResponses,
-  EmailField,
   internalErrorResponse,
   jsonBody,
   jsonContent,
   problemResponse,
   rateLimitedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
+import type { AuthApp, RouteDeps } from '../routes/deps.js'
 import type { UserRecord } from '../store/types.js'
 import { newSignIn, SIGN_IN_TTL_MS } from './flow.js'
 

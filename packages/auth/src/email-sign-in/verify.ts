@@ -9,22 +9,22 @@ import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { accountEvents } from '../account-events.js'
 import { AuthError } from '../errors.js'
+import { storableString } from '../fields.js'
 import { tokenHash } from '../opaque-token.js'
-import type { AuthApp, RouteDeps } from '../routes/deps.js'
-import { secondStep } from '../routes/login.js'
-import { ChallengeSchema } from '../routes/two-factor.js'
 import {
-  AuthResultSchema,
   bodyGuardResponses,
   internalErrorResponse,
   jsonBody,
   jsonContent,
   problemResponse,
   rateLimitedResponse,
-  storableString,
   unauthorizedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
+import type { AuthApp, RouteDeps } from '../routes/deps.js'
+import { secondStep } from '../routes/login.js'
+import { ChallengeSchema } from '../routes/two-factor.js'
 import type { UserRecord } from '../store/types.js'
+import { AuthResultSchema } from '../user-json.js'
 import { codeHash, SIGN_IN_MAX_ATTEMPTS } from './flow.js'
 
 const ByToken = z.object({ token: storableString().min(1).max(1024) }).openapi('EmailSignInToken')

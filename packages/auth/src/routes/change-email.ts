@@ -7,13 +7,11 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import { accountEvents } from '../account-events.js'
 import { peekJson } from '../body.js'
+import { emailFromBody } from '../email.js'
+import { CurrentPasswordField, EmailField } from '../fields.js'
 import { tokenHash } from '../opaque-token.js'
-import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
-  CurrentPasswordField,
-  EmailField,
-  emailFromBody,
   internalErrorResponse,
   jsonBody,
   jsonContent,
@@ -21,7 +19,8 @@ import {
   overloadedResponse,
   problemResponse,
   rateLimitedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
+import { guardedRoute } from '../route.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
 import { confirmHolder, passwordOrFresh } from './current-password.js'

@@ -1,17 +1,10 @@
 /** POST /change-password: replaces the password and revokes every other session of the user. */
 import { z } from '@hono/zod-openapi'
 import { accountEvents } from '../account-events.js'
+import { NewPasswordField, PasswordField } from '../fields.js'
+import { bodyGuardResponses, jsonBody, overloadedResponse, problemResponse, rateLimitedResponse } from '../openapi.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import { guardedRoute } from '../route.js'
-import {
-  bodyGuardResponses,
-  jsonBody,
-  NewPasswordField,
-  overloadedResponse,
-  PasswordField,
-  problemResponse,
-  rateLimitedResponse,
-} from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
 import { refuseBreachedPassword } from './breached.js'

@@ -7,15 +7,9 @@
  */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
+import { CurrentPasswordField } from '../fields.js'
+import { bodyGuardResponses, jsonBody, overloadedResponse, problemResponse, rateLimitedResponse } from '../openapi.js'
 import { guardedRoute } from '../route.js'
-import {
-  bodyGuardResponses,
-  CurrentPasswordField,
-  jsonBody,
-  overloadedResponse,
-  problemResponse,
-  rateLimitedResponse,
-} from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { confirmHolder, passwordOrFresh, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'

@@ -5,16 +5,16 @@
  * are only logged.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import { EmailField } from '../fields.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
 import {
   bodyGuardResponses,
-  EmailField,
   internalErrorResponse,
   jsonBody,
   jsonContent,
   problemResponse,
   rateLimitedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 

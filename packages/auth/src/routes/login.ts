@@ -5,28 +5,26 @@
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { peekJson } from '../body.js'
+import { emailFromBody } from '../email.js'
 import { AuthError } from '../errors.js'
+import { EmailField, isStorableText, PasswordField } from '../fields.js'
 import type { KnownDevice } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
-import { normalizePassword } from '../password.js'
 import {
-  AuthResultSchema,
   bodyGuardResponses,
-  EmailField,
-  emailFromBody,
   internalErrorResponse,
-  isStorableText,
   jsonBody,
   jsonContent,
   overloadedResponse,
-  PasswordField,
   problemResponse,
   rateLimitedResponse,
   unauthorizedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
+import { normalizePassword } from '../password.js'
 import { amrOf } from '../session.js'
 import type { UserRecord } from '../store/types.js'
 import { CHALLENGE_SECONDS } from '../two-factor/factor.js'
+import { AuthResultSchema } from '../user-json.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { ChallengeSchema } from './two-factor.js'
 

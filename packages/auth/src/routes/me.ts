@@ -1,7 +1,9 @@
 /** GET /me: the signed-in user as stored now. */
+
+import { jsonContent } from '../openapi.js'
 import { guardedRoute } from '../route.js'
-import { jsonContent, UserSchema, userJson } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { UserSchema, userJson } from '../user-json.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 export const me = <U extends UserRecord>(app: AuthApp, { guard }: Pick<RouteDeps<U>, 'guard'>) =>

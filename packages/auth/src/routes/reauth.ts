@@ -9,20 +9,20 @@
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
+import { PasswordField } from '../fields.js'
 import type { GuardEnv } from '../guard.js'
-import { guardedRoute } from '../route.js'
 import {
-  AuthResultSchema,
   bodyGuardResponses,
   jsonBody,
   jsonContent,
   overloadedResponse,
-  PasswordField,
   problemResponse,
   rateLimitedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
+import { guardedRoute } from '../route.js'
 import { amrOf } from '../session.js'
 import type { UserRecord } from '../store/types.js'
+import { AuthResultSchema } from '../user-json.js'
 import { checkCurrentPassword, wrongPassword } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { AnyCode, wrongCode } from './two-factor.js'

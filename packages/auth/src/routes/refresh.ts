@@ -13,10 +13,10 @@ import {
   jsonContent,
   problemResponse,
   rateLimitedResponse,
-  TokenSchema,
   unauthorizedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
 import type { UserRecord } from '../store/types.js'
+import { TokenSchema } from '../user-json.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 
 /** The 401 of a refused refresh cookie (refresh, and logout by the cookie alone). */

@@ -8,18 +8,17 @@ import type { Context } from 'hono'
 import { accountEvents } from '../account-events.js'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
+import { NewPasswordField, storableString } from '../fields.js'
 import { tokenHash } from '../opaque-token.js'
-import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import {
   bodyGuardResponses,
   internalErrorResponse,
   jsonBody,
-  NewPasswordField,
   overloadedResponse,
   problemResponse,
   rateLimitedResponse,
-  storableString,
-} from '../schemas.js'
+} from '../openapi.js'
+import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
 import { refuseBreachedPassword } from './breached.js'

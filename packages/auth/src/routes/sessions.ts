@@ -4,8 +4,9 @@
  */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
+import { isStorableText } from '../fields.js'
+import { bodyGuardResponses, jsonContent, problemResponse } from '../openapi.js'
 import { guardedRoute } from '../route.js'
-import { bodyGuardResponses, isStorableText, jsonContent, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 

@@ -1,24 +1,20 @@
 /** POST /signup: creates an account and signs it in. 409 when the email is taken. */
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
-import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
+import { codePointString, EmailField, isStorableText, NewPasswordField, UNSTORABLE_TEXT } from '../fields.js'
 import {
-  AuthResultSchema,
   bodyGuardResponses,
-  codePointString,
-  EmailField,
   internalErrorResponse,
-  isStorableText,
   jsonBody,
   jsonContent,
-  NewPasswordField,
   overloadedResponse,
   problemResponse,
   rateLimitedResponse,
-  UNSTORABLE_TEXT,
-} from '../schemas.js'
+} from '../openapi.js'
+import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import { amrOf } from '../session.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
+import { AuthResultSchema } from '../user-json.js'
 import { fieldCode } from '../validation.js'
 import { refuseBreachedPassword } from './breached.js'
 import type { AuthApp, RouteDeps } from './deps.js'

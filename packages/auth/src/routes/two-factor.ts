@@ -10,29 +10,28 @@ import { accountEvents } from '../account-events.js'
 import { emailUnverified } from '../add-credential-code.js'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
+import { CurrentPasswordField, storableString } from '../fields.js'
 import type { GuardEnv } from '../guard.js'
 import { tokenHash } from '../opaque-token.js'
-import { challengeOf } from '../passkeys/ceremony.js'
-import { AuthenticationResponseSchema, RequestOptionsSchema } from '../passkeys/schemas.js'
-import { type GuardedRouteConfig, guardedRoute } from '../route.js'
 import {
-  AuthResultSchema,
   bodyGuardResponses,
-  CurrentPasswordField,
   internalErrorResponse,
   jsonBody,
   jsonContent,
   overloadedResponse,
   problemResponse,
   rateLimitedResponse,
-  storableString,
   unauthorizedResponse,
-} from '../schemas.js'
+} from '../openapi.js'
+import { challengeOf } from '../passkeys/ceremony.js'
+import { AuthenticationResponseSchema, RequestOptionsSchema } from '../passkeys/schemas.js'
+import { type GuardedRouteConfig, guardedRoute } from '../route.js'
 import { amrOf } from '../session.js'
 import type { AuthMethod, UserRecord } from '../store/types.js'
 import { CHALLENGE_MAX_FAILURES, type SpentCode } from '../two-factor/factor.js'
 import { RECOVERY_CODE_COUNT } from '../two-factor/recovery-codes.js'
 import { base32Key, newTotpKey, totpUri } from '../two-factor/totp.js'
+import { AuthResultSchema } from '../user-json.js'
 import { confirmHolder, passwordOrFresh } from './current-password.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 

@@ -5,8 +5,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import { accountEvents } from '../account-events.js'
+import { storableString } from '../fields.js'
 import { tokenHash } from '../opaque-token.js'
-import { guardedRoute } from '../route.js'
 import {
   bodyGuardResponses,
   internalErrorResponse,
@@ -15,8 +15,8 @@ import {
   MessageSchema,
   problemResponse,
   rateLimitedResponse,
-  storableString,
-} from '../schemas.js'
+} from '../openapi.js'
+import { guardedRoute } from '../route.js'
 import type { UserRecord } from '../store/types.js'
 import type { AuthApp, RouteDeps } from './deps.js'
 import { invalidEmailToken, mailEmailToken, tokenOwner } from './email-tokens.js'

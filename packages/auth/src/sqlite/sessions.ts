@@ -2,7 +2,7 @@
 import { and, eq, exists, ne, sql } from 'drizzle-orm'
 import { versionIs } from '../store/predicates.js'
 import { newSessionRow, toRefreshState, toSessionInfo, toUser } from '../store/rows.js'
-import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
+import { fromSessionLookup, sessionLookupColumns, sessionLookupDecoder } from '../store/session-lookup.js'
 import type { SessionStore } from '../store/sessions.js'
 import type { UserRecord } from '../store/users.js'
 import { type Durable, immediate, preparedOnce, type SyncSqliteDb } from './db.js'
@@ -10,12 +10,14 @@ import { sessions, trimmedSessions, users } from './schema.js'
 
 export const sqliteSessions = (db: SyncSqliteDb, durable: Durable): SessionStore<UserRecord> => {
   const p = sql.placeholder
+  const lookupColumns = sessionLookupColumns(sessions, users)
+  const lookupRow = sessionLookupDecoder(lookupColumns)
   // Every guarded request and every login: built and prepared once.
   const hot = preparedOnce(() => ({
     // Only the columns it needs, flat (never the password hash). A nested select of both whole
     // rows costs measurably more per lookup (docs/PERFORMANCE.md).
     sessionById: db
-      .select(sessionLookupColumns(sessions, users))
+      .select(lookupColumns)
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(eq(sessions.id, p('id')))
@@ -54,8 +56,8 @@ export const sqliteSessions = (db: SyncSqliteDb, durable: Durable): SessionStore
     },
 
     async findSession(sessionId) {
-      const row = hot().sessionById.get({ id: sessionId })
-      return row ? fromSessionLookup(sessionId, row) : null
+      const [values] = hot().sessionById.values({ id: sessionId })
+      return values ? fromSessionLookup(sessionId, lookupRow(values)) : null
     },
 
     async reauthenticate({ sessionId, userId, credentialsVersion, at, amr }) {

@@ -1,7 +1,7 @@
 /** GET /passkeys: the signed-in user's passkeys, oldest first. */
 import { z } from '@hono/zod-openapi'
+import { jsonContent } from '../../openapi.js'
 import type { AuthApp } from '../../routes/deps.js'
-import { jsonContent } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { PasskeySchema, passkeyJson } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'

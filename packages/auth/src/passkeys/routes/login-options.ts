@@ -4,8 +4,8 @@
  * conditional mediation); `challengeId` names the challenge for POST /passkeys/login.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import { internalErrorResponse, jsonContent, rateLimitedResponse } from '../../openapi.js'
 import type { AuthApp } from '../../routes/deps.js'
-import { internalErrorResponse, jsonContent, rateLimitedResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { PASSKEY_CHALLENGE_SECONDS } from '../ceremony.js'
 import { RequestOptionsSchema } from '../schemas.js'

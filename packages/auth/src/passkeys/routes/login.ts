@@ -7,11 +7,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
-import type { AuthApp } from '../../routes/deps.js'
-import { secondStep } from '../../routes/login.js'
-import { ChallengeSchema } from '../../routes/two-factor.js'
 import {
-  AuthResultSchema,
   bodyGuardResponses,
   internalErrorResponse,
   jsonBody,
@@ -19,8 +15,12 @@ import {
   problemResponse,
   rateLimitedResponse,
   unauthorizedResponse,
-} from '../../schemas.js'
+} from '../../openapi.js'
+import type { AuthApp } from '../../routes/deps.js'
+import { secondStep } from '../../routes/login.js'
+import { ChallengeSchema } from '../../routes/two-factor.js'
 import type { AuthMethod, UserRecord } from '../../store/types.js'
+import { AuthResultSchema } from '../../user-json.js'
 import { AuthenticationResponseSchema } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'
 

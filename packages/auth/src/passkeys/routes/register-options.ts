@@ -7,8 +7,8 @@
  */
 
 import { emailUnverified } from '../../add-credential-code.js'
+import { jsonContent, problemResponse, rateLimitedResponse } from '../../openapi.js'
 import type { AuthApp } from '../../routes/deps.js'
-import { jsonContent, problemResponse, rateLimitedResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { CreationOptionsSchema } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'

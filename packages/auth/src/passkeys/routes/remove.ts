@@ -3,8 +3,8 @@
  * and the last way to sign in (no password, no other passkey) stays: 409.
  */
 import { AuthError } from '../../errors.js'
+import { problemResponse } from '../../openapi.js'
 import type { AuthApp } from '../../routes/deps.js'
-import { problemResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { PasskeyIdParam } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'

@@ -1,8 +1,8 @@
 /** PATCH /passkeys/{id}: renames one of the signed-in user's passkeys; another user's id is 404. */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
+import { bodyGuardResponses, jsonBody, jsonContent, problemResponse } from '../../openapi.js'
 import type { AuthApp } from '../../routes/deps.js'
-import { bodyGuardResponses, jsonBody, jsonContent, problemResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { PasskeyIdParam, PasskeyName, PasskeySchema, passkeyJson } from '../schemas.js'
 import type { PasskeyDeps } from './deps.js'
