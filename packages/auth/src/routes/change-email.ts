@@ -5,6 +5,7 @@
  * the address becomes the account's (verified), every session ends, and the old address is told.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import { accountEvents } from '../account-events.js'
 import { peekJson } from '../body.js'
 import { emailFromBody } from '../email.js'
 import { CurrentPasswordField, EmailField } from '../fields.js'
@@ -94,7 +95,11 @@ export const changeEmail = <U extends UserRecord>(
     }),
     async (c) => {
       const { token } = c.req.valid('json')
-      const outcome = await store.confirmEmailChange({ tokenHash: tokenHash(token), now: options.now() })
+      const outcome = await store.confirmEmailChange({
+        revoke: accountEvents['email-change-confirmed'],
+        tokenHash: tokenHash(token),
+        now: options.now(),
+      })
       if (outcome.status === 'invalid') throw invalidEmailToken()
       if (outcome.status === 'taken') throw emailTaken()
       cookie.clear(c)

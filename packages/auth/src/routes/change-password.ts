@@ -1,5 +1,6 @@
 /** POST /change-password: replaces the password and revokes every other session of the user. */
 import { z } from '@hono/zod-openapi'
+import { accountEvents } from '../account-events.js'
 import { NewPasswordField, PasswordField } from '../fields.js'
 import { bodyGuardResponses, jsonBody, overloadedResponse, problemResponse, rateLimitedResponse } from '../openapi.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
@@ -54,6 +55,7 @@ export const changePassword = <U extends UserRecord>(
       const found = await checkCurrentPassword({ store, hasher }, c, user.id, currentPassword)
 
       const replaced = await store.replacePassword({
+        revoke: accountEvents['password-changed'],
         userId: user.id,
         passwordHash: await hasher(c).hash(normalizePassword(newPassword)),
         credentialsVersion: found.credentialsVersion,

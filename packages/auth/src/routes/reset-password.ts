@@ -5,6 +5,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { accountEvents } from '../account-events.js'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
 import { NewPasswordField, storableString } from '../fields.js'
@@ -83,6 +84,7 @@ export const resetPassword = <U extends UserRecord>(
 
       // The spend is the atomic step: it checks the token again, so a concurrent reset wins once.
       const userId = await store.consumeResetToken({
+        revoke: accountEvents['password-reset'],
         tokenHash: tokenHash(token),
         now: options.now(),
         passwordHash: await hasher(c).hash(normalizePassword(newPassword)),

@@ -6,6 +6,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { accountEvents } from '../account-events.js'
 import { emailUnverified } from '../add-credential-code.js'
 import { peekJson } from '../body.js'
 import { AuthError } from '../errors.js'
@@ -237,6 +238,7 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
       await addCredential.spend(user.id, emailCode)
       const recovery = twoFactor.recoveryCodes(user.id)
       const revoked = await store.enableTwoFactor({
+        revoke: accountEvents['two-factor-enabled'],
         userId: user.id,
         secret: factor.secret,
         step,
@@ -299,7 +301,11 @@ export const twoFactorRoutes = <U extends UserRecord>(app: AuthApp, deps: Deps<U
         notify.event(c, { type: 'recovery_code.used', userId: user.id })
         notify.mail({ kind: 'recovery-code-used', to: user.email, usedFor: 'disable-two-factor' })
       }
-      await store.deleteTwoFactor(user.id)
+      await store.deleteTwoFactor({
+        userId: user.id,
+        keepSessionId: c.var.sessionId,
+        revoke: accountEvents['two-factor-disabled'],
+      })
       notify.event(c, { type: 'two_factor.disabled', userId: user.id })
       notify.mail({ kind: 'two-factor-disabled', to: user.email })
       return c.body(null, 204)

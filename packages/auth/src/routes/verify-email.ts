@@ -4,6 +4,7 @@
  * Verification gates nothing by itself: an app that wants it registers a policy.
  */
 import { createRoute, z } from '@hono/zod-openapi'
+import { accountEvents } from '../account-events.js'
 import { storableString } from '../fields.js'
 import { tokenHash } from '../opaque-token.js'
 import {
@@ -49,7 +50,11 @@ export const verifyEmail = <U extends UserRecord>(
     }),
     async (c) => {
       const { token } = c.req.valid('json')
-      const userId = await store.verifyEmail({ tokenHash: tokenHash(token), now: options.now() })
+      const userId = await store.verifyEmail({
+        revoke: accountEvents['email-verified'],
+        tokenHash: tokenHash(token),
+        now: options.now(),
+      })
       if (!userId) throw invalidEmailToken()
       notify.event(c, { type: 'email.verified', userId })
       return c.body(null, 204)
