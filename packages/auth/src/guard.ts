@@ -8,7 +8,7 @@ import type { AccessTokens } from './access-token.js'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
 import { AuthError, errorSummary, reauthenticationRequired } from './errors.js'
 import type { AuthUser, Policy, ResolvedOptions } from './options.js'
-import { isFresh, type SessionCore } from './session.js'
+import { isFresh, type SessionCore } from './session-core.js'
 import type { AuthMethod, UserRecord } from './store/types.js'
 
 /** What a guarded handler can read from `c.var`. */

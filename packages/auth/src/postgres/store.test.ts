@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
 import { freshSchema, PG_URL, pgUnreachable } from '../../test/stores.js'
 import { errorSummary } from '../errors.js'
-import { rotateRefresh } from '../session.js'
+import { rotateRefresh } from '../session-core.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { migratePostgres, postgresMigrationsFolder, postgresRateLimitStore, postgresStore } from './index.js'
 

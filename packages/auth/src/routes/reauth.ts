@@ -8,24 +8,15 @@
 
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { checkCurrentPassword, type Holder, wrongPassword } from '../current-password.js'
 import { AuthError } from '../errors.js'
-import type { GuardEnv } from '../guard.js'
-import { guardedRoute } from '../route.js'
-import {
-  AuthResultSchema,
-  bodyGuardResponses,
-  jsonBody,
-  jsonContent,
-  overloadedResponse,
-  PasswordField,
-  problemResponse,
-  rateLimitedResponse,
-} from '../schemas.js'
-import { amrOf } from '../session.js'
+import type { GuardVariables } from '../guard.js'
+import { limitBy } from '../limits.js'
+import type { RouteDeps } from '../route-deps.js'
+import { AuthResultSchema, jsonBody, jsonContent, PasswordField, problemResponse } from '../schemas.js'
+import { amrOf } from '../session-core.js'
 import type { UserRecord } from '../store/types.js'
-import { checkCurrentPassword, wrongPassword } from './current-password.js'
-import type { AuthApp, RouteDeps } from './deps.js'
-import { AnyCode, wrongCode } from './two-factor.js'
+import { AnyCode, wrongCode } from '../two-factor/codes.js'
 
 const ReauthBody = z
   .object({
@@ -37,10 +28,7 @@ const ReauthBody = z
   })
   .openapi('ReauthRequest')
 
-type Deps<U extends UserRecord> = Pick<
-  RouteDeps<U>,
-  'store' | 'hasher' | 'sessions' | 'limits' | 'notify' | 'guard' | 'twoFactor' | 'options'
->
+type Deps<U extends UserRecord> = Pick<RouteDeps<U>, 'route' | 'store' | 'sessions' | 'notify' | 'twoFactor' | 'options'>
 
 const codeRequired = () =>
   new AuthError('wrong_code', {
@@ -48,18 +36,22 @@ const codeRequired = () =>
     errors: [{ path: 'code', code: 'code_required', message: 'Code is required for this account' }],
   })
 
-export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
-  const { store, sessions, limits, notify, guard, twoFactor } = deps
+export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
+  const { route, store, sessions, notify, twoFactor } = deps
 
   /**
    * What the request proves, in order: the password (wrong → 400, nothing spent), then the
    * second factor's code when the account has one. Answers the version read with the password.
    */
-  const proofOf = async (c: Context<GuardEnv<U>>, body: z.infer<typeof ReauthBody>) => {
-    const { user, sessionId } = c.var
+  const proofOf = async (
+    c: Context,
+    holder: Holder<U> & Pick<GuardVariables<U>, 'sessionId'>,
+    body: z.infer<typeof ReauthBody>,
+  ) => {
+    const { user, sessionId } = holder
     let found: Awaited<ReturnType<typeof checkCurrentPassword<U>>>
     try {
-      found = await checkCurrentPassword(deps, c, user.id, body.password, 'password')
+      found = await checkCurrentPassword(deps, holder, body.password, 'password')
     } catch (err) {
       if (err instanceof AuthError && err.code === 'wrong_password')
         notify.event(c, { type: 'reauthentication.failed', userId: user.id, sessionId })
@@ -80,32 +72,25 @@ export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
     return { credentialsVersion: found.credentialsVersion, code: true }
   }
 
-  return app.openapi(
-    guardedRoute(
-      guard(true),
-      {
-        auth: true,
-        method: 'post',
-        path: '/reauth',
-        operationId: 'reauthenticate',
-        tags: ['auth'],
-        summary: 'Prove who you are again (password, and a code when two-factor is on): the session becomes fresh',
-        description:
-          'For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.',
-        request: { body: jsonBody(ReauthBody) },
-        responses: {
-          200: jsonContent(AuthResultSchema, 'The session is fresh; a new access token for it (the refresh cookie is unchanged)'),
-          400: problemResponse('Invalid input, a wrong password, or a missing, wrong or used code'),
-          ...bodyGuardResponses,
-          429: rateLimitedResponse,
-          503: overloadedResponse,
-        },
+  route.guarded(
+    {
+      method: 'post',
+      path: '/reauth',
+      operationId: 'reauthenticate',
+      tags: ['auth'],
+      summary: 'Prove who you are again (password, and a code when two-factor is on): the session becomes fresh',
+      description:
+        'For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.',
+      request: { body: jsonBody(ReauthBody) },
+      responses: {
+        200: jsonContent(AuthResultSchema, 'The session is fresh; a new access token for it (the refresh cookie is unchanged)'),
+        400: problemResponse('Invalid input, a wrong password, or a missing, wrong or used code'),
       },
-      [limits.perUser('reauth')],
-    ),
+    },
+    { limit: { name: 'reauth', keys: [limitBy.ip, limitBy.user] }, hashes: true },
     async (c) => {
       const { user, sessionId } = c.var
-      const proof = await proofOf(c, c.req.valid('json'))
+      const proof = await proofOf(c, c.var, c.req.valid('json'))
       const amr = amrOf({ password: true, code: proof.code })
       const body = await sessions.reauthenticate(user.raw, sessionId, proof.credentialsVersion, amr)
       // The password was replaced while it was being checked: it is no longer the proof it was.

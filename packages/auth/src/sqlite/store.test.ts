@@ -5,7 +5,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import { describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
-import { rotateRefresh } from '../session.js'
+import { rotateRefresh } from '../session-core.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { migrateSqlite, openSqlite, sqliteMigrationsFolder, sqliteStore } from './index.js'
 
