@@ -237,9 +237,3 @@ export const jsonContent = <T extends z.ZodType>(schema: T, description: string)
   description,
   content: { 'application/json': { schema } },
 })
-
-/** The canonical `email` of a body that may be anything, for rate-limit keys. */
-export const emailFromBody = (body: unknown, field = 'email'): string | null => {
-  const email = (body as Record<string, unknown> | undefined)?.[field]
-  return typeof email === 'string' ? canonicalEmail(email) : null
-}
