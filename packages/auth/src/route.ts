@@ -35,7 +35,11 @@ export const guardAnswers = (
     security,
   }: { auth: true | string; fresh?: number | undefined; method: string; security?: RouteConfig['security'] },
   forbidden?: string,
-) => {
+): {
+  extensions: Record<string, unknown>
+  security: NonNullable<RouteConfig['security']>
+  responses: RouteConfig['responses']
+} => {
   // An app may send the access token as the `token` cookie: on an unsafe method, from another
   // site, that is 403 (docs/reference/credentials.md#cross-site-requests), as is a policy's refusal.
   const refusals = [
