@@ -9,6 +9,7 @@ import type { Subject } from './limits.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import type { LookupFacts } from './route-builder.js'
 import type { RouteDeps } from './route-deps.js'
+import { storableString } from './schemas.js'
 import type { EmailTokenKind, UserRecord } from './store/types.js'
 
 const LIFETIME_MS: Record<EmailTokenKind, number> = {
@@ -36,6 +37,9 @@ export const mailEmailToken = async <U extends UserRecord>(
 
 /** One answer for an unknown, used, expired or wrong-kind token. */
 export const invalidEmailToken = () => new AuthError('invalid_email_token', { detail: 'The token is invalid, used or expired.' })
+
+/** The body of a route that redeems a mailed token (verify-email, confirm-email). */
+export const TokenBody = z.object({ token: storableString().min(1).max(1024) })
 
 /** The peek of a route that redeems a mailed token: the `token`, when it can be one. */
 export const TokenPeek = { token: z.string().max(1024) }

@@ -6,12 +6,12 @@
 import { z } from '@hono/zod-openapi'
 import { confirmHolder } from '../current-password.js'
 import { mailEmailToken } from '../email-tokens.js'
+import { emailTaken } from '../errors.js'
 import { limitBy } from '../limits.js'
 import type { RouteDeps } from '../route-deps.js'
 import { CurrentPasswordField, EmailField, jsonBody, jsonContent, MessageSchema, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
-import { emailTaken } from './signup.js'
 
 const ChangeEmailBody = z.object({ currentPassword: CurrentPasswordField, newEmail: EmailField }).openapi('ChangeEmailRequest')
 const SENT = 'A confirmation link is on its way to the new address; the email changes when it is used.'

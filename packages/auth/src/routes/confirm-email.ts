@@ -2,14 +2,13 @@
  * POST /confirm-email (docs/reference/lifecycle.md#email-change): spends a `change-email` token:
  * the address becomes the account's (verified), every session ends, and the old address is told.
  */
-import { invalidEmailToken, TokenPeek, tokenOwner } from '../email-tokens.js'
+import { invalidEmailToken, TokenBody, TokenPeek, tokenOwner } from '../email-tokens.js'
+import { emailTaken } from '../errors.js'
 import { limitBy } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
 import type { RouteDeps } from '../route-deps.js'
 import { jsonBody, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
-import { emailTaken } from './signup.js'
-import { TokenBody } from './verify-email.js'
 
 export const confirmEmail = <U extends UserRecord>(
   deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'options' | 'cookie'>,

@@ -6,15 +6,11 @@
 import type { Context } from 'hono'
 import { parseRefreshValue } from '../cookies.js'
 import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
-import { AuthError } from '../errors.js'
+import { AuthError, refreshRefused } from '../errors.js'
 import { limitBy, type Subject } from '../limits.js'
 import type { RouteDeps } from '../route-deps.js'
 import { jsonContent, problemResponse, TokenSchema, unauthorizedResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
-
-/** The 401 of a refused refresh cookie (refresh, and logout by the cookie alone). */
-export const refreshRefused = (detail: string) =>
-  new AuthError('invalid_refresh', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } })
 
 export const refresh = <U extends UserRecord>({
   route,

@@ -2,7 +2,7 @@
 import { z } from '@hono/zod-openapi'
 import { refuseBreachedPassword } from '../breached-check.js'
 import { mailEmailToken } from '../email-tokens.js'
-import { AuthError } from '../errors.js'
+import { AuthError, emailTaken } from '../errors.js'
 import { limitBy } from '../limits.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import type { RouteDeps } from '../route-deps.js'
@@ -20,9 +20,6 @@ import {
 import { amrOf } from '../session-core.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
 import { fieldCode } from '../validation.js'
-
-/** 409: the (canonical) email has an account (signup, change-email). */
-export const emailTaken = () => new AuthError('email_taken', { detail: 'An account with this email already exists.' })
 
 const BASE_FIELDS = { name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField }
 

@@ -3,15 +3,12 @@
  * token and marks the account verified. Verification gates nothing by itself: an app that wants
  * it registers a policy.
  */
-import { z } from '@hono/zod-openapi'
-import { invalidEmailToken, TokenPeek, tokenOwner } from '../email-tokens.js'
+import { invalidEmailToken, TokenBody, TokenPeek, tokenOwner } from '../email-tokens.js'
 import { limitBy } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
 import type { RouteDeps } from '../route-deps.js'
-import { jsonBody, problemResponse, storableString } from '../schemas.js'
+import { jsonBody, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
-
-export const TokenBody = z.object({ token: storableString().min(1).max(1024) })
 
 export const verifyEmail = <U extends UserRecord>(deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'options'>) => {
   const { route, store, notify, options } = deps

@@ -6,8 +6,8 @@ import { AuthError } from '../../errors.js'
 import { problemResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import type { PasskeyDeps } from '../deps.js'
+import { passkeyNotFound } from '../errors.js'
 import { PasskeyIdParam } from '../schemas.js'
-import { passkeyNotFound } from './rename.js'
 
 export const passkeyRemove = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
   deps.route.guarded(

@@ -1,12 +1,10 @@
 /** PATCH /passkeys/{id}: renames one of the signed-in user's passkeys; another user's id is 404. */
 import { z } from '@hono/zod-openapi'
-import { AuthError } from '../../errors.js'
 import { jsonBody, jsonContent, problemResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import type { PasskeyDeps } from '../deps.js'
+import { passkeyNotFound } from '../errors.js'
 import { PasskeyIdParam, PasskeyName, PasskeySchema, passkeyJson } from '../schemas.js'
-
-export const passkeyNotFound = () => new AuthError('not_found', { detail: 'You have no passkey with this id.' })
 
 export const passkeyRename = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
   deps.route.guarded(
