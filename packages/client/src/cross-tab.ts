@@ -1,9 +1,9 @@
 /**
  * Cross-tab mode: the tabs of one origin share one refresh (a Web Lock) and its token (a
- * BroadcastChannel). What the tabs say to each other, the names, and how the mode is turned on;
- * the refresh that uses them is in client.ts.
+ * BroadcastChannel). What the tabs say to each other, the names, how the mode is turned on, and a
+ * refresh taken in turn; when to take another tab's token instead is machine.ts's to decide.
  */
-import type { User } from './client.js'
+import type { User } from './types.js'
 
 /** The part of the Web Locks API the client uses (`navigator.locks`). */
 export interface LockManagerLike {
@@ -43,6 +43,8 @@ export const HANDOVER_MS = 100
 /** How long a tab whose refresh lost a race waits for the winner's token before it counts as signed out. */
 export const PEER_WAIT_MS = 3000
 
+export type Tabs = NonNullable<ReturnType<typeof tabsOf>>
+
 /** The lock manager and channel of cross-tab mode, or `null` when it is off. */
 export const tabsOf = (setting: boolean | CrossTabOptions | undefined) => {
   const g = globalThis as {
@@ -60,3 +62,34 @@ export const tabsOf = (setting: boolean | CrossTabOptions | undefined) => {
     lock: settings.lock ?? settings.name ?? CROSS_TAB_LOCK,
   }
 }
+
+/** While holding the lock: whether no other tab waits for it (unknown, without `query()`: `false`). */
+const aloneInLine = async (tabs: Tabs) => {
+  if (!tabs.locks.query) return false
+  const { pending = [] } = await tabs.locks.query().catch(() => ({ pending: [{ name: tabs.lock }] }))
+  return !pending.some((request) => request.name === tabs.lock)
+}
+
+/**
+ * One tab at a time refreshes. Once this tab holds the lock, `turn` says whether to send the
+ * refresh (`ask`) or not: another tab's token came meanwhile (`peer`), or its sign-out
+ * (`refused`). The lock stays held a moment after a refresh so the others read its broadcast
+ * before they get the lock; the caller has its answer at once.
+ */
+export const refreshInTurn = (
+  tabs: Tabs,
+  turn: () => 'peer' | 'refused' | 'ask',
+  refresh: () => Promise<'ok' | 'refused'>,
+): Promise<'ok' | 'refused' | 'refused-alone' | 'peer'> =>
+  new Promise((resolve, reject) => {
+    tabs.locks
+      .request(tabs.lock, async () => {
+        const decided = turn()
+        if (decided !== 'ask') return resolve(decided)
+        const outcome = await refresh()
+        if (outcome === 'refused' && (await aloneInLine(tabs))) return resolve('refused-alone')
+        resolve(outcome)
+        if (outcome === 'ok') await new Promise((done) => setTimeout(done, HANDOVER_MS))
+      })
+      .catch(reject)
+  })

@@ -5,21 +5,7 @@
  * import { createAuthClient } from '@latchkey/client'
  * const auth = createAuthClient({ baseUrl: 'https://api.example.com' })
  */
-export {
-  type AuthClient,
-  type AuthClientOptions,
-  type AuthState,
-  createAuthClient,
-  type EmailSignInProof,
-  type EmailSignInStarted,
-  type ReauthenticationPrompt,
-  type ReauthProof,
-  type SessionView,
-  type SignInResult,
-  type TwoFactorChallenge,
-  type TwoFactorStatus,
-  type User,
-} from './client.js'
+export { type AuthClient, createAuthClient } from './client.js'
 export {
   CROSS_TAB_CHANNEL,
   CROSS_TAB_LOCK,
@@ -35,3 +21,16 @@ export {
   ReauthenticationRequiredError,
 } from './errors.js'
 export { authMiddleware, type FetchMiddleware } from './openapi-fetch.js'
+export type { AuthClientOptions } from './options.js'
+export type {
+  AuthState,
+  EmailSignInProof,
+  EmailSignInStarted,
+  ReauthenticationPrompt,
+  ReauthProof,
+  SessionView,
+  SignInResult,
+  TwoFactorChallenge,
+  TwoFactorStatus,
+  User,
+} from './types.js'

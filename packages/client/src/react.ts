@@ -7,6 +7,7 @@
  * return user ? <p>Signed in as {user.name}</p> : <SignIn />
  */
 import { useSyncExternalStore } from 'react'
-import type { AuthClient, AuthState } from './client.js'
+import type { AuthClient } from './client.js'
+import type { AuthState } from './types.js'
 
 export const useSession = (auth: AuthClient): AuthState => useSyncExternalStore(auth.subscribe, auth.getState, auth.getState)
