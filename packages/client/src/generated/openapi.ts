@@ -2442,7 +2442,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
       403: {
         headers: {
           [name: string]: unknown
@@ -3121,6 +3121,24 @@ export interface operations {
           'application/json': components['schemas']['PasskeyLoginOptions']
         }
       }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description Too many attempts from this client or for this email */
       429: {
         headers: {
@@ -3271,8 +3289,26 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
       403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
         headers: {
           [name: string]: unknown
         }
@@ -3348,7 +3384,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
       403: {
         headers: {
           [name: string]: unknown
@@ -3500,6 +3536,24 @@ export interface operations {
       }
       /** @description It is the last way to sign in to the account (no password, no other passkey) */
       409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
         headers: {
           [name: string]: unknown
         }
