@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
-  test: { projects: ['packages/*', 'apps/*'] },
+  test: { projects: ['packages/*', 'apps/*', 'docs'] },
 })

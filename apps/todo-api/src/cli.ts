@@ -6,8 +6,8 @@
  * that email.
  *
  * `keys generate [--alg EdDSA|ES256]`: prints a new private signing key (a JWK with a fresh
- * `kid`, one line) for AUTH_SIGNING_KEYS. Default EdDSA (Ed25519). The README's "Rotating
- * signing keys" says where in the list it goes.
+ * `kid`, one line) for AUTH_SIGNING_KEYS. Default EdDSA (Ed25519). docs/guide/rotating-keys.md
+ * (#rotating-signing-keys) says where in the list it goes.
  *
  * `reseal`: runs the sweep once with AUTH_SECRET and AUTH_ENCRYPTION_KEY as the server reads
  * them (and DATABASE_URL), which seals again under the first key whatever another key sealed, and
@@ -42,7 +42,7 @@ const generateKey = async (args: string[]): Promise<number> => {
   console.log(JSON.stringify(jwk))
   console.error(
     'A private key: keep it as secret as AUTH_SECRET. Add it to AUTH_SIGNING_KEYS after the signing key, ' +
-      'and move it first only once every service has fetched it (README, "Rotating signing keys").',
+      'and move it first only once every service has fetched it (docs/guide/rotating-keys.md#rotating-signing-keys).',
   )
   return 0
 }

@@ -1,5 +1,5 @@
 /**
- * Account protection in the reference server (README "Account protection"): `PWNED_PASSWORDS_URL`
+ * Account protection in the reference server (docs/guide/account-protection.md): `PWNED_PASSWORDS_URL`
  * points the breached-password check at a range service (here one on loopback built from a real
  * list); its production default is the public service.
  */

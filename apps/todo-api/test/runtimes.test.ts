@@ -1,5 +1,5 @@
 /**
- * The reference server on Bun and on Deno (docs/reference/operations.md#runtimes), as documented in the README: the built
+ * The reference server on Bun and on Deno (docs/reference/operations.md#runtimes), as documented in docs/guide/reference-server.md: the built
  * `dist/main.js` on each runtime's own SQLite (`bun:sqlite`, `node:sqlite`) and on PostgreSQL
  * through `pg` (skipped, saying why, when PostgreSQL is unreachable), driven over HTTP:
  * health, the front end, signup, todos, refresh, a cross-site refusal, the client address in the

@@ -1,7 +1,7 @@
 /**
  * Tokens other services can verify, against the real server: AUTH_SIGNING_KEYS, the published
  * key set, HS256 refused once keys are configured, `@latchkey/verify` trusting a token from a
- * sign-in and refusing forgeries, the rotation of the README ("Rotating signing keys") with no
+ * sign-in and refusing forgeries, the rotation of docs/guide/rotating-keys.md#rotating-signing-keys with no
  * live token refused anywhere, the key generator, and the one-line refusals of bad keys.
  */
 import { createHmac } from 'node:crypto'
@@ -125,7 +125,7 @@ describe('a server with AUTH_SIGNING_KEYS', () => {
     expect(await refusalOf(verifierOf(keyed), account.token)).toBe('algorithm_not_allowed')
   })
 
-  it('rotates as the README says, refusing no live token at the server or at the verifier', async () => {
+  it('rotates as the rotating-keys guide says, refusing no live token at the server or at the verifier', async () => {
     const [old, next] = [await newKey('2026-01'), await newKey('2026-02')]
     const secret = randomSecret()
     // The key set at one address across the restarts, as behind a load balancer.

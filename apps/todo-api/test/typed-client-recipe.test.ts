@@ -1,8 +1,8 @@
 /**
- * The typed-client recipe of packages/client/README.md ("With openapi-fetch"), as a reader runs
- * it: its `openapi-typescript` command against the reference server's /openapi.json, then its
+ * The typed-client recipe of the documentation site's client guide (docs/guide/client.md, "With
+ * openapi-fetch"), as a reader runs it: its `openapi-typescript` command against the reference server's /openapi.json, then its
  * code compiled by a strict `tsc` under `"module": "NodeNext"`, next to the generated file. The
- * root README shows the same command. Two variants prove the recipe's two points: without
+ * front-ends guide (docs/guide/front-ends.md) shows the same command. Two variants prove the recipe's two points: without
  * `--default-non-nullable false` the `POST /todos` call does not compile, and an import of
  * `./openapi` without `.js` fails with TS2835. Needs the client's dist/ (`pnpm build`).
  */
@@ -14,8 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { APP_DIR, REPO_ROOT, type RunningServer, startServer } from './support.js'
 
 const run = promisify(execFile)
-const CLIENT_README = readFileSync(join(REPO_ROOT, 'packages', 'client', 'README.md'), 'utf8')
-const ROOT_README = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8')
+const CLIENT_GUIDE = readFileSync(join(REPO_ROOT, 'docs', 'guide', 'client.md'), 'utf8')
+const FRONT_ENDS_GUIDE = readFileSync(join(REPO_ROOT, 'docs', 'guide', 'front-ends.md'), 'utf8')
 
 /** The fenced blocks of `lang` in the part of `text` under `heading`, up to the next heading of its level. */
 const blocks = (text: string, heading: string, lang: string): string[] => {
@@ -33,8 +33,8 @@ const installed = (name: string) =>
 describe('the typed-client recipe', () => {
   let server: RunningServer
   const work = mkdtempSync(join(APP_DIR, '.typed-client-recipe-'))
-  const [commands = ''] = blocks(CLIENT_README, '## With openapi-fetch', 'sh')
-  const [code = ''] = blocks(CLIENT_README, '## With openapi-fetch', 'ts')
+  const [commands = ''] = blocks(CLIENT_GUIDE, '## With openapi-fetch', 'sh')
+  const [code = ''] = blocks(CLIENT_GUIDE, '## With openapi-fetch', 'ts')
   const generate = commands.split('\n').find((line) => line.startsWith('pnpm exec openapi-typescript ')) ?? ''
 
   beforeAll(async () => {
@@ -54,7 +54,7 @@ describe('the typed-client recipe', () => {
     rmSync(work, { recursive: true, force: true })
   })
 
-  /** The README's command, run with the app's openapi-typescript against the test server. */
+  /** The guide's command, run with the app's openapi-typescript against the test server. */
   const generateTypes = async (command: string) => {
     const args = command
       .slice('pnpm exec openapi-typescript '.length)
@@ -71,12 +71,12 @@ describe('the typed-client recipe', () => {
     )
   }
 
-  it('pins the versions the repository runs, and both READMEs show the same command', () => {
+  it('pins the versions the repository runs, and both guides show the same command', () => {
     expect(generate).toMatch(/--default-non-nullable false/)
     expect(commands).toContain(`openapi-typescript@${installed('openapi-typescript')} `)
     expect(installed('openapi-fetch')).toMatch(/^0\.17\./)
     expect(commands).toContain('openapi-fetch@^0.17')
-    expect(blocks(ROOT_README, '### A typed client from the OpenAPI document', 'sh')[0]).toBe(commands)
+    expect(blocks(FRONT_ENDS_GUIDE, '## A typed client from the OpenAPI document', 'sh')[0]).toBe(commands)
     expect(code).toContain("from './openapi.js'")
   })
 

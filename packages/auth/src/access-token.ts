@@ -4,7 +4,7 @@
  * key that signed them. HS256 under `secret`, or, when `signingKeys` are given,
  * EdDSA or ES256 under the first of them (and HS256 no longer verifies at all). The first key
  * signs, every one verifies, so a key can be rotated without signing anyone out
- * (docs/reference/operations.md#rotating-the-secret, README "Rotating signing keys"). The algorithm is pinned per key on verification, so `alg: none` and
+ * (docs/reference/operations.md#rotating-the-secret, docs/guide/rotating-keys.md#rotating-signing-keys). The algorithm is pinned per key on verification, so `alg: none` and
  * algorithm confusion (an HS256 token whose HMAC key is a public key) are refused; so is a token
  * whose `kid` is missing, not a string, or names no current key.
  */

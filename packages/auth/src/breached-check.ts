@@ -1,8 +1,8 @@
 /**
  * The breached-password rule of every new password (signup, change-password, reset-password):
  * refused with a field error when the range service has seen it, accepted with a
- * `breach_check.unavailable` event when the service cannot answer (fail open, README "Breached
- * passwords"). It runs after the other password rules and before anything is written, so a
+ * `breach_check.unavailable` event when the service cannot answer (fail open,
+ * docs/guide/account-protection.md#breached-passwords). It runs after the other password rules and before anything is written, so a
  * refused password spends no reset token.
  */
 import type { Context } from 'hono'

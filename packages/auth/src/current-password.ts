@@ -1,7 +1,7 @@
 /**
  * The proof the sensitive steps ask for: the current password (change-password always; change-email,
- * delete-account and the two-factor changes) or, for the latter, a fresh session instead (README,
- * "Step-up"): one that proved its holder within `freshAge` seconds. A request that names no
+ * delete-account and the two-factor changes) or, for the latter, a fresh session instead
+ * (docs/guide/step-up.md): one that proved its holder within `freshAge` seconds. A request that names no
  * password on a stale session is refused before its limit by the route builder (`orCurrentPassword`).
  */
 import { AuthError, reauthenticationRequired } from './errors.js'

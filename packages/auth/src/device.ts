@@ -3,7 +3,7 @@
  * sign-in routes (signup, login's 200 and two-factor 202, two-factor verify). It identifies a
  * browser the account has signed in from before, without fingerprinting: a sign-in from a browser
  * the account has not used mails a `new-sign-in` notice, and a known browser's failed logins count
- * on their own limit, so strangers cannot lock its owner out (README "Account protection").
+ * on their own limit, so strangers cannot lock its owner out (docs/guide/account-protection.md).
  *
  * `HttpOnly; SameSite=Lax; Path=<cookiePath>; Max-Age=<one year>`, `Secure` with the `__Secure-`
  * prefix where the refresh cookie is. The value is `<id>.<mac>`: 128 random bits and their

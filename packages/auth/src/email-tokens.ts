@@ -5,11 +5,11 @@
  */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from './errors.js'
+import { storableString } from './fields.js'
 import type { Subject } from './limits.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import type { LookupFacts } from './route-builder.js'
 import type { RouteDeps } from './route-deps.js'
-import { storableString } from './schemas.js'
 import type { EmailTokenKind, UserRecord } from './store/types.js'
 
 const LIFETIME_MS: Record<EmailTokenKind, number> = {

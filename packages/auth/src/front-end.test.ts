@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, expectTypeOf, it } from 'vites
 import { cookieHeader, harness, harness as makeHarness, SECRET } from '../test/harness.js'
 import { type OpenedStore, STORES } from '../test/stores.js'
 import { createAuth } from './create-auth.js'
-import type { AuthUser } from './options.js'
+import type { AuthUser } from './domain.js'
 import type { UserRecord } from './store/types.js'
 
 const SPA = 'http://localhost:5173'

@@ -6,8 +6,9 @@
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
+import type { AuthUser, Policy } from './domain.js'
 import { AuthError, errorSummary, reauthenticationRequired } from './errors.js'
-import type { AuthUser, Policy, ResolvedOptions } from './options.js'
+import type { ResolvedOptions } from './options.js'
 import { isFresh, type SessionCore } from './session-core.js'
 import type { AuthMethod, UserRecord } from './store/types.js'
 
@@ -147,7 +148,7 @@ export const makeGuard =
       if (!identity) throw refused()
 
       const { user } = identity
-      // A stale session is a 401 (re-authenticate), and a 401 comes before any 403 (README, "Step-up").
+      // A stale session is a 401 (re-authenticate), and a 401 comes before any 403 (docs/guide/step-up.md).
       if (fresh !== undefined && !isFresh(identity, options.now(), fresh)) throw reauthenticationRequired(fresh)
 
       if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.trustedOrigins))

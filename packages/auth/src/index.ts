@@ -4,10 +4,13 @@
  * - `@latchkey/auth/http`: the problem-document layer for the rest of your app (error handler,
  *   404, body guard, OpenAPI response helpers).
  * - `@latchkey/auth/sqlite`, `/bun-sqlite`, `/node-sqlite`, `/d1`, `/postgres`: the bundled stores.
- * - `@latchkey/auth/testing`: the store conformance suite, a fast hasher, and the types a store author implements.
+ * - `@latchkey/auth/testing`: `storeKit` (the store conformance suite and the types a store author
+ *   implements, one namespace), a fast hasher, `tableShape`.
  */
 export { type Auth, createAuth } from './create-auth.js'
 export type { GetConnInfo } from './credentials.js'
+export type { AuthUser, Policy } from './domain.js'
+export { canonicalEmail } from './email.js'
 export { AuthError, type AuthErrorCode } from './errors.js'
 export type { GuardEnv, GuardOptions, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
 export type {
@@ -19,10 +22,9 @@ export type {
   RecoveryCodeUse,
   ResetMail,
 } from './notify.js'
-export { type AuthOptions, type AuthUser, type Policy, secretWeakness } from './options.js'
+export { type AuthOptions, secretWeakness } from './options.js'
 export type { PasskeyOptions } from './passkeys/options.js'
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
-export { canonicalEmail } from './schemas.js'
 export { MAX_SIGNING_KEYS, type PublicJwk, type SigningAlgorithm, type SigningKey, signingKeyProblem } from './signing-keys.js'
 export type { AuthMethod, Store, UserRecord } from './store/types.js'

@@ -8,9 +8,9 @@
  */
 import type { Context } from 'hono'
 import { rateLimitAddress } from './credentials.js'
+import { canonicalEmail } from './email.js'
 import type { ResolvedOptions } from './options.js'
 import type { Limit } from './rate-limit.js'
-import { canonicalEmail } from './schemas.js'
 
 /**
  * What a request was found to concern before its limit ran, by the route's lookup. Every field

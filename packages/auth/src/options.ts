@@ -3,10 +3,10 @@
  * once, when the app is wired, with an error naming the option.
  */
 
-import type { Context } from 'hono'
 import type { z } from 'zod'
 import { type BreachCheck, type BreachedPasswordsOptions, breachCheck } from './breached-passwords.js'
 import { type ClientAddress, clientAddress, type GetConnInfo } from './credentials.js'
+import type { NoFields, Policy, SignupExtras } from './domain.js'
 import type { AuthEvent, AuthMail } from './notify.js'
 import { type PasskeyOptions, resolvePasskeyOptions } from './passkeys/options.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
@@ -14,29 +14,6 @@ import type { Limit, RateLimitStore } from './rate-limit.js'
 import type { SessionLifetimes } from './session-core.js'
 import { type ResolvedSigningKey, resolveSigningKeys, type SigningKey } from './signing-keys.js'
 import type { Store, UserRecord } from './store/types.js'
-
-/** The signed-in user a guarded handler sees as `c.get('user')`. */
-export interface AuthUser<U extends UserRecord = UserRecord> {
-  id: string
-  name: string
-  email: string
-  /** The store's user record, without the password hash. */
-  raw: U
-}
-
-/** A named policy: allow (`true`) or refuse with 403 (`false` or a throw). */
-export type Policy<U extends UserRecord = UserRecord> = (user: AuthUser<U>, c: Context) => boolean | Promise<boolean>
-
-/** The fields an application adds to signup (`signupFields`), as the user record carries them. */
-/** No extra signup fields: the default of `createAuth`'s shape parameter. */
-export type NoFields = Record<never, z.ZodType>
-
-export type SignupExtras<F extends z.ZodRawShape> = [keyof F] extends [never]
-  ? unknown
-  : // No fields inferred (the shape is the constraint itself): nothing to add.
-    string extends keyof F
-    ? unknown
-    : z.output<z.ZodObject<F>>
 
 /** Names a `signupFields` schema may not use: the record's own fields. */
 export const RESERVED_USER_FIELDS = [

@@ -1,5 +1,5 @@
 import { AuthError } from './errors.js'
-import { isStorableText } from './schemas.js'
+import { isStorableText } from './fields.js'
 import { sha256Base64url } from './web.js'
 /**
  * Fixed-window attempt limits: the rules (which keys an endpoint counts, 429 with

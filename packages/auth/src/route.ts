@@ -7,7 +7,7 @@
  */
 import { createRoute, type RouteConfig } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
-import { internalErrorResponse, problemResponse, unauthorizedResponse } from './schemas.js'
+import { internalErrorResponse, problemResponse, unauthorizedResponse } from './openapi.js'
 
 /** Name of the HTTP bearer security scheme in the OpenAPI document. */
 export const BEARER_SCHEME = 'bearerAuth'

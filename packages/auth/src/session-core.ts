@@ -10,7 +10,6 @@ import { parseRefreshValue, type RefreshCookie, refreshValue } from './cookies.j
 import { type ClientAddress, requestFacts } from './credentials.js'
 import type { Notifier } from './notify.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
-import { userJson } from './schemas.js'
 import type {
   AuthMethod,
   LiveSession,
@@ -20,6 +19,7 @@ import type {
   Store,
   UserRecord,
 } from './store/types.js'
+import { userJson } from './user-json.js'
 
 export interface SessionLifetimes {
   /** A session dies when not refreshed for this long. */

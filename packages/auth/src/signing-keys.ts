@@ -4,7 +4,7 @@
  * signs, every one verifies, and the public halves are published at `/.well-known/jwks.json`
  * so other services can verify tokens without holding a secret. A key listed after the first
  * is published and verifies but does not sign yet: that is how a key is published before it
- * is used (docs in the README, "Rotating signing keys").
+ * is used (docs/guide/rotating-keys.md#rotating-signing-keys).
  */
 
 /** Keys at most: a rotation needs two or three at a time. */

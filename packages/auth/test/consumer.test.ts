@@ -1,10 +1,10 @@
 /**
  * Consumer test: the package as a stranger gets it. `pnpm pack` the built library, install the
- * tarball with plain npm into a fresh project outside the workspace, compile the root README's
- * "Use it in your own Hono app" example with a strict `tsc`, run it, and talk to it over HTTP.
+ * tarball with plain npm into a fresh project outside the workspace, compile the getting-started
+ * page's "Use it in your own Hono app" example (docs/getting-started.md) with a strict `tsc`, run it, and talk to it over HTTP.
  * Catches missing files, wrong `exports`, leaked `workspace:` ranges and peers that do not dedupe.
  *
- * The install line and the example are read from the README at test time, so the README cannot drift;
+ * The install line and the example are read from the page at test time, so the page cannot drift;
  * the library README's first example (from the tarball) is compiled as well.
  * Needs `dist/` (`pnpm build`, which `pnpm test` runs first) and the npm registry; skips, saying
  * why, when the registry is unreachable.
@@ -31,7 +31,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
 const PKG_DIR = fileURLToPath(new URL('..', import.meta.url))
-const README = fileURLToPath(new URL('../../../README.md', import.meta.url))
+const GETTING_STARTED = fileURLToPath(new URL('../../../docs/getting-started.md', import.meta.url))
 const SETUP_TIMEOUT = 240_000
 
 /** npm must not inherit pnpm's `npm_config_*` settings or vitest's NODE_ENV. */
@@ -47,11 +47,11 @@ const registryUnreachable = async (): Promise<string | null> => {
   }
 }
 
-/** The section of the root README under `## Use it in your own Hono app`, up to the next `## `. */
+/** The section of the getting-started page under `## Use it in your own Hono app`, up to the next `## `. */
 const readmeSection = (): string => {
-  const text = readFileSync(README, 'utf8')
+  const text = readFileSync(GETTING_STARTED, 'utf8')
   const start = text.indexOf('\n## Use it in your own Hono app')
-  if (start < 0) throw new Error('README has no "Use it in your own Hono app" section')
+  if (start < 0) throw new Error('docs/getting-started.md has no "Use it in your own Hono app" section')
   const end = text.indexOf('\n## ', start + 1)
   return text.slice(start, end < 0 ? undefined : end)
 }
@@ -166,7 +166,7 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     }
 
     const example = codeBlocks(section, 'ts')[0]
-    if (!example?.includes('createAuth')) throw new Error('README example not found')
+    if (!example?.includes('createAuth')) throw new Error('docs/getting-started.md example not found')
     writeFileSync(join(app, 'app.ts'), example)
     // The library README's first example, as it ships in the tarball: it must compile too.
     const libReadme = readFileSync(join(app, 'node_modules/@latchkey/auth/README.md'), 'utf8')

@@ -24,8 +24,9 @@ describe.each([
   })
 })
 
-describe('the root README', () => {
+describe('the runtimes guide and the root README', () => {
   const readme = readFileSync(join(EXAMPLES, '..', 'README.md'), 'utf8')
+  const runtimes = readFileSync(join(EXAMPLES, '..', 'docs', 'guide', 'runtimes.md'), 'utf8')
   const startScript = (runtime: string) =>
     (JSON.parse(readFileSync(join(EXAMPLES, runtime, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
 
@@ -33,8 +34,8 @@ describe('the root README', () => {
     { runtime: 'bun', command: /`AUTH_SECRET=… bun ([^`]+)`/ },
     { runtime: 'deno', command: /`AUTH_SECRET=… deno run ([^`]+)`/ },
   ])("runs $runtime's example with the arguments of its start script, on its file", ({ runtime, command }) => {
-    const shown = command.exec(readme)?.[1]
-    expect(shown, `no run command for ${runtime} in README.md`).toBeDefined()
+    const shown = command.exec(runtimes)?.[1]
+    expect(shown, `no run command for ${runtime} in docs/guide/runtimes.md`).toBeDefined()
     const [file] = (shown as string).split(' ').slice(-1)
     expect(readFileSync(join(EXAMPLES, runtime, file as string), 'utf8')).toContain('createAuth')
     expect(startScript(runtime).endsWith(` ${shown}`)).toBe(true)
@@ -45,21 +46,26 @@ describe('the root README', () => {
       JSON.parse(readFileSync(join(EXAMPLES, '..', 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }
     ).devDependencies.typescript as string
     const [major, minor] = ours.replace(/^[~^]/, '').split('.')
-    const installs = readme.split('\n').filter((line) => /^pnpm add -D .*\stypescript(@|\s|$)/.test(line))
-    expect(installs.length).toBeGreaterThan(0)
+    // Every page a reader installs TypeScript from: the README, getting started, and the typed client.
+    const pages = [
+      readme,
+      ...['getting-started.md', 'guide/front-ends.md', 'guide/client.md'].map((page) =>
+        readFileSync(join(EXAMPLES, '..', 'docs', page), 'utf8'),
+      ),
+    ]
+    const installs = pages
+      .flatMap((text) => text.split('\n'))
+      .filter((line) => /^pnpm add -D (.*\s)?typescript(@|\s|$)/.test(line))
+    expect(installs.length).toBeGreaterThanOrEqual(4)
     for (const line of installs) expect(line).toMatch(new RegExp(`\\stypescript@~${major}\\.${minor}(\\s|$)`))
     expect(readme).toContain(`\`typescript@~${major}.${minor}\`: the version the repository builds with`)
   })
 })
 
 describe("the reference app's curl walk-through", () => {
-  const walk = readFileSync(join(EXAMPLES, '..', 'apps', 'todo-api', 'README.md'), 'utf8')
+  const section = readFileSync(join(EXAMPLES, '..', 'docs', 'guide', 'walk-through.md'), 'utf8')
 
   it('gets a token in each block before it first uses one', () => {
-    const section = walk.slice(
-      walk.indexOf('## Walk-through with curl'),
-      walk.indexOf('\n## ', walk.indexOf('## Walk-through with curl') + 1),
-    )
     const shells = [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] as string)
     const usingToken = shells.filter((block) => block.includes('$TOKEN'))
     expect(usingToken.length).toBeGreaterThanOrEqual(2)

@@ -6,8 +6,8 @@
  */
 import { createHash } from 'node:crypto'
 import { z } from '@hono/zod-openapi'
-import { storableString } from '@latchkey/auth/http'
 import type { Context } from 'hono'
+import { storableString } from '../fields.js'
 
 /** The look of the app's front end (web/src/style.css), in brief: its header bar, a card, its buttons and focus ring. */
 export const PAGE_STYLE = `:root{color-scheme:light dark;--bg:#f4f5f8;--card:#fff;--text:#1d2330;--muted:#566074;--line:#d5d9e2;--accent:#2450b8;--accent-text:#fff}

@@ -5,11 +5,12 @@
  */
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import { AuthError } from '@latchkey/auth'
-import { bodyGuardResponses, codePointString, fieldCode, problemResponse } from '@latchkey/auth/http'
+import { bodyGuardResponses, fieldCode, problemResponse } from '@latchkey/auth/http'
 import type { AppAuth } from '../auth.js'
 import type { Todo, TodoChanges, TodoStore } from '../db/index.js'
+import { codePointString } from '../fields.js'
 
-// Length is counted in code points, as JSON Schema's maxLength counts it (the library's rule).
+// Length is counted in code points, as JSON Schema's maxLength counts it (the auth routes' rule too).
 const Title = codePointString(1, 500, 'Title')
   .refine((s) => s.trim() !== '', {
     message: 'Title must not be blank',

@@ -7,9 +7,10 @@
  * rule, docs/reference/endpoints.md#forgot-password).
  */
 import { z } from '@hono/zod-openapi'
+import { EmailField } from '../fields.js'
 import { limitBy } from '../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { EmailField, jsonBody, jsonContent, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { newSignIn, SIGN_IN_TTL_MS } from './flow.js'
 

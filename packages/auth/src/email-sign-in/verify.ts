@@ -8,11 +8,13 @@
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
+import { storableString } from '../fields.js'
 import { limitBy } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
+import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { AuthResultSchema, jsonBody, jsonContent, problemResponse, storableString, unauthorizedResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { AuthResultSchema } from '../user-json.js'
 import { codeHash, SIGN_IN_MAX_ATTEMPTS } from './flow.js'
 
 const ByToken = z.object({ token: storableString().min(1).max(1024) }).openapi('EmailSignInToken')

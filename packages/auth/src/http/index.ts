@@ -1,8 +1,11 @@
 /**
- * `@latchkey/auth/http`: the problem-document layer the auth routes use, for the rest of your
- * app, so every answer of it has one shape (RFC 9457, docs/reference/conventions.md#problem-documents).
+ * `@latchkey/auth/http`: what a Hono app needs so every answer of it is a problem document of the
+ * one shape the auth routes answer (RFC 9457, docs/reference/conventions.md#problem-documents):
+ * render errors and unknown routes (and log the unexpected ones as the library does), guard the
+ * body, fail validation with `errors[]`, and document those answers in OpenAPI.
  *
  * @example
+ * const app = new OpenAPIHono({ defaultHook: validationHook })
  * app.use('*', jsonBodyGuard())
  * app.onError(problemErrorHandler())
  * app.notFound(problemNotFound)
@@ -14,20 +17,8 @@ export {
   type ProblemDocument,
   problemErrorHandler,
   problemNotFound,
-  problemType,
   toAuthError,
 } from '../errors.js'
-export { BEARER_SCHEME, type GuardedRoute, type GuardedRouteConfig } from '../route.js'
-export {
-  bodyGuardResponses,
-  codePointString,
-  internalErrorResponse,
-  isStorableText,
-  overloadedResponse,
-  ProblemSchema,
-  problemResponse,
-  rateLimitedResponse,
-  storableString,
-  UserSchema,
-} from '../schemas.js'
+export { bodyGuardResponses, internalErrorResponse, problemResponse } from '../openapi.js'
+export type { GuardedRoute, GuardedRouteConfig } from '../route.js'
 export { type FieldErrorCode, fieldCode, validationHook } from '../validation.js'

@@ -1,6 +1,6 @@
 /** The wire shapes of the passkey routes (docs/reference/passkeys.md), in the JSON forms of WebAuthn Level 3. */
 import { z } from '@hono/zod-openapi'
-import { storableString } from '../schemas.js'
+import { storableString } from '../fields.js'
 import type { PasskeyRecord } from './store.js'
 
 const b64url = (max: number, description: string) =>

@@ -1,5 +1,5 @@
 /**
- * Breached passwords (README "Breached passwords"): every new password is checked against a
+ * Breached passwords (docs/guide/account-protection.md#breached-passwords): every new password is checked against a
  * Pwned-Passwords range API by k-anonymity, before anything is written; a service that stalls or
  * fails lets the password through with an event; login never asks. Against real HTTP servers on
  * loopback (`test/range-server.ts`), on every store.

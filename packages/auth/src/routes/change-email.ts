@@ -1,15 +1,16 @@
 /**
  * POST /change-email (docs/reference/lifecycle.md#email-change): re-checks the password (or takes
- * a fresh session, README "Step-up") and mails a `change-email` token to the new address; nothing
+ * a fresh session, docs/guide/step-up.md) and mails a `change-email` token to the new address; nothing
  * changes yet (POST /confirm-email spends it).
  */
 import { z } from '@hono/zod-openapi'
 import { confirmHolder } from '../current-password.js'
 import { mailEmailToken } from '../email-tokens.js'
 import { emailTaken } from '../errors.js'
+import { CurrentPasswordField, EmailField } from '../fields.js'
 import { limitBy } from '../limits.js'
+import { jsonBody, jsonContent, MessageSchema, problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { CurrentPasswordField, EmailField, jsonBody, jsonContent, MessageSchema, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
 

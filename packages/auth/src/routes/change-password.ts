@@ -2,10 +2,11 @@
 import { z } from '@hono/zod-openapi'
 import { refuseBreachedPassword } from '../breached-check.js'
 import { checkCurrentPassword, wrongPassword } from '../current-password.js'
+import { NewPasswordField, PasswordField } from '../fields.js'
 import { limitBy } from '../limits.js'
+import { jsonBody, problemResponse } from '../openapi.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import type { RouteDeps } from '../route-deps.js'
-import { jsonBody, NewPasswordField, PasswordField, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { fieldFailure } from '../validation.js'
 

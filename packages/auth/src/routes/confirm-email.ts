@@ -6,8 +6,8 @@ import { invalidEmailToken, TokenBody, TokenPeek, tokenOwner } from '../email-to
 import { emailTaken } from '../errors.js'
 import { limitBy } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
+import { jsonBody, problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { jsonBody, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 
 export const confirmEmail = <U extends UserRecord>(

@@ -8,9 +8,10 @@
 import { z } from '@hono/zod-openapi'
 import { confirmHolder, wrongPassword } from '../current-password.js'
 import { AuthError } from '../errors.js'
+import { CurrentPasswordField } from '../fields.js'
 import { limitBy } from '../limits.js'
+import { jsonBody, problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { CurrentPasswordField, jsonBody, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 import { AnyCode, wrongCode } from '../two-factor/codes.js'
 

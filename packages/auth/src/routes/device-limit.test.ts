@@ -1,5 +1,5 @@
 /**
- * Strangers cannot lock the owner out (README "Account protection"), on both stores: failed logins
+ * Strangers cannot lock the owner out (docs/guide/account-protection.md), on both stores: failed logins
  * from browsers the account does not know count against its email's limit, as before; a browser
  * the account has signed in from counts per device instead, so after a flood of wrong passwords
  * from elsewhere the owner's known browser signs in at once while an unknown one gets 429.

@@ -1,5 +1,5 @@
 /**
- * The device cookie and new-device notices (README "Account protection"), on both stores: the
+ * The device cookie and new-device notices (docs/guide/account-protection.md), on both stores: the
  * cookie's attributes on every answer of the sign-in routes, a `new-sign-in` mail and a
  * `login.new_device` event for a browser the account has not signed in from (not after signup,
  * not on the same browser again), through the second factor too; a forged, tampered or foreign

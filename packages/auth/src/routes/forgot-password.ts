@@ -5,10 +5,11 @@
  * are only logged.
  */
 import { z } from '@hono/zod-openapi'
+import { EmailField } from '../fields.js'
 import { limitBy } from '../limits.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
+import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { EmailField, jsonBody, jsonContent, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 
 const ForgotBody = z.object({ email: EmailField }).openapi('ForgotPasswordRequest')

@@ -1,5 +1,5 @@
 /**
- * The README's rotations, end to end over HTTP on both stores, each step a "restart" (a new
+ * The rotations of docs/guide/rotating-keys.md, end to end over HTTP on both stores, each step a "restart" (a new
  * `createAuth` on the same database): rotating the signing secret and dropping the old one never
  * touches the sealed TOTP keys; rotating the encryption key, running the sweep until no row names
  * the old key and then dropping it locks nobody out; and a key sealed by the earlier version under

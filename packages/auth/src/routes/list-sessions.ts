@@ -1,7 +1,7 @@
 /** GET /sessions (docs/reference/endpoints.md#sessions): the caller's live sessions, most recently used first. */
 import { z } from '@hono/zod-openapi'
+import { jsonContent } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { jsonContent } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 
 const when = (description: string) => z.string().max(30).openapi({ format: 'date-time', description })

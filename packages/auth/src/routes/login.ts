@@ -4,24 +4,17 @@
  * account with a second factor gets the second step's 202 instead of a session.
  */
 import { z } from '@hono/zod-openapi'
+import { canonicalEmail } from '../email.js'
 import { AuthError } from '../errors.js'
+import { EmailField, isStorableText, PasswordField } from '../fields.js'
 import { limitBy, type Subject } from '../limits.js'
+import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../openapi.js'
 import { normalizePassword } from '../password.js'
 import type { LookupFacts } from '../route-builder.js'
 import type { RouteDeps } from '../route-deps.js'
-import {
-  AuthResultSchema,
-  canonicalEmail,
-  EmailField,
-  isStorableText,
-  jsonBody,
-  jsonContent,
-  PasswordField,
-  problemResponse,
-  unauthorizedResponse,
-} from '../schemas.js'
 import { amrOf } from '../session-core.js'
 import type { UserRecord } from '../store/types.js'
+import { AuthResultSchema } from '../user-json.js'
 
 const invalidCredentials = () =>
   new AuthError('invalid_credentials', {

@@ -7,9 +7,9 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from '../credentials.js'
 import { refreshRefused } from '../errors.js'
 import type { GuardEnv, GuardVariables } from '../guard.js'
+import { problemResponse, unauthorizedResponse } from '../openapi.js'
 import { BEARER_SCHEME } from '../route.js'
 import type { RouteDeps } from '../route-deps.js'
-import { problemResponse, unauthorizedResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 
 export const logout = <U extends UserRecord>({

@@ -1,7 +1,9 @@
 /** GET /me: the signed-in user as stored now. */
+
+import { jsonContent } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { jsonContent, UserSchema, userJson } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { UserSchema, userJson } from '../user-json.js'
 
 export const me = <U extends UserRecord>({ route }: Pick<RouteDeps<U>, 'route'>) =>
   route.guarded(

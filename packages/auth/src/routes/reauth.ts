@@ -1,5 +1,5 @@
 /**
- * POST /reauth (README, "Step-up"): the signed-in holder proves who they are again — the
+ * POST /reauth (docs/guide/step-up.md): the signed-in holder proves who they are again — the
  * password, and a code when the account has a second factor — and the same session gets a new
  * `authenticatedAt`, so routes with `fresh` and the sensitive endpoints let it through. The
  * refresh cookie is left as it is. A passkey with user verification will be a proof on its own
@@ -10,13 +10,15 @@ import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { checkCurrentPassword, type Holder, wrongPassword } from '../current-password.js'
 import { AuthError } from '../errors.js'
+import { PasswordField } from '../fields.js'
 import type { GuardVariables } from '../guard.js'
 import { limitBy } from '../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { AuthResultSchema, jsonBody, jsonContent, PasswordField, problemResponse } from '../schemas.js'
 import { amrOf } from '../session-core.js'
 import type { UserRecord } from '../store/types.js'
 import { AnyCode, wrongCode } from '../two-factor/codes.js'
+import { AuthResultSchema } from '../user-json.js'
 
 const ReauthBody = z
   .object({

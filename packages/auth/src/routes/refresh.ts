@@ -8,9 +8,10 @@ import { parseRefreshValue } from '../cookies.js'
 import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
 import { AuthError, refreshRefused } from '../errors.js'
 import { limitBy, type Subject } from '../limits.js'
+import { jsonContent, problemResponse, unauthorizedResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { jsonContent, problemResponse, TokenSchema, unauthorizedResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
+import { TokenSchema } from '../user-json.js'
 
 export const refresh = <U extends UserRecord>({
   route,

@@ -1,8 +1,8 @@
 /** POST /resend-verification (docs/reference/lifecycle.md#email-verification): mails a new token to an unverified account. */
 import { mailEmailToken } from '../email-tokens.js'
 import { limitBy } from '../limits.js'
+import { jsonContent, MessageSchema } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { jsonContent, MessageSchema } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 
 const RESENT = 'If the address is not verified yet, a new verification link is on its way.'

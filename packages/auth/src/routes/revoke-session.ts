@@ -5,8 +5,9 @@
  */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../errors.js'
+import { isStorableText } from '../fields.js'
+import { problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
-import { isStorableText, problemResponse } from '../schemas.js'
 import type { UserRecord } from '../store/types.js'
 
 const SessionIdParam = z.object({

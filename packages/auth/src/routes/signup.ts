@@ -3,22 +3,14 @@ import { z } from '@hono/zod-openapi'
 import { refuseBreachedPassword } from '../breached-check.js'
 import { mailEmailToken } from '../email-tokens.js'
 import { AuthError, emailTaken } from '../errors.js'
+import { codePointString, EmailField, isStorableText, NewPasswordField, UNSTORABLE_TEXT } from '../fields.js'
 import { limitBy } from '../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import type { RouteDeps } from '../route-deps.js'
-import {
-  AuthResultSchema,
-  codePointString,
-  EmailField,
-  isStorableText,
-  jsonBody,
-  jsonContent,
-  NewPasswordField,
-  problemResponse,
-  UNSTORABLE_TEXT,
-} from '../schemas.js'
 import { amrOf } from '../session-core.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
+import { AuthResultSchema } from '../user-json.js'
 import { fieldCode } from '../validation.js'
 
 const BASE_FIELDS = { name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField }
@@ -77,7 +69,7 @@ export const signup = <U extends UserRecord>(
       const body = c.req.valid('json') as { name: string; email: string; password: string } & Record<string, unknown>
       const { name, email, password } = body
       // Before the email is looked at: a breached password gets the same 400 whether or not the
-      // address has an account, after the same outside request (README "Breached passwords").
+      // address has an account, after the same outside request (docs/guide/account-protection.md#breached-passwords).
       await refuseBreachedPassword(deps, c, { password, field: 'password', endpoint: 'signup' })
       const profile = extraKeys.length > 0 ? Object.fromEntries(extraKeys.map((key) => [key, body[key]])) : null
       const user = await store.createUser({

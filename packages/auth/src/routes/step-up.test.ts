@@ -1,5 +1,5 @@
 /**
- * Step-up over HTTP, on both stores (README, "Step-up"): the last proof a session records and its
+ * Step-up over HTTP, on both stores (docs/guide/step-up.md): the last proof a session records and its
  * tokens carry (`auth_time`, `amr`), which a refresh never moves and `POST /auth/reauth` does;
  * routes with `fresh`, alone and with a policy; and the sensitive endpoints that take a fresh
  * session instead of `currentPassword`. The clock is frozen; codes come from `otpauth`.

@@ -1,53 +1,16 @@
 /**
- * `@latchkey/auth/testing`: for store authors and tests. The store conformance suite every
- * store runs, a fast hasher, and the types a store implements. The suite requires `vitest`
- * (a peer dependency of this subpath only); the types cost nothing at run time.
+ * `@latchkey/auth/testing`: for store authors and tests. `storeKit` is one namespace holding the
+ * store conformance suite every store runs and the types a store implements; beside it a fast
+ * hasher, `tableShape` to keep a table's SQLite and PostgreSQL definitions alike, and `keyIdOf`
+ * for tools that sign tokens. The suite requires `vitest` (a peer dependency of this subpath
+ * only); the types cost nothing at run time.
+ *
+ * @example
+ * import { storeKit } from '@latchkey/auth/testing'
+ * storeKit.storeConformance('my store', async () => ({ store: myStore(), close: async () => {} }))
  */
 
 export { keyIdOf } from '../access-token.js'
-export type {
-  EmailSignInClaim,
-  EmailSignInProof,
-  EmailSignInStore,
-  NewEmailSignIn,
-  SettledEmailSignIn,
-  SettleEmailSignInInput,
-} from '../email-sign-in/store.js'
-export type {
-  NewPasskey,
-  NewPasskeyChallenge,
-  PasskeyChallengePurpose,
-  PasskeyRecord,
-  PasskeyRemoval,
-  PasskeyStore,
-  UsePasskeyInput,
-} from '../passkeys/store.js'
-export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
-export type {
-  ConsumeResetInput,
-  EmailChangeOutcome,
-  EmailTokenKind,
-  EnableTwoFactorInput,
-  NewAddCredentialCode,
-  NewChallenge,
-  NewEmailToken,
-  NewResetToken,
-  NewSession,
-  NewUser,
-  PruneInput,
-  RememberDeviceInput,
-  ReplacePasswordInput,
-  SessionInfo,
-  SessionRecord,
-  SessionRefreshState,
-  SpendAddCredentialCodeInput,
-  SpendEmailTokenInput,
-  Store,
-  SwapRefreshInput,
-  TwoFactorRecord,
-  UserRecord,
-  UserWithHash,
-} from '../store/types.js'
 export { fastHasher } from './fast-hasher.js'
-export { type StoreFactory, storeConformance } from './store-conformance.js'
+export * as storeKit from './store-kit.js'
 export { type TableShape, tableShape } from './table-shape.js'

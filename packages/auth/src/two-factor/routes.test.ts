@@ -262,7 +262,7 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect((await post('enable', { code: code(), emailCode })).status).toBe(200)
     expect((await post('enable', { code: code(1), emailCode })).status).toBe(409)
     expect((await post('setup', { currentPassword: PASSWORD })).status).toBe(409)
-    // Disabling needs a code, and the password or a fresh session (README, "Step-up").
+    // Disabling needs a code, and the password or a fresh session (docs/guide/step-up.md).
     expect((await post('disable', { currentPassword: PASSWORD })).status).toBe(400)
     h.clock.advance(301_000)
     expect((await post('disable', { code: code(1) })).status).toBe(401)

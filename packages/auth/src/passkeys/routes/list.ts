@@ -1,6 +1,6 @@
 /** GET /passkeys: the signed-in user's passkeys, oldest first. */
 import { z } from '@hono/zod-openapi'
-import { jsonContent } from '../../schemas.js'
+import { jsonContent } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
 import type { PasskeyDeps } from '../deps.js'
 import { PasskeySchema, passkeyJson } from '../schemas.js'

@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { limitBy } from '../../limits.js'
-import { jsonContent } from '../../schemas.js'
+import { jsonContent } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
 import { PASSKEY_CHALLENGE_SECONDS } from '../ceremony.js'
 import type { PasskeyDeps } from '../deps.js'

@@ -8,8 +8,9 @@
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
 import { limitBy } from '../../limits.js'
-import { AuthResultSchema, jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../../schemas.js'
+import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../../openapi.js'
 import type { AuthMethod, UserRecord } from '../../store/types.js'
+import { AuthResultSchema } from '../../user-json.js'
 import type { PasskeyDeps } from '../deps.js'
 import { AuthenticationResponseSchema } from '../schemas.js'
 

@@ -8,7 +8,7 @@
 
 import { emailUnverified } from '../../add-credential-code.js'
 import { limitBy } from '../../limits.js'
-import { jsonContent, problemResponse } from '../../schemas.js'
+import { jsonContent, problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
 import type { PasskeyDeps } from '../deps.js'
 import { CreationOptionsSchema } from '../schemas.js'

@@ -3,7 +3,7 @@
  * and the last way to sign in (no password, no other passkey) stays: 409.
  */
 import { AuthError } from '../../errors.js'
-import { problemResponse } from '../../schemas.js'
+import { problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
 import type { PasskeyDeps } from '../deps.js'
 import { passkeyNotFound } from '../errors.js'

@@ -1,6 +1,6 @@
 /** PATCH /passkeys/{id}: renames one of the signed-in user's passkeys; another user's id is 404. */
 import { z } from '@hono/zod-openapi'
-import { jsonBody, jsonContent, problemResponse } from '../../schemas.js'
+import { jsonBody, jsonContent, problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
 import type { PasskeyDeps } from '../deps.js'
 import { passkeyNotFound } from '../errors.js'

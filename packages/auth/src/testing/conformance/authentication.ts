@@ -1,5 +1,5 @@
 /**
- * A session's last proof (README, "Step-up"): recorded when it opens, read by the guard and by a
+ * A session's last proof (docs/guide/step-up.md): recorded when it opens, read by the guard and by a
  * rotation, never moved by a rotation, and moved by a re-authentication only for the session's
  * owner while the password that was verified is current.
  */

@@ -1,8 +1,9 @@
 /** POST /two-factor/disable: turns the second factor off with the password (or a fresh session) and a code or a recovery code. */
 import { z } from '@hono/zod-openapi'
+import { CurrentPasswordField } from '../../fields.js'
 import { limitBy } from '../../limits.js'
+import { jsonBody, problemResponse } from '../../openapi.js'
 import type { RouteDeps } from '../../route-deps.js'
-import { CurrentPasswordField, jsonBody, problemResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { AnyCode } from '../codes.js'
 import { passwordThenCode } from '../password-then-code.js'

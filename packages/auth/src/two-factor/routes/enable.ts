@@ -4,8 +4,8 @@
  */
 import { z } from '@hono/zod-openapi'
 import { limitBy } from '../../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../../openapi.js'
 import type { RouteDeps } from '../../route-deps.js'
-import { jsonBody, jsonContent, problemResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { alreadyEnabled, EmailCode, notEnabled, RecoveryCodesSchema, TotpCode, wrongCode } from '../codes.js'
 

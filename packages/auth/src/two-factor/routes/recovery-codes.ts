@@ -1,8 +1,9 @@
 /** POST /two-factor/recovery-codes: a fresh set of recovery codes, with the password (or a fresh session) and a code of the app. */
 import { z } from '@hono/zod-openapi'
+import { CurrentPasswordField } from '../../fields.js'
 import { limitBy } from '../../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../../openapi.js'
 import type { RouteDeps } from '../../route-deps.js'
-import { CurrentPasswordField, jsonBody, jsonContent, problemResponse } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { notEnabled, RecoveryCodesSchema, TotpCode } from '../codes.js'
 import { passwordThenCode } from '../password-then-code.js'

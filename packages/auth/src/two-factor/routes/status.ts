@@ -1,7 +1,7 @@
 /** GET /two-factor: whether the second factor is on, pending, and how many recovery codes are left. */
 import { z } from '@hono/zod-openapi'
+import { jsonContent } from '../../openapi.js'
 import type { RouteDeps } from '../../route-deps.js'
-import { jsonContent } from '../../schemas.js'
 import type { UserRecord } from '../../store/types.js'
 import { RECOVERY_CODE_COUNT } from '../recovery-codes.js'
 

@@ -5,14 +5,16 @@
  */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
+import { storableString } from '../../fields.js'
 import { limitBy } from '../../limits.js'
 import { tokenHash } from '../../opaque-token.js'
+import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../../openapi.js'
 import { challengeOf } from '../../passkeys/ceremony.js'
 import { AuthenticationResponseSchema } from '../../passkeys/schemas.js'
 import type { RouteDeps } from '../../route-deps.js'
-import { AuthResultSchema, jsonBody, jsonContent, problemResponse, storableString, unauthorizedResponse } from '../../schemas.js'
 import { amrOf } from '../../session-core.js'
 import type { AuthMethod, UserRecord } from '../../store/types.js'
+import { AuthResultSchema } from '../../user-json.js'
 import { AnyCode } from '../codes.js'
 import { CHALLENGE_MAX_FAILURES, type SpentCode } from '../factor.js'
 

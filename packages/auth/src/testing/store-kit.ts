@@ -1,0 +1,55 @@
+/**
+ * The store kit, exported as the namespace `storeKit` of `@latchkey/auth/testing`: what a store
+ * author implements (`Store` and the types of its inputs and records, the email sign-in and
+ * passkey facets, the rate-limit store) and the conformance suite that checks it.
+ *
+ * @example
+ * import { storeKit } from '@latchkey/auth/testing'
+ * const myStore = (db: Db): storeKit.Store => ({ ... })
+ * storeKit.storeConformance('my store', async () => ({ store: myStore(await openDb()) }))
+ */
+
+export type {
+  EmailSignInClaim,
+  EmailSignInProof,
+  EmailSignInStore,
+  NewEmailSignIn,
+  SettledEmailSignIn,
+  SettleEmailSignInInput,
+} from '../email-sign-in/store.js'
+export type {
+  NewPasskey,
+  NewPasskeyChallenge,
+  PasskeyChallengePurpose,
+  PasskeyRecord,
+  PasskeyRemoval,
+  PasskeyStore,
+  UsePasskeyInput,
+} from '../passkeys/store.js'
+export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
+export type {
+  ConsumeResetInput,
+  EmailChangeOutcome,
+  EmailTokenKind,
+  EnableTwoFactorInput,
+  NewAddCredentialCode,
+  NewChallenge,
+  NewEmailToken,
+  NewResetToken,
+  NewSession,
+  NewUser,
+  PruneInput,
+  RememberDeviceInput,
+  ReplacePasswordInput,
+  SessionInfo,
+  SessionRecord,
+  SessionRefreshState,
+  SpendAddCredentialCodeInput,
+  SpendEmailTokenInput,
+  Store,
+  SwapRefreshInput,
+  TwoFactorRecord,
+  UserRecord,
+  UserWithHash,
+} from '../store/types.js'
+export { type StoreFactory, storeConformance } from './store-conformance.js'
