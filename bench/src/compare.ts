@@ -18,26 +18,17 @@
  *   10th-percentile CPU per request and its difference from the first build's. Every build's
  *   request log goes to the same /dev/null stream, so the log's own writer is not compared here.
  */
-import { createWriteStream, existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { createWriteStream, existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { accessTokenFor, type Ctx, FULL, newSecret, startApp, startBaseline } from './context.js'
-import { choosePinning, type Running, startSmtpSink } from './procs.js'
+import { accessTokenFor, scratchScript, scriptArgs, startApp, startBaseline } from './context.js'
 import { bearer, interleaved, medianCpu, medianRps, prepareMain, readTodos, userHeader } from './scenarios/index.js'
-import { passwordHash } from './seed.js'
 import { percentile, sortedCopy } from './stats.js'
 
 const [mode, ...rest] = process.argv.slice(2)
-const option = (name: string, fallback: number) =>
-  Number(rest.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback)
-const builds = rest
-  .filter((a) => !a.startsWith('--'))
-  .map((spec) => {
-    const [name, dir] = spec.split('=')
-    if (!name || !dir) throw new Error(`a build is <name>=<dir>, not ${spec}`)
-    return { name, dir: resolve(dir) }
-  })
+const parsed = scriptArgs(rest)
+const option = (name: string, fallback: number) => Number(parsed.option(name, String(fallback)))
+const { builds } = parsed
 if ((mode !== 'http' && mode !== 'in-process') || builds.length === 0)
   throw new Error('usage: node compare.js http|in-process [--rounds=N] [--seconds=S] [--requests=R] <name>=<build dir> …')
 
@@ -48,113 +39,84 @@ interface Build {
   createApp(options: object): { request(path: string, init?: RequestInit): Response | Promise<Response> }
 }
 
-const main = async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'latchkey-compare-'))
-  const smtp = await startSmtpSink()
-  const ctx: Ctx = {
-    quick: false,
-    sizes: { ...FULL, warmup: 1, seconds: option('seconds', 3), rounds },
-    dir,
-    pinning: choosePinning(),
-    secret: newSecret(),
-    hash: await passwordHash(),
-    smtpUrl: smtp.url,
-    profileDir: null,
-    noise: [],
-    progress: (line) => process.stderr.write(`${line}\n`),
-  }
-  const servers: Running[] = []
-  try {
-    const data = await prepareMain(ctx)
-    const tokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
+scratchScript('compare', { seconds: option('seconds', 3), rounds }, async (ctx, servers) => {
+  const data = await prepareMain(ctx)
+  const tokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
 
-    if (mode === 'http') {
-      const bare = await startBaseline(ctx, 'bare', data.dbPath)
-      const guard = await startBaseline(ctx, 'latchkey', data.dbPath)
-      servers.push(bare, guard)
-      const runs = [
-        { key: 'bare', server: bare, variant: readTodos(userHeader(data.readers)) },
-        { key: 'guard', server: guard, variant: readTodos(tokens) },
-      ]
-      for (const build of builds) {
-        const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
-        servers.push(server)
-        runs.push({ key: build.name, server, variant: readTodos(tokens) })
-      }
-      const results = await interleaved(ctx, runs)
-      const bareRps = medianRps(results.bare)
-      process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${ctx.sizes.seconds} s\n\n`)
-      process.stdout.write('| server | req/s | ÷ bare | CPU µs per request |\n|---|---|---|---|\n')
-      for (const { key } of runs)
-        process.stdout.write(
-          `| ${key} | ${Math.round(medianRps(results[key]))} | ${(medianRps(results[key]) / bareRps).toFixed(2)} | ${(medianCpu(results[key]) * 1000).toFixed(0)} |\n`,
-        )
-      return
-    }
-
-    const devNull = createWriteStream('/dev/null')
-    const apps = []
+  if (mode === 'http') {
+    const bare = await startBaseline(ctx, 'bare', data.dbPath)
+    const guard = await startBaseline(ctx, 'latchkey', data.dbPath)
+    servers.push(bare, guard)
+    const runs = [
+      { key: 'bare', server: bare, variant: readTodos(userHeader(data.readers)) },
+      { key: 'guard', server: guard, variant: readTodos(tokens) },
+    ]
     for (const build of builds) {
-      const url = (file: string) => pathToFileURL(join(build.dir, file)).href
-      const { createApp } = (await import(url('app.js'))) as Build
-      // Builds from before the app's src/db/ folder keep the database module at dist/db.js.
-      const dbModule = existsSync(join(build.dir, 'db', 'index.js')) ? 'db/index.js' : 'db.js'
-      const { openDatabase } = (await import(url(dbModule))) as { openDatabase(target: object): Promise<unknown> }
-      const { createMailer } = (await import(url('mail.js'))) as { createMailer(options: object): unknown }
-      const publicUrl = 'http://localhost'
-      apps.push({
-        name: build.name,
-        app: createApp({
-          secret: ctx.secret,
-          db: await openDatabase({ kind: 'sqlite', path: data.dbPath }),
-          mailer: createMailer({ smtpUrl: smtp.url, from: 'compare@localhost', publicUrl, production: true }),
-          publicUrl,
-          production: true,
-          trustProxy: true,
-          version: '0.0.0',
-          logRequest: (line: string) => devNull.write(`${line}\n`),
-        }),
-      })
+      const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
+      servers.push(server)
+      runs.push({ key: build.name, server, variant: readTodos(tokens) })
     }
-    const requests = option('requests', 500)
-    const round = async (app: ReturnType<Build['createApp']>) => {
-      const cpu = process.cpuUsage()
-      for (let i = 0; i < requests; i++) {
-        const headers = tokens[i % tokens.length]
-        const res = await app.request('/todos?limit=20', headers ? { headers } : {})
-        if (res.status !== 200) throw new Error(`GET /todos answered ${res.status}`)
-        await res.arrayBuffer()
-      }
-      const used = process.cpuUsage(cpu)
-      return (used.user + used.system) / requests
-    }
-    for (const { app } of apps) await round(app) // warm-up
-    const samples = new Map<string, number[]>(apps.map((a) => [a.name, []]))
-    for (let r = 0; r < rounds; r++)
-      for (let i = 0; i < apps.length; i++) {
-        const entry = apps[(i + r) % apps.length]
-        if (entry) samples.get(entry.name)?.push(await round(entry.app))
-      }
-    const low = (name: string) => percentile(sortedCopy(samples.get(name) ?? []), 10)
-    const first = low(apps[0]?.name ?? '')
-    process.stdout.write(`\n${rounds} rounds of ${requests} requests, 10th percentile\n\n`)
-    process.stdout.write('| build | CPU µs per request | vs first |\n|---|---|---|\n')
-    for (const { name } of apps)
+    const results = await interleaved(ctx, runs)
+    const bareRps = medianRps(results.bare)
+    process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${ctx.sizes.seconds} s\n\n`)
+    process.stdout.write('| server | req/s | ÷ bare | CPU µs per request |\n|---|---|---|---|\n')
+    for (const { key } of runs)
       process.stdout.write(
-        `| ${name} | ${low(name).toFixed(1)} | ${(low(name) - first >= 0 ? '+' : '') + (low(name) - first).toFixed(1)} |\n`,
+        `| ${key} | ${Math.round(medianRps(results[key]))} | ${(medianRps(results[key]) / bareRps).toFixed(2)} | ${(medianCpu(results[key]) * 1000).toFixed(0)} |\n`,
       )
-    devNull.end()
-  } finally {
-    await Promise.all(servers.map((s) => s.stop()))
-    await smtp.close()
-    rmSync(dir, { recursive: true, force: true })
+    return
   }
-}
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    process.stderr.write(`compare failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
-    process.exit(1)
-  },
-)
+  const devNull = createWriteStream('/dev/null')
+  const apps = []
+  for (const build of builds) {
+    const url = (file: string) => pathToFileURL(join(build.dir, file)).href
+    const { createApp } = (await import(url('app.js'))) as Build
+    // Builds from before the app's src/db/ folder keep the database module at dist/db.js.
+    const dbModule = existsSync(join(build.dir, 'db', 'index.js')) ? 'db/index.js' : 'db.js'
+    const { openDatabase } = (await import(url(dbModule))) as { openDatabase(target: object): Promise<unknown> }
+    const { createMailer } = (await import(url('mail.js'))) as { createMailer(options: object): unknown }
+    const publicUrl = 'http://localhost'
+    apps.push({
+      name: build.name,
+      app: createApp({
+        secret: ctx.secret,
+        db: await openDatabase({ kind: 'sqlite', path: data.dbPath }),
+        mailer: createMailer({ smtpUrl: ctx.smtpUrl, from: 'compare@localhost', publicUrl, production: true }),
+        publicUrl,
+        production: true,
+        trustProxy: true,
+        version: '0.0.0',
+        logRequest: (line: string) => devNull.write(`${line}\n`),
+      }),
+    })
+  }
+  const requests = option('requests', 500)
+  const round = async (app: ReturnType<Build['createApp']>) => {
+    const cpu = process.cpuUsage()
+    for (let i = 0; i < requests; i++) {
+      const headers = tokens[i % tokens.length]
+      const res = await app.request('/todos?limit=20', headers ? { headers } : {})
+      if (res.status !== 200) throw new Error(`GET /todos answered ${res.status}`)
+      await res.arrayBuffer()
+    }
+    const used = process.cpuUsage(cpu)
+    return (used.user + used.system) / requests
+  }
+  for (const { app } of apps) await round(app) // warm-up
+  const samples = new Map<string, number[]>(apps.map((a) => [a.name, []]))
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < apps.length; i++) {
+      const entry = apps[(i + r) % apps.length]
+      if (entry) samples.get(entry.name)?.push(await round(entry.app))
+    }
+  const low = (name: string) => percentile(sortedCopy(samples.get(name) ?? []), 10)
+  const first = low(apps[0]?.name ?? '')
+  process.stdout.write(`\n${rounds} rounds of ${requests} requests, 10th percentile\n\n`)
+  process.stdout.write('| build | CPU µs per request | vs first |\n|---|---|---|\n')
+  for (const { name } of apps)
+    process.stdout.write(
+      `| ${name} | ${low(name).toFixed(1)} | ${(low(name) - first >= 0 ? '+' : '') + (low(name) - first).toFixed(1)} |\n`,
+    )
+  devNull.end()
+})

@@ -3,11 +3,23 @@
  * start the reference server and the baselines and to hand a job to the load generator.
  */
 import { randomBytes } from 'node:crypto'
-import { join } from 'node:path'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Job, JobResult, MeasuredJob, Stream } from './job.js'
-import { cpuMs, machineMs, type Pinning, type Running, runJson, startServer, writeJson } from './procs.js'
-import { accessToken, type SeededUser } from './seed.js'
+import {
+  choosePinning,
+  cpuMs,
+  machineMs,
+  type Pinning,
+  type Running,
+  runJson,
+  startServer,
+  startSmtpSink,
+  writeJson,
+} from './procs.js'
+import { accessToken, passwordHash, type SeededUser } from './seed.js'
 
 export const BENCH_DIR = fileURLToPath(new URL('..', import.meta.url))
 export const DIST = join(BENCH_DIR, 'dist')
@@ -93,16 +105,22 @@ export const startApp = (
     nodeArgs: profiling(ctx, name),
     cores: ctx.pinning.server,
     dir: ctx.dir,
-    env: {
-      AUTH_SECRET: ctx.secret,
-      PORT: '0',
-      DATABASE_URL: `file:${dbPath}`,
-      NODE_ENV: 'production',
-      SMTP_URL: ctx.smtpUrl,
-      TRUST_PROXY: 'true',
-      ...env,
-    },
+    env: { ...appEnv(ctx, dbPath), ...env },
   })
+
+/** Sealed data's key (AUTH_ENCRYPTION_KEY, required in production): one per run, so every server of it opens the same file. */
+const ENCRYPTION_KEY = randomBytes(32).toString('base64url')
+
+/** The environment of the reference server in production on `dbPath`. */
+export const appEnv = (ctx: Ctx, dbPath: string): Record<string, string> => ({
+  AUTH_SECRET: ctx.secret,
+  AUTH_ENCRYPTION_KEY: ENCRYPTION_KEY,
+  PORT: '0',
+  DATABASE_URL: `file:${dbPath}`,
+  NODE_ENV: 'production',
+  SMTP_URL: ctx.smtpUrl,
+  TRUST_PROXY: 'true',
+})
 
 export const startBaseline = (ctx: Ctx, mode: 'bare' | 'jwt' | 'latchkey', dbPath: string): Promise<Running> =>
   startServer({
@@ -125,3 +143,59 @@ export const newSecret = (): string => randomBytes(32).toString('base64url')
 
 /** A 15-minute access token for a seeded session, signed with this run's secret. */
 export const accessTokenFor = (ctx: Ctx, user: SeededUser): Promise<string> => accessToken(ctx.secret, user)
+
+/**
+ * Runs a stand-alone measurement script (compare.js, layers.js): a scratch folder, the SMTP sink
+ * and a context for `seconds`-long load runs around `body`; every server it adds to `servers` is
+ * stopped and the folder removed afterwards, then the process exits (1 when `body` failed).
+ */
+export const scratchScript = (
+  name: string,
+  sizes: Partial<Sizes>,
+  body: (ctx: Ctx, servers: Running[]) => Promise<void>,
+): void => {
+  const main = async () => {
+    const dir = mkdtempSync(join(tmpdir(), `latchkey-${name}-`))
+    const smtp = await startSmtpSink()
+    const ctx: Ctx = {
+      quick: false,
+      sizes: { ...FULL, warmup: 1, ...sizes },
+      dir,
+      pinning: choosePinning(),
+      secret: newSecret(),
+      hash: await passwordHash(),
+      smtpUrl: smtp.url,
+      profileDir: null,
+      noise: [],
+      progress: (line) => process.stderr.write(`${line}\n`),
+    }
+    const servers: Running[] = []
+    try {
+      await body(ctx, servers)
+    } finally {
+      await Promise.all(servers.map((s) => s.stop()))
+      await smtp.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      process.stderr.write(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+      process.exit(1)
+    },
+  )
+}
+
+/** A script's `<name>=<build dir>` arguments (copies of apps/todo-api/dist) and its `--name=value` options. */
+export const scriptArgs = (args: string[]) => ({
+  option: (name: string, fallback: string): string =>
+    args.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback,
+  builds: args
+    .filter((a) => !a.startsWith('--'))
+    .map((spec) => {
+      const [name, dir] = spec.split('=')
+      if (!name || !dir) throw new Error(`a build is <name>=<dir>, not ${spec}`)
+      return { name, dir: resolve(dir) }
+    }),
+})

@@ -23,8 +23,9 @@ interface Recorder {
 
 const newRecorder = (): Recorder => ({ samples: {}, statuses: {}, requests: 0, errors: 0, timeouts: 0, current: '' })
 
+// The counter goes into the /64 (the limits count IPv6 clients per /64 prefix): one prefix per request.
 const forwardedFor = (prefix: number, n: number): string =>
-  `fd${(prefix & 0xff).toString(16).padStart(2, '0')}::${((n >>> 16) & 0xffff).toString(16)}:${(n & 0xffff).toString(16)}`
+  `fd${(prefix & 0xff).toString(16).padStart(2, '0')}:${((n >>> 16) & 0xffff).toString(16)}:${(n & 0xffff).toString(16)}::1`
 
 /** Where the request templates of a stream record their answers; swapped between warm-up and the measured run. */
 interface Sink {

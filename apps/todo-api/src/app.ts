@@ -8,7 +8,7 @@
 import type { HttpBindings } from '@hono/node-server'
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { jsonBodyGuard, problemErrorHandler, problemNotFound, problemResponse, validationHook } from '@latchkey/auth/http'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { v7 as uuidv7 } from 'uuid'
 import { type AppAuthOptions, createAppAuth } from './auth.js'
@@ -32,30 +32,6 @@ export interface AppOptions extends Omit<AppAuthOptions, 'log' | 'now'> {
   frontEnd?: FrontEnd | null
 }
 
-/**
- * Logs method, path, status and duration. Never the query string: it may carry `access_token`
- * (or a reset `token`), and never headers or bodies, which carry tokens and passwords.
- */
-const requestLog = (write: (line: string) => void): MiddlewareHandler =>
-  async function requestLog(c, next) {
-    const started = performance.now()
-    await next()
-    // The path arrives percent-decoded and is the client's to choose.
-    write(`${c.req.method} ${printable(c.req.path)} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
-  }
-
-/**
- * docs/reference/credentials.md#credentials-in-the-query-string: a response to a request with `?access_token=` is never cached and never leaks the
- * URL in a Referer, on every route (the guard does this for guarded ones; this covers /health,
- * /openapi.json, the docs assets and 404s too). After the handler, so it wins over a route's own.
- */
-const queryCredentialHeaders: MiddlewareHandler = async function queryCredentialHeaders(c, next) {
-  await next()
-  if (c.req.query('access_token') === undefined) return
-  c.header('Cache-Control', 'no-store')
-  c.header('Referrer-Policy', 'no-referrer')
-}
-
 /** What `hono/secure-headers` sends by default, on every response. */
 const SECURITY_HEADERS = {
   'Cross-Origin-Opener-Policy': 'same-origin',
@@ -77,15 +53,42 @@ const SECURITY_HEADERS = {
  * response, where the adapter's writeHead merges them with the response's own. The
  * `hono/secure-headers` middleware instead rebuilds every response's headers through a
  * `Headers` object after the handler, which costs a trivial route several times more server CPU
- * than this (docs/PERFORMANCE.md). Other hosts get them via `c.header()`.
+ * than this (docs/PERFORMANCE.md). Other hosts get them via `c.header()`. The names and values
+ * are laid out once, in two arrays, for the loop of every request.
  */
-const presetHeaders = (headers: Record<string, string>): MiddlewareHandler => {
-  const entries = Object.entries(headers)
-  return async function presetHeaders(c, next) {
+const headerSetter = (headers: Record<string, string>) => {
+  const names = Object.keys(headers)
+  const values = Object.values(headers)
+  return function setHeaders(c: Context) {
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing
-    if (outgoing) for (const [name, value] of entries) outgoing.setHeader(name, value)
-    else for (const [name, value] of entries) c.header(name, value)
+    if (outgoing) for (let i = 0; i < names.length; i++) outgoing.setHeader(names[i] as string, values[i] as string)
+    else for (let i = 0; i < names.length; i++) c.header(names[i] as string, values[i] as string)
+  }
+}
+
+/**
+ * The first middleware of every request, one function instead of three (each a step of Hono's
+ * chain and a promise per request):
+ * - the request log: method, path, status and duration. Never the query string: it may carry
+ *   `access_token` (or a reset `token`), and never headers or bodies, which carry tokens and passwords;
+ * - the security headers, before the handler;
+ * - docs/reference/credentials.md#credentials-in-the-query-string: a response to a request with
+ *   `?access_token=` is never cached and never leaks the URL in a Referer, on every route (the
+ *   guard does this for guarded ones; this covers /health, /openapi.json, the docs assets and
+ *   404s too). After the handler, so it wins over a route's own.
+ */
+const firstMiddleware = (write: (line: string) => void): MiddlewareHandler => {
+  const securityHeaders = headerSetter(SECURITY_HEADERS)
+  return async function everyRequest(c, next) {
+    const started = performance.now()
+    securityHeaders(c)
     await next()
+    if (c.req.query('access_token') !== undefined) {
+      c.header('Cache-Control', 'no-store')
+      c.header('Referrer-Policy', 'no-referrer')
+    }
+    // The path arrives percent-decoded and is the client's to choose.
+    write(`${c.req.method} ${printable(c.req.path)} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
   }
 }
 
@@ -97,9 +100,7 @@ export const createApp = (options: AppOptions) => {
   const auth = createAppAuth({ ...options, log: logError, now })
 
   const app = new OpenAPIHono({ defaultHook: validationHook })
-  app.use('*', requestLog(options.logRequest ?? ((line) => console.log(line))))
-  app.use('*', presetHeaders(SECURITY_HEADERS))
-  app.use('*', queryCredentialHeaders)
+  app.use('*', firstMiddleware(options.logRequest ?? ((line) => console.log(line))))
   // The auth routes run their own body guard; every other path gets this one. (A plain prefix
   // test: hono/combine's except() matches a router and composes middleware on every request.)
   const bodyGuard = jsonBodyGuard()
@@ -130,7 +131,11 @@ export const createApp = (options: AppOptions) => {
   app.notFound(problemNotFound)
 
   // Responses with personal data are never stored by caches along the way.
-  const noStore = presetHeaders({ 'Cache-Control': 'no-store' })
+  const setNoStore = headerSetter({ 'Cache-Control': 'no-store' })
+  const noStore: MiddlewareHandler = async function noStore(c, next) {
+    setNoStore(c)
+    await next()
+  }
   for (const path of ['/todos', '/todos/*', '/admin/*']) app.use(path, noStore)
 
   app.route('/auth', auth.routes)

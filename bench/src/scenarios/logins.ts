@@ -42,12 +42,15 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       // The same requests to bare Hono doing nothing but the argon2 verify: the floor any login
       // over HTTP pays on this machine (request, thread-pool round trip, answer).
       const floorServer = await startBaseline(ctx, 'bare', data.dbPath)
-      const series = { login: [] as number[], floor: [] as number[], argon: [] as number[] }
+      // The same logins against hono/jwt's shape of one (servers/baseline.ts): the same verify, a token, nothing else.
+      const jwtServer = await startBaseline(ctx, 'jwt', data.dbPath)
+      const series = { login: [] as number[], jwt: [] as number[], floor: [] as number[], argon: [] as number[] }
       const statuses: Record<string, number> = {}
       const notes: string[] = []
       try {
         for (let r = 0; r < rounds; r++) {
           const [login] = (await runLoad(ctx, app, [oneAtATime('login', loginVariant)])).streams
+          const [jwtLogin] = (await runLoad(ctx, jwtServer, [oneAtATime('jwt', { ...loginVariant, label: 'jwt' })])).streams
           const [floor] = (
             await runLoad(ctx, floorServer, [oneAtATime('floor', { ...loginVariant, label: 'floor', path: '/verify' })])
           ).streams
@@ -59,19 +62,27 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
             env: { ARGON2_HASH: ctx.hash },
           })
           series.login.push(...(login?.samples.login ?? []))
+          series.jwt.push(...(jwtLogin?.samples.jwt ?? []))
           series.floor.push(...(floor?.samples.floor ?? []))
           series.argon.push(...argon.samples)
           for (const [code, k] of Object.entries(login?.statuses ?? {})) statuses[code] = (statuses[code] ?? 0) + k
-          notes.push(...[login, floor].map((x) => (x ? problems(x) : 'no result')).filter(Boolean))
+          notes.push(...[login, jwtLogin, floor].map((x) => (x ? problems(x) : 'no result')).filter(Boolean))
         }
       } finally {
-        await floorServer.stop()
+        await Promise.all([floorServer.stop(), jwtServer.stop()])
       }
-      const [loginP50, floorP50, argonP50] = [series.login, series.floor, series.argon].map((x) =>
+      const [loginP50, jwtP50, floorP50, argonP50] = [series.login, series.jwt, series.floor, series.argon].map((x) =>
         percentile(sortedCopy(x), 50),
-      ) as [number, number, number]
+      ) as [number, number, number, number]
       rows.push(
         compared('3', 'Login p50 vs raw argon2id verify p50', [loginP50, argonP50], ms, { atMost: 1.15 }, notes.join('; ')),
+        compared(
+          '3-jwt',
+          "Login p50 vs hono/jwt's login p50 (the same argon2id verify; a token, no session, cookie, limiter or events)",
+          [loginP50, jwtP50],
+          ms,
+          { atMost: 1.05 },
+        ),
         compared(
           '3b',
           'Floor for 3: bare Hono doing only the argon2id verify, over HTTP, p50 vs raw verify p50',
@@ -83,11 +94,13 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       )
       raw.login = {
         loginP50,
+        jwtP50,
         floorP50,
         argonP50,
         samples: series.login.length,
         statuses,
         login: summarize(series.login),
+        jwt: summarize(series.jwt),
         floor: summarize(series.floor),
         argon: summarize(series.argon),
       }
@@ -164,6 +177,11 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       const during = await runLoad(ctx, app, [reads, storm])
       const busy = during.streams.find((s) => s.name === 'reads')
       const stormResult = during.streams.find((s) => s.name === 'storm')
+      // The same reads and storm against hono/jwt's shape (its login verifies on the thread pool, unbounded).
+      const jwtServer = await startBaseline(ctx, 'jwt', data.dbPath)
+      const jwtDuring = await runLoad(ctx, jwtServer, [reads, storm]).finally(() => jwtServer.stop())
+      const jwtBusy = jwtDuring.streams.find((s) => s.name === 'reads')
+      const jwtStorm = jwtDuring.streams.find((s) => s.name === 'storm')
       const idleP99 = idle?.latency.p99 ?? Number.NaN
       const busyP99 = busy?.latency.p99 ?? Number.NaN
       const stormNote = [idle, busy, stormResult].map((r) => (r ? problems(r) : 'no result')).filter(Boolean)
@@ -176,8 +194,25 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
           { atMost: 3 },
           stormNote.join('; '),
         ),
+        compared(
+          '5-jwt',
+          `Read p99 during the storm vs hono/jwt's read p99 during its own storm (${Math.round(jwtStorm?.rps ?? 0)} logins/s)`,
+          [busyP99, jwtBusy?.latency.p99 ?? Number.NaN],
+          ms,
+          { atMost: 0.1 },
+          [jwtBusy, jwtStorm]
+            .map((r) => (r ? problems(r) : 'no result'))
+            .filter(Boolean)
+            .join('; '),
+        ),
       )
-      raw.storm = { idle: idle?.latency, busy: busy?.latency, logins: stormResult?.latency, loginRps: stormResult?.rps }
+      raw.storm = {
+        idle: idle?.latency,
+        busy: busy?.latency,
+        logins: stormResult?.latency,
+        loginRps: stormResult?.rps,
+        jwt: { busy: jwtBusy?.latency, logins: jwtStorm?.latency, loginRps: jwtStorm?.rps },
+      }
     }
     return { rows, raw }
   } finally {

@@ -79,6 +79,15 @@ export const readTodos = (headers: Record<string, string>[]): Variant => ({
   headers,
 })
 
+/** The write of scenario 2: one new todo, with each request's headers in turn. */
+export const writeTodo = (headers: Record<string, string>[]): Variant => ({
+  label: 'write',
+  method: 'POST',
+  path: '/todos',
+  headers,
+  bodies: [JSON.stringify({ title: 'Benchmark todo: buy milk' })],
+})
+
 export const bearer = (tokens: string[]) => tokens.map((t) => ({ authorization: `Bearer ${t}` }))
 export const userHeader = (users: SeededUser[]) => users.map((u) => ({ 'x-user-id': u.id }))
 export const loginBody = (email: string, password: string) => JSON.stringify({ email, password })

@@ -9,7 +9,7 @@
  *   reference server keeps in this file); the user is the guard's. Only the auth differs from `bare`.
  *
  * `bare` also answers `POST /verify` (one argon2id verify of ARGON2_HASH) when that is set: the
- * floor of a login over HTTP.
+ * floor of a login over HTTP; `jwt` answers `POST /auth/login` as an app on hono/jwt would.
  *
  * Run as `node baseline.js bare|jwt|latchkey` with DATABASE_PATH, AUTH_SECRET and PORT (0: any free port).
  * Prints `listening on http://127.0.0.1:<port>` once ready; SIGTERM stops it.
@@ -23,7 +23,7 @@ import { sqliteStore } from '@latchkey/auth/sqlite'
 import { verify } from '@node-rs/argon2'
 import Database from 'better-sqlite3'
 import { Hono, type MiddlewareHandler } from 'hono'
-import { jwt } from 'hono/jwt'
+import { jwt, sign } from 'hono/jwt'
 import { v7 as uuidv7 } from 'uuid'
 
 const mode = process.argv[2]
@@ -32,6 +32,7 @@ const path = process.env.DATABASE_PATH
 if (!path) throw new Error('DATABASE_PATH is required')
 const secret = process.env.AUTH_SECRET ?? ''
 
+const passwordHash = process.env.ARGON2_HASH
 const db = new Database(path)
 db.pragma('journal_mode = WAL')
 db.pragma('busy_timeout = 5000')
@@ -111,9 +112,27 @@ app.post('/todos', async (c) => {
   return c.json(todoJson(row), 201)
 })
 
+// The login as an app on hono/jwt writes it (`jwt` only): read the JSON body, find the user by
+// email, one argon2id verify (of the same seeded hash, same parameters; an unknown email against
+// that hash too), sign a 15-minute HS256 token with hono/jwt's `sign`, answer it. No session, no
+// cookie, no limiter, no events: the peer of the reference server's login (bench scenario 3).
+const byEmail = db.prepare<[string], { id: string; password_hash: string }>(
+  'select "id", "password_hash" from "auth_users" where "email" = ?',
+)
+if (mode === 'jwt' && passwordHash)
+  app.post('/auth/login', async (c) => {
+    const body = (await c.req.json()) as { email?: unknown; password?: unknown }
+    if (typeof body.email !== 'string' || typeof body.password !== 'string') return c.json({ title: 'Bad body' }, 400)
+    const user = byEmail.get(body.email)
+    const ok = await verify(user?.password_hash ?? passwordHash, body.password)
+    if (!user || !ok) return c.json({ title: 'Wrong email or password' }, 401)
+    const now = Math.floor(Date.now() / 1000)
+    const accessToken = await sign({ sub: user.id, iss: 'latchkey', aud: 'latchkey', iat: now, exp: now + 900 }, secret, 'HS256')
+    return c.json({ accessToken, tokenType: 'Bearer', expiresIn: 900 })
+  })
+
 // The floor of any login over HTTP: read the JSON body, one argon2id verify of the seeded hash
 // (ARGON2_HASH), answer. No lookup, no session, no token. Only in `bare`.
-const passwordHash = process.env.ARGON2_HASH
 if (mode === 'bare' && passwordHash)
   app.post('/verify', async (c) => {
     const body = (await c.req.json()) as { password?: unknown }

@@ -44,15 +44,16 @@ export const jsonBodyGuard = (maxBytes = 64 * 1024): MiddlewareHandler => {
       throw new AuthError('unsupported_media_type', { detail: 'Request bodies must be application/json.' })
   }
   return async function jsonBodyGuard(c, next) {
+    // The Node adapter never gives GET or HEAD a body: nothing to check, on every read.
+    const socket = fromSocket(c)
+    if (socket && (c.req.method === 'GET' || c.req.method === 'HEAD')) return next()
     // From the socket, without Transfer-Encoding, Content-Length is the exact size of the body
     // and its absence means no body (RFC 9112 §6.3; Node's parser holds the client to it). The
     // headers decide, then: asking the Node adapter for the body stream would build a whole web
     // Request for every GET, the largest cost of a guarded read (pnpm bench).
-    // (The adapter never gives GET or HEAD a body, so theirs was never measured: still not.)
-    if (fromSocket(c) && c.req.header('transfer-encoding') === undefined) {
+    if (socket && c.req.header('transfer-encoding') === undefined) {
       const length = c.req.header('content-length')
-      const bodiless = c.req.method === 'GET' || c.req.method === 'HEAD'
-      if (!bodiless && length !== undefined && Number.parseInt(length, 10) > maxBytes) tooLarge()
+      if (length !== undefined && Number.parseInt(length, 10) > maxBytes) tooLarge()
       jsonOnly(c, bodyByHeaders(c) === true)
       return next()
     }

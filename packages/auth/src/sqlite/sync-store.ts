@@ -10,7 +10,7 @@ import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import { toRefreshState, toSessionInfo, toUser, withHash } from '../store/rows.js'
-import { fromSessionLookup, sessionLookupColumns } from '../store/session-lookup.js'
+import { fromSessionLookup, sessionLookupColumns, sessionLookupDecoder } from '../store/session-lookup.js'
 import type { EmailChangeOutcome, Store, UserRecord } from '../store/types.js'
 import type * as schema from './schema.js'
 import {
@@ -62,11 +62,13 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
   // The statements of every guarded request and every login are built and prepared once, on
   // first use (the tables may not exist yet when the store is made), instead of once per call.
   const p = sql.placeholder
+  const lookupColumns = sessionLookupColumns(sessions, users)
+  const lookupRow = sessionLookupDecoder(lookupColumns)
   const prepare = () => ({
     // Every guarded request: only the columns it needs, flat (never the password hash). A
     // nested select of both whole rows costs measurably more per lookup (docs/PERFORMANCE.md).
     sessionById: db
-      .select(sessionLookupColumns(sessions, users))
+      .select(lookupColumns)
       .from(sessions)
       .innerJoin(users, eq(users.id, sessions.userId))
       .where(eq(sessions.id, p('id')))
@@ -188,8 +190,8 @@ export const syncSqliteStore = (db: Db, pragmas: SqlitePragmas): Store<UserRecor
     },
 
     async findSession(sessionId) {
-      const row = hot().sessionById.get({ id: sessionId })
-      return row ? fromSessionLookup(sessionId, row) : null
+      const [values] = hot().sessionById.values({ id: sessionId })
+      return values ? fromSessionLookup(sessionId, lookupRow(values)) : null
     },
 
     async reauthenticate({ sessionId, userId, credentialsVersion, at, amr }) {

@@ -2,6 +2,7 @@
  * The guard's session lookup as every bundled store runs it (SQLite, D1, PostgreSQL): one flat row of the columns it
  * returns (never the password hash), turned into the session and its user.
  */
+import type { Column } from 'drizzle-orm'
 import { type AuthenticationColumns, toAuthentication, withProfile } from './rows.js'
 import type { LiveSession, UserRecord } from './types.js'
 
@@ -68,3 +69,22 @@ export const fromSessionLookup = (
   session: { id: sessionId, userId, createdAt, refreshedAt, ...toAuthentication({ createdAt, authenticatedAt, amr }) },
   user: withProfile({ id: userId, name, email, role, emailVerified, createdAt: userCreatedAt }, profile),
 })
+
+/**
+ * The {@link SessionLookupRow} of the raw values of a prepared select of
+ * {@link sessionLookupColumns} (its `values()`, in the columns' order), each decoded by its own
+ * column, `null` kept: what Drizzle's row mapping makes of them, without its checks of every
+ * field's kind on every row (a guarded read's session lookup, docs/PERFORMANCE.md#the-layers-of-a-request).
+ */
+export const sessionLookupDecoder = (columns: Record<keyof SessionLookupRow, Column>) => {
+  const names = Object.keys(columns) as (keyof SessionLookupRow)[]
+  const decoders = names.map((name) => columns[name])
+  return (values: unknown[]): SessionLookupRow => {
+    const row: Record<string, unknown> = {}
+    for (let i = 0; i < names.length; i++) {
+      const value = values[i]
+      row[names[i] as string] = value === null ? null : (decoders[i] as Column).mapFromDriverValue(value)
+    }
+    return row as unknown as SessionLookupRow
+  }
+}
