@@ -4,6 +4,7 @@
  * package does not have.
  */
 type ConsumeResetInput = import('@latchkey/auth/testing').ConsumeResetInput
+type DeleteTwoFactorInput = import('@latchkey/auth/testing').DeleteTwoFactorInput
 type EmailChangeOutcome = import('@latchkey/auth/testing').EmailChangeOutcome
 type EmailTokenKind = import('@latchkey/auth/testing').EmailTokenKind
 type EnableTwoFactorInput = import('@latchkey/auth/testing').EnableTwoFactorInput

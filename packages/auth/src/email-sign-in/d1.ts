@@ -5,12 +5,14 @@
  * one batch whose every statement carries the guard "the account is still unverified", with the
  * statement that verifies it last (the d1 store's rule: no read-then-write in code).
  */
-import { and, eq, exists, gt, inArray, isNotNull, isNull, lt, or, type SQL, sql } from 'drizzle-orm'
+import { and, eq, exists, inArray, isNotNull, or, type SQL, sql } from 'drizzle-orm'
 import type { DrizzleD1Database } from 'drizzle-orm/d1'
+import { lastRows, revokeD1 } from '../d1/revoke.js'
 import type * as schema from '../sqlite/schema.js'
-import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../sqlite/schema.js'
+import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import type { EmailSignInClaim, EmailSignInStore } from './store.js'
+import { claimedColumns, claimOutcome, claimStep } from './claim.js'
+import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
 const accountColumns = { id: users.id, emailVerified: users.emailVerified, credentialsVersion: users.credentialsVersion }
@@ -32,29 +34,13 @@ export const emailSignInD1 = (db: Db): EmailSignInStore => ({
     return found[0] ?? null
   },
 
-  async claimEmailSignIn(proof, now, maxAttempts): Promise<EmailSignInClaim> {
-    const live = and(isNull(emailSignIns.usedAt), gt(emailSignIns.expiresAt, now), lt(emailSignIns.attempts, maxAttempts))
-    const returned = { email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt }
-    const [row] =
-      'tokenHash' in proof
-        ? await db
-            .update(emailSignIns)
-            .set({ usedAt: now })
-            .where(and(eq(emailSignIns.tokenHash, proof.tokenHash), live))
-            .returning(returned)
-        : await db
-            .update(emailSignIns)
-            .set({
-              attempts: sql`${emailSignIns.attempts} + 1`,
-              usedAt: sql`case when ${emailSignIns.codeHash} = ${proof.codeHash} then ${now.getTime()} end`,
-            })
-            .where(and(eq(emailSignIns.flowHash, proof.flowHash), live))
-            .returning(returned)
-    if (!row) return { status: 'invalid' }
-    return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+  async claimEmailSignIn(proof, now, maxAttempts) {
+    const { set, where } = claimStep(emailSignIns, proof, now, maxAttempts, sql`${now.getTime()}`)
+    const [row] = await db.update(emailSignIns).set(set).where(where).returning(claimedColumns(emailSignIns))
+    return claimOutcome(row)
   },
 
-  async settleEmailSignIn({ email, userId, newUser }) {
+  async settleEmailSignIn({ email, userId, newUser, revoke }) {
     // Creating the account is atomic by itself; a created account is verified, so nothing follows.
     const inserted = newUser
       ? await db
@@ -71,32 +57,27 @@ export const emailSignInD1 = (db: Db): EmailSignInStore => ({
         .from(users)
         .where(and(theAccount, eq(users.emailVerified, false))),
     )
-    const results = await db.batch([
-      db
-        .delete(emailTokens)
-        .where(and(eq(emailTokens.userId, owner), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt), unverified)),
-      db.delete(twoFactors).where(and(eq(twoFactors.userId, owner), unverified)),
-      db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, owner), unverified)),
-      db.delete(challenges).where(and(eq(challenges.userId, owner), unverified)),
-      db
-        .delete(sessions)
-        .where(and(eq(sessions.userId, owner), unverified))
-        .returning({ id: sessions.id }),
+    const revocation = revokeD1(db, { userId: owner, revoke }, unverified)
+    // The update that verifies the account ends the guard: it comes after the revocation's statements.
+    const [revoked, ...results] = await db.batch([
+      revocation.sessions,
+      ...revocation.deletes,
       db
         .update(users)
-        .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
+        .set({ emailVerified: true, ...revocation.user })
         .where(and(theAccount, eq(users.emailVerified, false)))
         .returning({ id: users.id }),
       db.select(accountColumns).from(users).where(theAccount),
     ])
-    const [after] = results[6]
+    const [after] = lastRows<{ id: string; credentialsVersion: number }>(results)
+    const settled = lastRows(results.slice(0, -1))
     if (!after) return null
     return {
       userId: after.id,
       credentialsVersion: after.credentialsVersion,
       created: inserted.length === 1,
-      settled: results[5].length === 1,
-      revokedSessionIds: results[4].map((row) => row.id),
+      settled: settled.length === 1,
+      revokedSessionIds: revoked.map((row) => row.id),
     }
   },
 

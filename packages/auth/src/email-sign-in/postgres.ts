@@ -6,12 +6,14 @@
  * Settling locks the user's row first (the store's lock order: users → tokens, second factor,
  * challenges → sessions).
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, lte, or, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
+import { revokePostgres } from '../postgres/revoke.js'
 import type * as schema from '../postgres/schema.js'
-import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../postgres/schema.js'
+import { emailSignIns, users } from '../postgres/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import type { EmailSignInClaim, EmailSignInStore } from './store.js'
+import { claimedColumns, claimOutcome, claimStep } from './claim.js'
+import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
 const accountColumns = { id: users.id, emailVerified: users.emailVerified, credentialsVersion: users.credentialsVersion }
@@ -37,29 +39,13 @@ export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
     })
   },
 
-  async claimEmailSignIn(proof, now, maxAttempts): Promise<EmailSignInClaim> {
-    const live = and(isNull(emailSignIns.usedAt), gt(emailSignIns.expiresAt, now), lt(emailSignIns.attempts, maxAttempts))
-    const returned = { email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt }
-    const [row] =
-      'tokenHash' in proof
-        ? await db
-            .update(emailSignIns)
-            .set({ usedAt: now })
-            .where(and(eq(emailSignIns.tokenHash, proof.tokenHash), live))
-            .returning(returned)
-        : await db
-            .update(emailSignIns)
-            .set({
-              attempts: sql`${emailSignIns.attempts} + 1`,
-              usedAt: sql`case when ${emailSignIns.codeHash} = ${proof.codeHash} then ${now.toISOString()}::timestamptz end`,
-            })
-            .where(and(eq(emailSignIns.flowHash, proof.flowHash), live))
-            .returning(returned)
-    if (!row) return { status: 'invalid' }
-    return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+  async claimEmailSignIn(proof, now, maxAttempts) {
+    const { set, where } = claimStep(emailSignIns, proof, now, maxAttempts, sql`${now.toISOString()}::timestamptz`)
+    const [row] = await db.update(emailSignIns).set(set).where(where).returning(claimedColumns(emailSignIns))
+    return claimOutcome(row)
   },
 
-  async settleEmailSignIn({ email, userId, newUser }) {
+  async settleEmailSignIn({ email, userId, newUser, revoke }) {
     return db.transaction(async (tx) => {
       const inserted = newUser
         ? await tx
@@ -74,20 +60,8 @@ export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
       const settled = !before.emailVerified
       let revokedSessionIds: string[] = []
       if (settled) {
-        const id = before.id
-        await tx
-          .update(users)
-          .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
-          .where(eq(users.id, id))
-        await tx
-          .delete(emailTokens)
-          .where(and(eq(emailTokens.userId, id), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt)))
-        await tx.delete(twoFactors).where(eq(twoFactors.userId, id))
-        await tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, id))
-        await tx.delete(challenges).where(eq(challenges.userId, id))
-        revokedSessionIds = (await tx.delete(sessions).where(eq(sessions.userId, id)).returning({ id: sessions.id })).map(
-          (row) => row.id,
-        )
+        await tx.update(users).set({ emailVerified: true }).where(eq(users.id, before.id))
+        revokedSessionIds = await revokePostgres(tx, { userId: before.id, revoke })
       }
       const [after] = await tx.select(accountColumns).from(users).where(eq(users.id, before.id))
       if (!after) return null

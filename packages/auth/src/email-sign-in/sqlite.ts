@@ -3,21 +3,19 @@
  * `node:sqlite`): each step is one IMMEDIATE transaction, which holds the write lock from its
  * first statement, so a claim and a settle are atomic across processes sharing the file.
  */
-import { and, eq, gt, inArray, isNotNull, isNull, lt, lte, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, lte, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { revokeSync } from '../sqlite/revoke.js'
 import type * as schema from '../sqlite/schema.js'
-import { challenges, emailSignIns, emailTokens, recoveryCodes, sessions, twoFactors, users } from '../sqlite/schema.js'
+import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import type { EmailSignInClaim, EmailSignInStore } from './store.js'
+import { claimedColumns, claimOutcome, claimStep } from './claim.js'
+import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
 const accountColumns = { id: users.id, emailVerified: users.emailVerified, credentialsVersion: users.credentialsVersion }
 
 type Db = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
-
-/** A sign-in that can still be spent at `now`. */
-export const liveSignIn = (now: Date, maxAttempts: number) =>
-  and(isNull(emailSignIns.usedAt), gt(emailSignIns.expiresAt, now), lt(emailSignIns.attempts, maxAttempts))
 
 export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): EmailSignInStore => {
   const immediate = { behavior: 'immediate' } as const
@@ -41,31 +39,13 @@ export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): Em
       }, immediate)
     },
 
-    async claimEmailSignIn(proof, now, maxAttempts): Promise<EmailSignInClaim> {
-      const live = liveSignIn(now, maxAttempts)
-      const row = durable(() =>
-        'tokenHash' in proof
-          ? db
-              .update(emailSignIns)
-              .set({ usedAt: now })
-              .where(and(eq(emailSignIns.tokenHash, proof.tokenHash), live))
-              .returning({ email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt })
-              .get()
-          : db
-              .update(emailSignIns)
-              .set({
-                attempts: sql`${emailSignIns.attempts} + 1`,
-                usedAt: sql`case when ${emailSignIns.codeHash} = ${proof.codeHash} then ${now.getTime()} end`,
-              })
-              .where(and(eq(emailSignIns.flowHash, proof.flowHash), live))
-              .returning({ email: emailSignIns.email, userId: emailSignIns.userId, usedAt: emailSignIns.usedAt })
-              .get(),
-      )
-      if (!row) return { status: 'invalid' }
-      return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+    async claimEmailSignIn(proof, now, maxAttempts) {
+      const { set, where } = claimStep(emailSignIns, proof, now, maxAttempts, sql`${now.getTime()}`)
+      const row = durable(() => db.update(emailSignIns).set(set).where(where).returning(claimedColumns(emailSignIns)).get())
+      return claimOutcome(row)
     },
 
-    async settleEmailSignIn({ email, userId, newUser }) {
+    async settleEmailSignIn({ email, userId, newUser, revoke }) {
       return durable(() =>
         db.transaction((tx) => {
           const created = newUser
@@ -81,23 +61,8 @@ export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): Em
           const settled = !before.emailVerified
           let revokedSessionIds: string[] = []
           if (settled) {
-            const id = before.id
-            tx.update(users)
-              .set({ emailVerified: true, passwordHash: NO_PASSWORD, credentialsVersion: sql`${users.credentialsVersion} + 1` })
-              .where(eq(users.id, id))
-              .run()
-            tx.delete(emailTokens)
-              .where(and(eq(emailTokens.userId, id), eq(emailTokens.kind, 'change-email'), isNull(emailTokens.usedAt)))
-              .run()
-            tx.delete(challenges).where(eq(challenges.userId, id)).run()
-            tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, id)).run()
-            tx.delete(twoFactors).where(eq(twoFactors.userId, id)).run()
-            revokedSessionIds = tx
-              .delete(sessions)
-              .where(eq(sessions.userId, id))
-              .returning({ id: sessions.id })
-              .all()
-              .map((row) => row.id)
+            tx.update(users).set({ emailVerified: true }).where(eq(users.id, before.id)).run()
+            revokedSessionIds = revokeSync(tx, { userId: before.id, revoke })
           }
           const after = tx.select(accountColumns).from(users).where(eq(users.id, before.id)).get()
           if (!after) return null

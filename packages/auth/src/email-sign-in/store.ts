@@ -4,6 +4,8 @@
  * steps that spend it. Each bundled store implements it in a file of its own beside this one
  * (`sqlite.ts`, `postgres.ts`, `d1.ts`); the conformance suite checks it on every store.
  */
+import type { Revocation } from '../account-events.js'
+
 export interface NewEmailSignIn {
   /** SHA-256 of the flow the request answered. */
   flowHash: string
@@ -40,6 +42,8 @@ export interface SettleEmailSignInInput {
   userId: string | null
   /** The account to create when the address has none and sign-up by email is on; `null` otherwise. */
   newUser: { id: string; name: string; createdAt: Date } | null
+  /** What settling an unverified account revokes (`accountEvents['email-sign-in-settled']`). */
+  revoke: Revocation
 }
 
 export interface SettledEmailSignIn {
@@ -50,8 +54,7 @@ export interface SettledEmailSignIn {
   /** The account was created by this step (sign-up by email). */
   created: boolean
   /**
-   * The account was unverified and this was the first proof of its mailbox: its password and
-   * second factor are removed, its pending email change and every session deleted.
+   * The account was unverified and this was the first proof of its mailbox: `revoke` was applied.
    */
   settled: boolean
   /** Ids of the sessions deleted by settling (for `session.revoked`). */
@@ -74,9 +77,8 @@ export interface EmailSignInStore {
   /**
    * After a claim, in one atomic step: creates the account when `newUser` is given and the address
    * has none; then, for the address's account (the claimed one when `userId` is set, and only
-   * while it still has that address), marks it verified and, when it was not yet, removes its
-   * password and second factor, bumps the credentials version and deletes its unused
-   * `change-email` tokens and every session. `null` when there is no such account.
+   * while it still has that address), marks it verified and, when it was not yet, applies
+   * `revoke`. `null` when there is no such account.
    */
   settleEmailSignIn(input: SettleEmailSignInInput): Promise<SettledEmailSignIn | null>
   /** Deletes up to `limit` used or expired sign-ins; answers how many. */

@@ -7,6 +7,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { accountEvents } from '../account-events.js'
 import { AuthError } from '../errors.js'
 import { storableString } from '../fields.js'
 import { limitBy } from '../limits.js'
@@ -89,6 +90,7 @@ export const verifyEmailSignIn = <U extends UserRecord>(
 
       const signUp = claim.userId === null && options.emailSignUp
       const settled = await store.settleEmailSignIn({
+        revoke: accountEvents['email-sign-in-settled'],
         email: claim.email,
         userId: claim.userId,
         newUser: signUp ? { id: crypto.randomUUID(), name: nameFrom(claim.email), createdAt: now } : null,

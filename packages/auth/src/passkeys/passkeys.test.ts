@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { type Algorithm, type CreationOptions, FLAGS, type RequestOptions, softAuthenticator } from '../../test/authenticator.js'
 import { harness, PASSWORD, refreshCookie } from '../../test/harness.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
+import { accountEvents } from '../account-events.js'
 
 type H = ReturnType<typeof harness>
 type Json = Record<string, unknown>
@@ -401,7 +402,13 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
     const h = setup()
     const ada = await withPasskey(h)
     // An account without a password (as sign-in by email leaves one): its only passkey stays.
-    await opened.store.replacePassword({ userId: ada.user.id, passwordHash: '', credentialsVersion: 0, keepSessionId: null })
+    await opened.store.replacePassword({
+      revoke: accountEvents['password-changed'],
+      userId: ada.user.id,
+      passwordHash: '',
+      credentialsVersion: 0,
+      keepSessionId: null,
+    })
     const o = await loginOptions(h)
     const session = await json(await signIn(h, o.challengeId, await ada.authenticator.get(o.options)))
     const bearer = { Authorization: `Bearer ${session.accessToken}` }

@@ -3,10 +3,12 @@
  * each single-use step; deleting a passkey locks its user's row first (the store's lock order:
  * users before their rows), so two concurrent removals cannot both take the last way to sign in.
  */
-import { and, asc, eq, gt, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
+import { and, asc, eq, ne, or, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type * as schema from '../postgres/schema.js'
 import { passkeyChallenges, passkeys, users } from '../postgres/schema.js'
+import { spentOrExpired } from '../store/predicates.js'
+import { boundColumns, claimablePasskeyChallenge, ownPasskey } from './queries.js'
 import type { PasskeyRecord, PasskeyStore } from './store.js'
 
 const toPasskey = (row: typeof passkeys.$inferSelect): PasskeyRecord => ({ ...row })
@@ -35,7 +37,7 @@ export const postgresPasskeyStore = (db: NodePgDatabase<typeof schema>): Passkey
     const [row] = await db
       .update(passkeys)
       .set({ name })
-      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .where(ownPasskey(passkeys, userId, id))
       .returning()
     return row ? toPasskey(row) : null
   },
@@ -50,7 +52,7 @@ export const postgresPasskeyStore = (db: NodePgDatabase<typeof schema>): Passkey
       const [kept] = await tx
         .select({ id: passkeys.id })
         .from(passkeys)
-        .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+        .where(ownPasskey(passkeys, userId, id))
       if (!owner || !kept) return 'not_found'
       const [other] = await tx
         .select({ id: passkeys.id })
@@ -77,7 +79,7 @@ export const postgresPasskeyStore = (db: NodePgDatabase<typeof schema>): Passkey
   },
 
   async createPasskeyChallenge(input, now) {
-    await db.delete(passkeyChallenges).where(or(lte(passkeyChallenges.expiresAt, now), isNotNull(passkeyChallenges.usedAt)))
+    await db.delete(passkeyChallenges).where(spentOrExpired(passkeyChallenges, now))
     await db.insert(passkeyChallenges).values(input)
   },
 
@@ -85,15 +87,8 @@ export const postgresPasskeyStore = (db: NodePgDatabase<typeof schema>): Passkey
     const [claimed] = await db
       .update(passkeyChallenges)
       .set({ usedAt: now })
-      .where(
-        and(
-          eq(passkeyChallenges.hash, hash),
-          eq(passkeyChallenges.purpose, purpose),
-          isNull(passkeyChallenges.usedAt),
-          gt(passkeyChallenges.expiresAt, now),
-        ),
-      )
-      .returning({ userId: passkeyChallenges.userId, boundTo: passkeyChallenges.boundTo })
+      .where(claimablePasskeyChallenge(passkeyChallenges, hash, purpose, now))
+      .returning(boundColumns(passkeyChallenges))
     return claimed ?? null
   },
 })

@@ -3,10 +3,12 @@
  * `bun:sqlite`, `node:sqlite` and D1. Each step is one statement, atomic on its own (SQLite runs
  * one writer at a time), so the same code serves the synchronous drivers and D1's async one.
  */
-import { and, eq, gt, isNotNull, isNull, lte, ne, or, sql } from 'drizzle-orm'
+import { and, eq, ne, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import type * as schema from '../sqlite/schema.js'
 import { passkeyChallenges, passkeys, users } from '../sqlite/schema.js'
+import { spentOrExpired } from '../store/predicates.js'
+import { boundColumns, claimablePasskeyChallenge, ownPasskey } from './queries.js'
 import type { PasskeyRecord, PasskeyStore } from './store.js'
 
 const toPasskey = (row: typeof passkeys.$inferSelect): PasskeyRecord => ({ ...row })
@@ -31,7 +33,7 @@ export const sqlitePasskeyStore = <M extends 'sync' | 'async', R>(db: BaseSQLite
     const [row] = await db
       .update(passkeys)
       .set({ name })
-      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .where(ownPasskey(passkeys, userId, id))
       .returning()
     return row ? toPasskey(row) : null
   },
@@ -53,7 +55,7 @@ export const sqlitePasskeyStore = <M extends 'sync' | 'async', R>(db: BaseSQLite
     const [kept] = await db
       .select({ id: passkeys.id })
       .from(passkeys)
-      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId)))
+      .where(ownPasskey(passkeys, userId, id))
     return kept ? 'last_sign_in' : 'not_found'
   },
 
@@ -69,7 +71,7 @@ export const sqlitePasskeyStore = <M extends 'sync' | 'async', R>(db: BaseSQLite
   },
 
   async createPasskeyChallenge(input, now) {
-    await db.delete(passkeyChallenges).where(or(lte(passkeyChallenges.expiresAt, now), isNotNull(passkeyChallenges.usedAt)))
+    await db.delete(passkeyChallenges).where(spentOrExpired(passkeyChallenges, now))
     await db.insert(passkeyChallenges).values(input)
   },
 
@@ -77,15 +79,8 @@ export const sqlitePasskeyStore = <M extends 'sync' | 'async', R>(db: BaseSQLite
     const [claimed] = await db
       .update(passkeyChallenges)
       .set({ usedAt: now })
-      .where(
-        and(
-          eq(passkeyChallenges.hash, hash),
-          eq(passkeyChallenges.purpose, purpose),
-          isNull(passkeyChallenges.usedAt),
-          gt(passkeyChallenges.expiresAt, now),
-        ),
-      )
-      .returning({ userId: passkeyChallenges.userId, boundTo: passkeyChallenges.boundTo })
+      .where(claimablePasskeyChallenge(passkeyChallenges, hash, purpose, now))
+      .returning(boundColumns(passkeyChallenges))
     return claimed ?? null
   },
 })

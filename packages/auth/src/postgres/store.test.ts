@@ -11,6 +11,7 @@ import pg from 'pg'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
 import { freshSchema, PG_URL, pgUnreachable } from '../../test/stores.js'
+import { accountEvents } from '../account-events.js'
 import { errorSummary } from '../errors.js'
 import { rotateRefresh } from '../session-core.js'
 import { storeConformance } from '../testing/store-conformance.js'
@@ -47,9 +48,15 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
             rotateRefresh(store, { sessionId: sid, hash: `r-${sid}`, nextHash: `n-${sid}`, ...lifetimes }),
             store.deleteSession(sid),
             rotateRefresh(store, { sessionId: sid, hash: `r-${sid}`, nextHash: `m-${sid}`, ...lifetimes }),
-            store.consumeResetToken({ tokenHash: `t-${sid}`, now, passwordHash: 'p' }),
+            store.consumeResetToken({ revoke: accountEvents['password-reset'], tokenHash: `t-${sid}`, now, passwordHash: 'p' }),
             store.createResetToken({ userId: user.id, tokenHash: `u-${sid}`, expiresAt: later }),
-            store.replacePassword({ userId: user.id, passwordHash: 'q', credentialsVersion: 0, keepSessionId: null }),
+            store.replacePassword({
+              revoke: accountEvents['password-changed'],
+              userId: user.id,
+              passwordHash: 'q',
+              credentialsVersion: 0,
+              keepSessionId: null,
+            }),
             store.createSession({ id: randomUUID(), userId: user.id, refreshHash: randomUUID(), now, credentialsVersion: 0 }),
           ])
           for (const outcome of outcomes) if (outcome.status === 'rejected') failures.push(outcome.reason)

@@ -1,5 +1,7 @@
 /** POST /change-password: replaces the password and revokes every other session of the user. */
+
 import { z } from '@hono/zod-openapi'
+import { accountEvents } from '../account-events.js'
 import { refuseBreachedPassword } from '../breached-check.js'
 import { checkCurrentPassword, wrongPassword } from '../current-password.js'
 import { NewPasswordField, PasswordField } from '../fields.js'
@@ -44,6 +46,7 @@ export const changePassword = <U extends UserRecord>(deps: Pick<RouteDeps<U>, 'r
       const found = await checkCurrentPassword({ store }, c.var, currentPassword)
 
       const replaced = await store.replacePassword({
+        revoke: accountEvents['password-changed'],
         userId: user.id,
         passwordHash: await c.var.hasher.hash(normalizePassword(newPassword)),
         credentialsVersion: found.credentialsVersion,

@@ -2,6 +2,7 @@
  * POST /confirm-email (docs/reference/lifecycle.md#email-change): spends a `change-email` token:
  * the address becomes the account's (verified), every session ends, and the old address is told.
  */
+import { accountEvents } from '../account-events.js'
 import { invalidEmailToken, TokenBody, TokenPeek, tokenOwner } from '../email-tokens.js'
 import { emailTaken } from '../errors.js'
 import { limitBy } from '../limits.js'
@@ -36,7 +37,11 @@ export const confirmEmail = <U extends UserRecord>(
     },
     async (c) => {
       const { token } = c.req.valid('json')
-      const outcome = await store.confirmEmailChange({ tokenHash: tokenHash(token), now: options.now() })
+      const outcome = await store.confirmEmailChange({
+        revoke: accountEvents['email-change-confirmed'],
+        tokenHash: tokenHash(token),
+        now: options.now(),
+      })
       if (outcome.status === 'invalid') throw invalidEmailToken()
       if (outcome.status === 'taken') throw emailTaken()
       cookie.clear(c)

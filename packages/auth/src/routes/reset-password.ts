@@ -3,7 +3,9 @@
  * session of the owner in one atomic store step. A password refused by the rules does not
  * use the token up. Invalid, used and expired tokens all get the same 400.
  */
+
 import { z } from '@hono/zod-openapi'
+import { accountEvents } from '../account-events.js'
 import { refuseBreachedPassword } from '../breached-check.js'
 import { TokenPeek } from '../email-tokens.js'
 import { AuthError } from '../errors.js'
@@ -61,6 +63,7 @@ export const resetPassword = <U extends UserRecord>(deps: Pick<RouteDeps<U>, 'ro
 
       // The spend is the atomic step: it checks the token again, so a concurrent reset wins once.
       const userId = await store.consumeResetToken({
+        revoke: accountEvents['password-reset'],
         tokenHash: tokenHash(token),
         now: options.now(),
         passwordHash: await c.var.hasher.hash(normalizePassword(newPassword)),

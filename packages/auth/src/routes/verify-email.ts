@@ -3,6 +3,7 @@
  * token and marks the account verified. Verification gates nothing by itself: an app that wants
  * it registers a policy.
  */
+import { accountEvents } from '../account-events.js'
 import { invalidEmailToken, TokenBody, TokenPeek, tokenOwner } from '../email-tokens.js'
 import { limitBy } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
@@ -33,7 +34,11 @@ export const verifyEmail = <U extends UserRecord>(deps: Pick<RouteDeps<U>, 'rout
     },
     async (c) => {
       const { token } = c.req.valid('json')
-      const userId = await store.verifyEmail({ tokenHash: tokenHash(token), now: options.now() })
+      const userId = await store.verifyEmail({
+        revoke: accountEvents['email-verified'],
+        tokenHash: tokenHash(token),
+        now: options.now(),
+      })
       if (!userId) throw invalidEmailToken()
       notify.event(c, { type: 'email.verified', userId })
       return c.body(null, 204)

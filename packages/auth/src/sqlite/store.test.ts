@@ -5,6 +5,7 @@ import { drizzle } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import { describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
+import { accountEvents } from '../account-events.js'
 import { rotateRefresh } from '../session-core.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { migrateSqlite, openSqlite, sqliteMigrationsFolder, sqliteStore } from './index.js'
@@ -104,9 +105,15 @@ describe('sqliteStore durability', () => {
         ...lifetimes,
       })
       await store.deleteSession('s1')
-      await store.replacePassword({ userId: 'u', passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null })
+      await store.replacePassword({
+        revoke: accountEvents['password-changed'],
+        userId: 'u',
+        passwordHash: 'h2',
+        credentialsVersion: 0,
+        keepSessionId: null,
+      })
       await store.createResetToken({ userId: 'u', tokenHash: 't', expiresAt: new Date(now.getTime() + 60_000) })
-      await store.consumeResetToken({ tokenHash: 't', now, passwordHash: 'h3' })
+      await store.consumeResetToken({ revoke: accountEvents['password-reset'], tokenHash: 't', now, passwordHash: 'h3' })
 
       const FULL = 2
       const seen = db.prepare('select what, sync from seen').all() as { what: string; sync: number }[]

@@ -2,7 +2,15 @@
  * Rows of the bundled stores' tables (the same columns in the SQLite and PostgreSQL dialects) turned into what the
  * store interface returns: never the password hash or a refresh hash where it is not asked for.
  */
-import type { AuthMethod, SessionAuthentication, SessionInfo, SessionRefreshState, UserRecord, UserWithHash } from './types.js'
+import type {
+  AuthMethod,
+  NewSession,
+  SessionAuthentication,
+  SessionInfo,
+  SessionRefreshState,
+  UserRecord,
+  UserWithHash,
+} from './types.js'
 
 interface UserRow extends UserRecord {
   passwordHash: string
@@ -68,4 +76,18 @@ export const toRefreshState = (
   previousRefreshHash: row.previousRefreshHash,
   rotatedAt: row.rotatedAt,
   ...toAuthentication(row),
+})
+
+/** A new session's row: created, refreshed and proven `now`; by a password unless `amr` says otherwise. */
+export const newSessionRow = (input: NewSession) => ({
+  id: input.id,
+  userId: input.userId,
+  createdAt: input.now,
+  refreshedAt: input.now,
+  authenticatedAt: input.now,
+  amr: input.amr ?? (['pwd'] as AuthMethod[]),
+  refreshHash: input.refreshHash,
+  refreshKeyHash: input.refreshKeyHash ?? null,
+  userAgent: input.userAgent ?? null,
+  ip: input.ip ?? null,
 })

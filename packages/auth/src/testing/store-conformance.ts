@@ -12,6 +12,7 @@
  */
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
+import { accountEventsConformance } from './conformance/account-events.js'
 import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
 import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
@@ -49,6 +50,7 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     resetTokensConformance(t)
     pruneConformance(t)
     lifecycleConformance(t)
+    accountEventsConformance(t)
     twoFactorConformance(t)
     addCredentialCodesConformance(t)
     emailSignInConformance(t)

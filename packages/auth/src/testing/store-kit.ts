@@ -9,6 +9,7 @@
  * storeKit.storeConformance('my store', async () => ({ store: myStore(await openDb()) }))
  */
 
+export type { AccountEvent, Revocation } from '../account-events.js'
 export type {
   EmailSignInClaim,
   EmailSignInProof,
@@ -28,9 +29,13 @@ export type {
 } from '../passkeys/store.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
+  AddCredentialCodeStore,
   ConsumeResetInput,
+  DeleteTwoFactorInput,
+  DeviceStore,
   EmailChangeOutcome,
   EmailTokenKind,
+  EmailTokenStore,
   EnableTwoFactorInput,
   NewAddCredentialCode,
   NewChallenge,
@@ -39,17 +44,22 @@ export type {
   NewSession,
   NewUser,
   PruneInput,
+  PruneStore,
   RememberDeviceInput,
   ReplacePasswordInput,
+  ResetTokenStore,
   SessionInfo,
   SessionRecord,
   SessionRefreshState,
+  SessionStore,
   SpendAddCredentialCodeInput,
   SpendEmailTokenInput,
   Store,
   SwapRefreshInput,
   TwoFactorRecord,
+  TwoFactorStore,
   UserRecord,
+  UserStore,
   UserWithHash,
 } from '../store/types.js'
 export { type StoreFactory, storeConformance } from './store-conformance.js'

@@ -4,6 +4,7 @@
  * owner while the password that was verified is current.
  */
 import { describe, expect, it } from 'vitest'
+import { accountEvents } from '../../account-events.js'
 import type { AuthMethod } from '../../store/types.js'
 import { at, type Conformance, T0 } from './context.js'
 
@@ -73,7 +74,13 @@ export const authenticationConformance = (t: Conformance) => {
 
       // After a password change the proof read before it counts for nothing.
       expect(
-        await t.store.replacePassword({ userId: user.id, passwordHash: 'hash-2', credentialsVersion: 0, keepSessionId: sid }),
+        await t.store.replacePassword({
+          revoke: accountEvents['password-changed'],
+          userId: user.id,
+          passwordHash: 'hash-2',
+          credentialsVersion: 0,
+          keepSessionId: sid,
+        }),
       ).toBe(true)
       expect(await reauth({ at: at(120_000) })).toBe(false)
       expect(await reauth({ at: at(120_000), credentialsVersion: 1, amr: ['pwd'] })).toBe(true)

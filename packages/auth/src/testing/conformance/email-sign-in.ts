@@ -6,6 +6,7 @@
  * its password, second factor, pending email change and sessions, and nothing else.
  */
 import { describe, expect, it } from 'vitest'
+import { accountEvents } from '../../account-events.js'
 import type { NewEmailSignIn } from '../../email-sign-in/store.js'
 import { at, type Conformance, T0 } from './context.js'
 
@@ -135,6 +136,7 @@ export const emailSignInConformance = (t: Conformance) => {
     it('creates the account of a sign-up verified and without a password, once', async () => {
       const id = crypto.randomUUID()
       const settled = await t.store.settleEmailSignIn({
+        revoke: accountEvents['email-sign-in-settled'],
         email: 'newcomer@example.com',
         userId: null,
         newUser: { id, name: 'newcomer', createdAt: T0 },
@@ -144,12 +146,20 @@ export const emailSignInConformance = (t: Conformance) => {
       expect(found?.passwordHash).toBeNull()
       expect(found?.user).toMatchObject({ id, name: 'newcomer', emailVerified: true })
       const again = await t.store.settleEmailSignIn({
+        revoke: accountEvents['email-sign-in-settled'],
         email: 'newcomer@example.com',
         userId: null,
         newUser: { id: crypto.randomUUID(), name: 'other', createdAt: T0 },
       })
       expect(again).toMatchObject({ userId: id, created: false, settled: false })
-      expect(await t.store.settleEmailSignIn({ email: 'nobody@example.com', userId: null, newUser: null })).toBeNull()
+      expect(
+        await t.store.settleEmailSignIn({
+          revoke: accountEvents['email-sign-in-settled'],
+          email: 'nobody@example.com',
+          userId: null,
+          newUser: null,
+        }),
+      ).toBeNull()
     })
 
     it('on the first proof of an unverified account removes its password, factor, pending change and sessions', async () => {
@@ -165,7 +175,12 @@ export const emailSignInConformance = (t: Conformance) => {
         newEmail: 'squatter@example.com',
       })
       expect(await t.store.setPendingTwoFactor(user.id, 'sealed', T0)).toBe(true)
-      const settled = await t.store.settleEmailSignIn({ email: user.email, userId: user.id, newUser: null })
+      const settled = await t.store.settleEmailSignIn({
+        revoke: accountEvents['email-sign-in-settled'],
+        email: user.email,
+        userId: user.id,
+        newUser: null,
+      })
       expect(settled).toMatchObject({ userId: user.id, credentialsVersion: 1, created: false, settled: true })
       expect([...(settled?.revokedSessionIds ?? [])].sort()).toEqual([...sessions].sort())
       const found = await t.store.findUserById(user.id)
@@ -194,7 +209,14 @@ export const emailSignInConformance = (t: Conformance) => {
         credentialsVersion: 1,
       })
       expect(session).toBe(true)
-      expect(await t.store.settleEmailSignIn({ email: user.email, userId: user.id, newUser: null })).toEqual({
+      expect(
+        await t.store.settleEmailSignIn({
+          revoke: accountEvents['email-sign-in-settled'],
+          email: user.email,
+          userId: user.id,
+          newUser: null,
+        }),
+      ).toEqual({
         userId: user.id,
         credentialsVersion: 1,
         created: false,
@@ -205,7 +227,14 @@ export const emailSignInConformance = (t: Conformance) => {
 
     it('settles a claimed account only while it still has the address', async () => {
       const user = await newUser()
-      expect(await t.store.settleEmailSignIn({ email: 'old@example.com', userId: user.id, newUser: null })).toBeNull()
+      expect(
+        await t.store.settleEmailSignIn({
+          revoke: accountEvents['email-sign-in-settled'],
+          email: 'old@example.com',
+          userId: user.id,
+          newUser: null,
+        }),
+      ).toBeNull()
       expect((await t.store.findUserById(user.id))?.user.emailVerified).toBe(false)
     })
 

@@ -4,6 +4,7 @@
  * and account deletion that takes everything of the user in one step.
  */
 import { describe, expect, it } from 'vitest'
+import { accountEvents } from '../../account-events.js'
 import { at, type Conformance, T0 } from './context.js'
 
 export const lifecycleConformance = (t: Conformance) => {
@@ -17,9 +18,9 @@ export const lifecycleConformance = (t: Conformance) => {
       expect(user.emailVerified).toBe(false)
       await token('verify-email', user.id, 'v1')
       await token('verify-email', user.id, 'v2')
-      expect(await t.store.verifyEmail({ tokenHash: 'v1', now: T0 })).toBeNull()
-      expect(await t.store.verifyEmail({ tokenHash: 'v2', now: T0 })).toBe(user.id)
-      expect(await t.store.verifyEmail({ tokenHash: 'v2', now: T0 })).toBeNull()
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'v1', now: T0 })).toBeNull()
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'v2', now: T0 })).toBe(user.id)
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'v2', now: T0 })).toBeNull()
       expect((await t.store.findUserById(user.id))?.user.emailVerified).toBe(true)
       const session = await newSession(user.id)
       expect((await t.store.findSession(session))?.user.emailVerified).toBe(true)
@@ -30,18 +31,27 @@ export const lifecycleConformance = (t: Conformance) => {
       await token('verify-email', user.id, 'late')
       await token('change-email', user.id, 'other-kind', 'new@example.com')
       await t.store.createResetToken({ userId: user.id, tokenHash: 'reset', expiresAt: at(60_000) })
-      expect(await t.store.verifyEmail({ tokenHash: 'late', now: at(3_600_000) })).toBeNull()
-      expect(await t.store.verifyEmail({ tokenHash: 'other-kind', now: T0 })).toBeNull()
-      expect(await t.store.verifyEmail({ tokenHash: 'reset', now: T0 })).toBeNull()
-      expect(await t.store.verifyEmail({ tokenHash: 'nope', now: T0 })).toBeNull()
+      expect(
+        await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'late', now: at(3_600_000) }),
+      ).toBeNull()
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'other-kind', now: T0 })).toBeNull()
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'reset', now: T0 })).toBeNull()
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'nope', now: T0 })).toBeNull()
       expect((await t.store.findUserById(user.id))?.user.emailVerified).toBe(false)
-      expect((await t.store.confirmEmailChange({ tokenHash: 'other-kind', now: T0 })).status).toBe('changed')
+      expect(
+        (await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'other-kind', now: T0 }))
+          .status,
+      ).toBe('changed')
     })
 
     it('lets exactly one of 20 concurrent redemptions of one token win', async () => {
       const user = await newUser()
       await token('verify-email', user.id, 'race')
-      const results = await Promise.all(Array.from({ length: 20 }, () => t.store.verifyEmail({ tokenHash: 'race', now: T0 })))
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'race', now: T0 }),
+        ),
+      )
       expect(results.filter((r) => r === user.id)).toHaveLength(1)
     })
 
@@ -54,14 +64,14 @@ export const lifecycleConformance = (t: Conformance) => {
       expect(await t.store.findEmailToken('find-v', 'change-email', T0)).toBeNull()
       expect(await t.store.findEmailToken('find-v', 'verify-email', at(3_600_000))).toBeNull()
       expect(await t.store.findEmailToken('nope', 'verify-email', T0)).toBeNull()
-      expect(await t.store.verifyEmail({ tokenHash: 'find-v', now: T0 })).toBe(user.id)
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'find-v', now: T0 })).toBe(user.id)
       expect(await t.store.findEmailToken('find-v', 'verify-email', T0)).toBeNull()
     })
 
     it('is also set by redeeming a reset token', async () => {
       const user = await newUser()
       await t.store.createResetToken({ userId: user.id, tokenHash: 'r', expiresAt: at(60_000) })
-      await t.store.consumeResetToken({ tokenHash: 'r', now: T0, passwordHash: 'new' })
+      await t.store.consumeResetToken({ revoke: accountEvents['password-reset'], tokenHash: 'r', now: T0, passwordHash: 'new' })
       expect((await t.store.findUserById(user.id))?.user.emailVerified).toBe(true)
     })
   })
@@ -73,7 +83,9 @@ export const lifecycleConformance = (t: Conformance) => {
       await t.store.createResetToken({ userId: user.id, tokenHash: 'reset', expiresAt: at(60_000) })
       await token('verify-email', user.id, 'verify')
       await token('change-email', user.id, 'change', 'new@example.com')
-      expect(await t.store.confirmEmailChange({ tokenHash: 'change', now: T0 })).toEqual({
+      expect(
+        await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'change', now: T0 }),
+      ).toEqual({
         status: 'changed',
         userId: user.id,
         oldEmail: 'old@example.com',
@@ -84,8 +96,10 @@ export const lifecycleConformance = (t: Conformance) => {
       expect(await t.store.findUserByEmail('old@example.com')).toBeNull()
       expect(await t.store.findSession(session)).toBeNull()
       expect(await t.store.findResetToken('reset', T0)).toBeNull()
-      expect(await t.store.verifyEmail({ tokenHash: 'verify', now: T0 })).toBeNull()
-      expect(await t.store.confirmEmailChange({ tokenHash: 'change', now: T0 })).toEqual({ status: 'invalid' })
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'verify', now: T0 })).toBeNull()
+      expect(
+        await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'change', now: T0 }),
+      ).toEqual({ status: 'invalid' })
     })
 
     it('dies with a new password, changed or reset (a pending change made with a stolen password); verification stays', async () => {
@@ -93,41 +107,76 @@ export const lifecycleConformance = (t: Conformance) => {
       await token('change-email', changed.id, 'pending-a', `a-${changed.id}@example.com`)
       await token('verify-email', changed.id, 'verify-a')
       expect(
-        await t.store.replacePassword({ userId: changed.id, passwordHash: 'new', credentialsVersion: 0, keepSessionId: null }),
+        await t.store.replacePassword({
+          revoke: accountEvents['password-changed'],
+          userId: changed.id,
+          passwordHash: 'new',
+          credentialsVersion: 0,
+          keepSessionId: null,
+        }),
       ).toBe(true)
-      expect(await t.store.confirmEmailChange({ tokenHash: 'pending-a', now: T0 })).toEqual({ status: 'invalid' })
-      expect(await t.store.verifyEmail({ tokenHash: 'verify-a', now: T0 })).toBe(changed.id)
+      expect(
+        await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'pending-a', now: T0 }),
+      ).toEqual({ status: 'invalid' })
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'verify-a', now: T0 })).toBe(
+        changed.id,
+      )
 
       const reset = await newUser()
       await token('change-email', reset.id, 'pending-b', `b-${reset.id}@example.com`)
       await t.store.createResetToken({ userId: reset.id, tokenHash: 'reset-b', expiresAt: at(60_000) })
-      expect(await t.store.consumeResetToken({ tokenHash: 'reset-b', now: T0, passwordHash: 'new' })).toBe(reset.id)
-      expect(await t.store.confirmEmailChange({ tokenHash: 'pending-b', now: T0 })).toEqual({ status: 'invalid' })
+      expect(
+        await t.store.consumeResetToken({
+          revoke: accountEvents['password-reset'],
+          tokenHash: 'reset-b',
+          now: T0,
+          passwordHash: 'new',
+        }),
+      ).toBe(reset.id)
+      expect(
+        await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'pending-b', now: T0 }),
+      ).toEqual({ status: 'invalid' })
     })
 
     it('answers taken, spending the token and changing nothing, when another account holds the address', async () => {
       const user = await newUser('mine@example.com')
       await token('change-email', user.id, 'change', 'theirs@example.com')
       await newUser('theirs@example.com')
-      expect(await t.store.confirmEmailChange({ tokenHash: 'change', now: T0 })).toEqual({ status: 'taken', userId: user.id })
+      expect(
+        await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'change', now: T0 }),
+      ).toEqual({ status: 'taken', userId: user.id })
       expect((await t.store.findUserById(user.id))?.user.email).toBe('mine@example.com')
-      expect(await t.store.confirmEmailChange({ tokenHash: 'change', now: T0 })).toEqual({ status: 'invalid' })
+      expect(
+        await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'change', now: T0 }),
+      ).toEqual({ status: 'invalid' })
     })
 
     it('refuses a verification token, an expired one and an unknown one', async () => {
       const user = await newUser()
       await token('verify-email', user.id, 'verify')
       await token('change-email', user.id, 'late', 'late@example.com')
-      expect(await t.store.confirmEmailChange({ tokenHash: 'verify', now: T0 })).toEqual({ status: 'invalid' })
-      expect(await t.store.confirmEmailChange({ tokenHash: 'late', now: at(3_600_000) })).toEqual({ status: 'invalid' })
-      expect(await t.store.confirmEmailChange({ tokenHash: 'nope', now: T0 })).toEqual({ status: 'invalid' })
+      expect(
+        await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'verify', now: T0 }),
+      ).toEqual({ status: 'invalid' })
+      expect(
+        await t.store.confirmEmailChange({
+          revoke: accountEvents['email-change-confirmed'],
+          tokenHash: 'late',
+          now: at(3_600_000),
+        }),
+      ).toEqual({ status: 'invalid' })
+      expect(
+        await t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'nope', now: T0 }),
+      ).toEqual({ status: 'invalid' })
     })
 
     it('lets exactly one of 20 concurrent confirmations of one token win', async () => {
       const user = await newUser()
       await token('change-email', user.id, 'race', `race-${user.id}@example.com`)
       const results = await Promise.all(
-        Array.from({ length: 20 }, () => t.store.confirmEmailChange({ tokenHash: 'race', now: T0 })),
+        Array.from({ length: 20 }, () =>
+          t.store.confirmEmailChange({ revoke: accountEvents['email-change-confirmed'], tokenHash: 'race', now: T0 }),
+        ),
       )
       expect(results.filter((r) => r.status === 'changed')).toHaveLength(1)
       expect(results.filter((r) => r.status !== 'invalid')).toHaveLength(1)
@@ -187,7 +236,7 @@ export const lifecycleConformance = (t: Conformance) => {
       expect(await t.store.findUserByEmail('gone@example.com')).toBeNull()
       expect(await t.store.findSession(session)).toBeNull()
       expect(await t.store.findResetToken('reset', T0)).toBeNull()
-      expect(await t.store.verifyEmail({ tokenHash: 'verify', now: T0 })).toBeNull()
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'verify', now: T0 })).toBeNull()
       expect(await t.store.findSession(theirs)).not.toBeNull()
       expect(await t.store.deleteUser(user.id, 0)).toBe(false)
     })

@@ -1,5 +1,6 @@
 /** Pruning: dead sessions, spent tokens and challenges and expired add-credential codes go, in batches of at most `limit`; live rows stay. */
 import { describe, expect, it } from 'vitest'
+import { accountEvents } from '../../account-events.js'
 import { at, type Conformance, DAY, SESSION_KEY, T0 } from './context.js'
 
 export const pruneConformance = (t: Conformance) => {
@@ -41,7 +42,14 @@ export const pruneConformance = (t: Conformance) => {
     it('deletes used and expired reset tokens and keeps the one that can still be redeemed', async () => {
       const [a, b, c] = [await newUser(), await newUser(), await newUser()]
       await t.store.createResetToken({ userId: a.id, tokenHash: 'used', expiresAt: at(101 * DAY) })
-      expect(await t.store.consumeResetToken({ tokenHash: 'used', now: at(99 * DAY), passwordHash: 'h' })).toBe(a.id)
+      expect(
+        await t.store.consumeResetToken({
+          revoke: accountEvents['password-reset'],
+          tokenHash: 'used',
+          now: at(99 * DAY),
+          passwordHash: 'h',
+        }),
+      ).toBe(a.id)
       await t.store.createResetToken({ userId: b.id, tokenHash: 'expired', expiresAt: now })
       await t.store.createResetToken({ userId: c.id, tokenHash: 'live', expiresAt: at(100 * DAY + 1) })
 
@@ -61,7 +69,9 @@ export const pruneConformance = (t: Conformance) => {
       const mail = (userId: string, tokenHash: string, expiresAt: Date, kind: 'verify-email' | 'change-email' = 'verify-email') =>
         t.store.createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail: `${tokenHash}@example.com` })
       await mail(a.id, 'used', at(101 * DAY))
-      expect(await t.store.verifyEmail({ tokenHash: 'used', now: at(99 * DAY) })).toBe(a.id)
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'used', now: at(99 * DAY) })).toBe(
+        a.id,
+      )
       await mail(b.id, 'expired', now, 'change-email')
       await mail(c.id, 'live', at(100 * DAY + 1))
       expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
@@ -72,7 +82,7 @@ export const pruneConformance = (t: Conformance) => {
         addCredentialCodes: 0,
         devices: 0,
       })
-      expect(await t.store.verifyEmail({ tokenHash: 'live', now })).toBe(c.id)
+      expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'live', now })).toBe(c.id)
     })
 
     it('deletes used, expired and dead challenges and keeps the live one', async () => {

@@ -1,5 +1,6 @@
 /** Sessions: creation, the guard's lookup, refresh facts and the compare-and-swap, and the core's rotation rules over the store. */
 import { describe, expect, it } from 'vitest'
+import { accountEvents } from '../../account-events.js'
 import { at, type Conformance, DAY, SESSION_KEY, T0 } from './context.js'
 
 export const sessionsConformance = (t: Conformance) => {
@@ -18,7 +19,12 @@ export const sessionsConformance = (t: Conformance) => {
       expect(await create(1)).toBe(false)
       expect(await create(0)).toBe(true)
       await t.store.createResetToken({ userId: user.id, tokenHash: 'bump', expiresAt: at(60_000) })
-      await t.store.consumeResetToken({ tokenHash: 'bump', now: T0, passwordHash: 'new' })
+      await t.store.consumeResetToken({
+        revoke: accountEvents['password-reset'],
+        tokenHash: 'bump',
+        now: T0,
+        passwordHash: 'new',
+      })
       expect(await create(0)).toBe(false)
       expect(await create(1)).toBe(true)
       expect(
@@ -40,7 +46,12 @@ export const sessionsConformance = (t: Conformance) => {
         ...logins.map(({ id }) =>
           t.store.createSession({ id, userId: user.id, refreshHash: crypto.randomUUID(), now: T0, credentialsVersion: 0 }),
         ),
-        t.store.consumeResetToken({ tokenHash: 'race-login', now: T0, passwordHash: 'after-reset' }),
+        t.store.consumeResetToken({
+          revoke: accountEvents['password-reset'],
+          tokenHash: 'race-login',
+          now: T0,
+          passwordHash: 'after-reset',
+        }),
       ])
       const alive = await Promise.all(logins.map(({ id }) => t.store.findSession(id)))
       expect(alive.filter(Boolean)).toEqual([])

@@ -5,6 +5,7 @@
  * that one attempt at a time can claim and that die at the failure limit or expiry.
  */
 import { describe, expect, it } from 'vitest'
+import { accountEvents } from '../../account-events.js'
 import { at, type Conformance, T0 } from './context.js'
 
 export const twoFactorConformance = (t: Conformance) => {
@@ -16,6 +17,7 @@ export const twoFactorConformance = (t: Conformance) => {
     const keep = await newSession(user.id)
     expect(await t.store.setPendingTwoFactor(user.id, 's1', T0)).toBe(true)
     const revoked = await t.store.enableTwoFactor({
+      revoke: accountEvents['two-factor-enabled'],
       userId: user.id,
       secret: 's1',
       step: 100,
@@ -43,8 +45,8 @@ export const twoFactorConformance = (t: Conformance) => {
       const keep = await newSession(user.id)
       // Enabling names the key it checked: the replaced one no longer enables.
       const input = { userId: user.id, step: 7, recoveryCodeHashes: codes('a'), keepSessionId: keep, now: at(2000) }
-      expect(await t.store.enableTwoFactor({ ...input, secret: 'p1' })).toBeNull()
-      expect(await t.store.enableTwoFactor({ ...input, secret: 'p2' })).toEqual([])
+      expect(await t.store.enableTwoFactor({ revoke: accountEvents['two-factor-enabled'], ...input, secret: 'p1' })).toBeNull()
+      expect(await t.store.enableTwoFactor({ revoke: accountEvents['two-factor-enabled'], ...input, secret: 'p2' })).toEqual([])
       expect(await t.store.findTwoFactor(user.id)).toEqual({
         secret: 'p2',
         enabledAt: at(2000),
@@ -52,7 +54,9 @@ export const twoFactorConformance = (t: Conformance) => {
         recoveryCodesLeft: 10,
       })
       expect(await t.store.setPendingTwoFactor(user.id, 'p3', at(3000))).toBe(false)
-      expect(await t.store.enableTwoFactor({ ...input, secret: 'p2', step: 8 })).toBeNull()
+      expect(
+        await t.store.enableTwoFactor({ revoke: accountEvents['two-factor-enabled'], ...input, secret: 'p2', step: 8 }),
+      ).toBeNull()
       expect((await t.store.findTwoFactor(user.id))?.secret).toBe('p2')
     })
 
@@ -64,6 +68,7 @@ export const twoFactorConformance = (t: Conformance) => {
       const before = (await t.store.findUserById(user.id))?.credentialsVersion ?? -1
       await t.store.setPendingTwoFactor(user.id, 's', T0)
       const revoked = await t.store.enableTwoFactor({
+        revoke: accountEvents['two-factor-enabled'],
         userId: user.id,
         secret: 's',
         step: 1,
@@ -94,6 +99,7 @@ export const twoFactorConformance = (t: Conformance) => {
       await t.store.setPendingTwoFactor(user.id, 's', T0)
       const results = await race(20, () =>
         t.store.enableTwoFactor({
+          revoke: accountEvents['two-factor-enabled'],
           userId: user.id,
           secret: 's',
           step: 5,
@@ -174,12 +180,16 @@ export const twoFactorConformance = (t: Conformance) => {
     it('deletes the factor with its recovery codes and challenges; the user and sessions stay', async () => {
       const { user, keep } = await enabledUser()
       await t.store.createChallenge({ hash: `ch-${user.id}`, userId: user.id, credentialsVersion: 1, expiresAt: at(300_000) })
-      expect(await t.store.deleteTwoFactor(user.id)).toBe(true)
+      expect(
+        await t.store.deleteTwoFactor({ userId: user.id, keepSessionId: null, revoke: accountEvents['two-factor-disabled'] }),
+      ).toBe(true)
       expect(await t.store.findTwoFactor(user.id)).toBeNull()
       expect(await t.store.findChallenge(`ch-${user.id}`, T0)).toBeNull()
       expect(await t.store.useRecoveryCode(user.id, `rc-${user.id}-0`, T0)).toBe(false)
       expect(await t.store.findSession(keep)).not.toBeNull()
-      expect(await t.store.deleteTwoFactor(user.id)).toBe(false)
+      expect(
+        await t.store.deleteTwoFactor({ userId: user.id, keepSessionId: null, revoke: accountEvents['two-factor-disabled'] }),
+      ).toBe(false)
       // A new setup starts from nothing: no step is remembered.
       expect(await t.store.setPendingTwoFactor(user.id, 'again', T0)).toBe(true)
       expect((await t.store.findTwoFactor(user.id))?.lastStep).toBeNull()

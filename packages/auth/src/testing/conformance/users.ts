@@ -1,8 +1,18 @@
 /** Users: creation, lookups, the credentials version and roles. */
 import { describe, expect, it } from 'vitest'
+import { accountEvents } from '../../account-events.js'
 import { at, type Conformance, T0 } from './context.js'
 
 export const usersConformance = (t: Conformance) => {
+  /** A password change as the route makes it. */
+  const changePassword = (userId: string, passwordHash: string, credentialsVersion: number, keepSessionId: string | null) =>
+    t.store.replacePassword({
+      userId,
+      passwordHash,
+      credentialsVersion,
+      keepSessionId,
+      revoke: accountEvents['password-changed'],
+    })
   const { newUser, newSession } = t
   describe('users', () => {
     it('creates a user and finds it by email and by id, with its hash', async () => {
@@ -55,7 +65,13 @@ export const usersConformance = (t: Conformance) => {
       const other = await newSession(user.id)
       const stranger = await newSession((await newUser()).id)
       const replace = (passwordHash: string, credentialsVersion: number, keepSessionId: string | null) =>
-        t.store.replacePassword({ userId: user.id, passwordHash, credentialsVersion, keepSessionId })
+        t.store.replacePassword({
+          revoke: accountEvents['password-changed'],
+          userId: user.id,
+          passwordHash,
+          credentialsVersion,
+          keepSessionId,
+        })
       expect(await replace('hash-3', 0, keep)).toBe(true)
       expect(await t.store.findUserById(user.id)).toMatchObject({ passwordHash: 'hash-3', credentialsVersion: 1 })
       expect(await t.store.findSession(keep)).not.toBeNull()
@@ -68,14 +84,10 @@ export const usersConformance = (t: Conformance) => {
     it('refuses a password change verified against a version that moved on, changing nothing', async () => {
       const user = await newUser()
       const sid = await newSession(user.id)
-      expect(
-        await t.store.replacePassword({ userId: user.id, passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null }),
-      ).toBe(true)
+      expect(await changePassword(user.id, 'h2', 0, null)).toBe(true)
       const late = await newSession(user.id, crypto.randomUUID()).catch(() => null)
       expect(late).toBeNull()
-      expect(
-        await t.store.replacePassword({ userId: user.id, passwordHash: 'h3', credentialsVersion: 0, keepSessionId: null }),
-      ).toBe(false)
+      expect(await changePassword(user.id, 'h3', 0, null)).toBe(false)
       expect(await t.store.findUserById(user.id)).toMatchObject({ passwordHash: 'h2', credentialsVersion: 1 })
       expect(await t.store.findSession(sid)).toBeNull()
     })
@@ -83,9 +95,16 @@ export const usersConformance = (t: Conformance) => {
     it('kills the unused reset tokens of the user when the password changes', async () => {
       const user = await newUser()
       await t.store.createResetToken({ userId: user.id, tokenHash: 'pending', expiresAt: at(60_000) })
-      await t.store.replacePassword({ userId: user.id, passwordHash: 'h2', credentialsVersion: 0, keepSessionId: null })
+      await changePassword(user.id, 'h2', 0, null)
       expect(await t.store.findResetToken('pending', T0)).toBeNull()
-      expect(await t.store.consumeResetToken({ tokenHash: 'pending', now: T0, passwordHash: 'x' })).toBeNull()
+      expect(
+        await t.store.consumeResetToken({
+          revoke: accountEvents['password-reset'],
+          tokenHash: 'pending',
+          now: T0,
+          passwordHash: 'x',
+        }),
+      ).toBeNull()
       expect((await t.store.findUserById(user.id))?.passwordHash).toBe('h2')
     })
   })

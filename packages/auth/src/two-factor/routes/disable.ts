@@ -1,5 +1,7 @@
 /** POST /two-factor/disable: turns the second factor off with the password (or a fresh session) and a code or a recovery code. */
+
 import { z } from '@hono/zod-openapi'
+import { accountEvents } from '../../account-events.js'
 import { CurrentPasswordField } from '../../fields.js'
 import { limitBy } from '../../limits.js'
 import { jsonBody, problemResponse } from '../../openapi.js'
@@ -39,7 +41,11 @@ export const disableTwoFactor = <U extends UserRecord>(
         notify.event(c, { type: 'recovery_code.used', userId: user.id })
         notify.mail({ kind: 'recovery-code-used', to: user.email, usedFor: 'disable-two-factor' })
       }
-      await store.deleteTwoFactor(user.id)
+      await store.deleteTwoFactor({
+        userId: user.id,
+        keepSessionId: c.var.sessionId,
+        revoke: accountEvents['two-factor-disabled'],
+      })
       notify.event(c, { type: 'two_factor.disabled', userId: user.id })
       notify.mail({ kind: 'two-factor-disabled', to: user.email })
       return c.body(null, 204)

@@ -2,7 +2,9 @@
  * POST /two-factor/enable: turns the pending key on with a code of the app and the code mailed
  * by setup; the recovery codes are shown once and every other session ends.
  */
+
 import { z } from '@hono/zod-openapi'
+import { accountEvents } from '../../account-events.js'
 import { limitBy } from '../../limits.js'
 import { jsonBody, jsonContent, problemResponse } from '../../openapi.js'
 import type { RouteDeps } from '../../route-deps.js'
@@ -47,6 +49,7 @@ export const enableTwoFactor = <U extends UserRecord>(
       await addCredential.spend(user.id, emailCode)
       const recovery = twoFactor.recoveryCodes(user.id)
       const revoked = await store.enableTwoFactor({
+        revoke: accountEvents['two-factor-enabled'],
         userId: user.id,
         secret: factor.secret,
         step,

@@ -1,0 +1,105 @@
+/**
+ * What each account event revokes, in one table (docs/reference/lifecycle.md#what-each-account-event-revokes).
+ * A store decides none of it: the method of an event spends or compare-and-sets its own fact (the
+ * token, the version, the pending key) and, in the same atomic step, applies the {@link Revocation}
+ * the core hands it (`revoke`). The conformance suite walks this table over every store, so a rule
+ * added here fails every store that does not apply what it is handed.
+ */
+
+/**
+ * A closed vocabulary: every target a revocation may name. Each dialect's revocation primitive
+ * implements each one (`revokeSync`, `revokePostgres`, `revokeD1`); a new target is a compile error
+ * in every store until it does.
+ */
+export interface Revocation {
+  /** The user's sessions: every one, or every one but the session that made the change (`keepSessionId`). */
+  sessions?: 'all' | 'others'
+  /** Unused reset tokens. */
+  resetTokens?: true
+  /** Unused email tokens: pending email changes (`change-email`) only, or every kind. */
+  emailTokens?: 'change-email' | 'all'
+  /** Login challenges: a password step passed, its second step not answered yet. */
+  challenges?: true
+  /** The second factor, pending or enabled, with its recovery codes. */
+  twoFactor?: true
+  /** The password: the account is left without one (only sign-in by email opens it). */
+  password?: true
+  /** Bumps the credentials version: a step that verified the password before this writes nothing. */
+  credentialsVersion?: true
+}
+
+/** The revocation targets, in the order the docs' table lists them. */
+export const REVOCATION_TARGETS = [
+  'sessions',
+  'resetTokens',
+  'emailTokens',
+  'challenges',
+  'twoFactor',
+  'password',
+  'credentialsVersion',
+] as const satisfies readonly (keyof Revocation)[]
+
+/** An event with no session of its own to keep: `sessions: 'others'` would mean nothing there. */
+type Sessionless = Revocation & { sessions?: 'all' }
+/** An event whose store method takes no revocation yet: a rule here is a compile error until it does. */
+type Fixed = Record<never, never>
+
+/** Every account event and what it revokes. */
+export const accountEvents = {
+  /** `POST /auth/change-password` (`replacePassword`). */
+  'password-changed': { sessions: 'others', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true },
+  /** `POST /auth/reset-password` (`consumeResetToken`): the spent token is used, the rest deleted. */
+  'password-reset': { sessions: 'all', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true },
+  /** `POST /auth/verify-email` (`verifyEmail`). */
+  'email-verified': {},
+  /** `POST /auth/confirm-email` (`confirmEmailChange`), when the address changed. */
+  'email-change-confirmed': { sessions: 'all', resetTokens: true, emailTokens: 'all', credentialsVersion: true },
+  /** `POST /auth/two-factor/enable` (`enableTwoFactor`). */
+  'two-factor-enabled': { sessions: 'others', credentialsVersion: true },
+  /** `POST /auth/two-factor/disable` (`deleteTwoFactor`). */
+  'two-factor-disabled': { twoFactor: true, challenges: true },
+  /**
+   * The first sign-in by email of an unverified account (`settleEmailSignIn`): the first proof of
+   * the mailbox, so whatever was set up before it (by whoever typed the address) goes.
+   */
+  'email-sign-in-settled': {
+    sessions: 'all',
+    emailTokens: 'change-email',
+    challenges: true,
+    twoFactor: true,
+    password: true,
+    credentialsVersion: true,
+  },
+  /** `POST /auth/passkeys` (`createPasskey`). */
+  'passkey-added': {},
+  /** `DELETE /auth/passkeys/{id}` (`deletePasskey`). */
+  'passkey-removed': {},
+  /**
+   * `POST /auth/delete-account` (`deleteUser`): the user row goes, and every row of the user with
+   * it (`ON DELETE CASCADE`), so every target is revoked.
+   */
+  'account-deleted': {
+    sessions: 'all',
+    resetTokens: true,
+    emailTokens: 'all',
+    challenges: true,
+    twoFactor: true,
+    password: true,
+    credentialsVersion: true,
+  },
+} as const satisfies {
+  'password-changed': Revocation
+  'password-reset': Sessionless
+  'email-verified': Sessionless
+  'email-change-confirmed': Sessionless
+  'two-factor-enabled': Revocation
+  'two-factor-disabled': Revocation
+  'email-sign-in-settled': Sessionless
+  'passkey-added': Fixed
+  'passkey-removed': Fixed
+  'account-deleted': Required<Revocation>
+}
+
+export type AccountEvent = keyof typeof accountEvents
+/** The table's shape: what a conformance walk over another table (a rule added) must give. */
+export type AccountEventTable = { readonly [E in AccountEvent]: Revocation }

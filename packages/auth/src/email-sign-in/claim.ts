@@ -1,0 +1,52 @@
+/**
+ * A claim on a sign-in by email as every bundled store runs it: one conditional UPDATE … RETURNING
+ * whose WHERE and SET are the same in every dialect but for how `now` is written inside SQL.
+ */
+import { and, type Column, eq, gt, isNull, lt, type SQL, sql } from 'drizzle-orm'
+import type { EmailSignInClaim, EmailSignInProof } from './store.js'
+
+interface SignInColumns {
+  flowHash: Column
+  tokenHash: Column
+  codeHash: Column
+  email: Column
+  userId: Column
+  attempts: Column
+  expiresAt: Column
+  usedAt: Column
+}
+
+/** A sign-in that can still be spent at `now`: unused, unexpired, fewer than `maxAttempts` codes tried. */
+export const liveSignIn = (t: SignInColumns, now: Date, maxAttempts: number) =>
+  and(isNull(t.usedAt), gt(t.expiresAt, now), lt(t.attempts, maxAttempts)) as SQL
+
+/**
+ * The claim's WHERE and SET. By token: spends a live sign-in. By code: counts one try on a live
+ * flow and spends it when the code's hash matches (`nowSql`: `now` as the dialect writes it).
+ */
+export const claimStep = (t: SignInColumns, proof: EmailSignInProof, now: Date, maxAttempts: number, nowSql: SQL) => {
+  const live = liveSignIn(t, now, maxAttempts)
+  return 'tokenHash' in proof
+    ? { set: { usedAt: now }, where: and(eq(t.tokenHash, proof.tokenHash), live) as SQL }
+    : {
+        set: { attempts: sql`${t.attempts} + 1`, usedAt: sql`case when ${t.codeHash} = ${proof.codeHash} then ${nowSql} end` },
+        where: and(eq(t.flowHash, proof.flowHash), live) as SQL,
+      }
+}
+
+/** What the claim's UPDATE returns. */
+export const claimedColumns = <T extends SignInColumns>(
+  t: T,
+): { email: T['email']; userId: T['userId']; usedAt: T['usedAt'] } => ({
+  email: t.email,
+  userId: t.userId,
+  usedAt: t.usedAt,
+})
+
+/** The claim's answer from the row it returned. */
+export const claimOutcome = (
+  row: { email: string; userId: string | null; usedAt: Date | null } | undefined,
+): EmailSignInClaim => {
+  if (!row) return { status: 'invalid' }
+  return row.usedAt ? { status: 'claimed', email: row.email, userId: row.userId } : { status: 'wrong', userId: row.userId }
+}

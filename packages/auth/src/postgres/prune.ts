@@ -1,0 +1,65 @@
+/** The sweep facet (`store/prune.ts`) on PostgreSQL (READ COMMITTED: conditional `UPDATE … RETURNING` decides each single use; row locks in the store's lock order, `postgres/db.ts`). */
+import { inArray, lte, or, sql } from 'drizzle-orm'
+import { spentOrExpired } from '../store/predicates.js'
+import type { PruneStore } from '../store/prune.js'
+import type { PgDb } from './db.js'
+import { addCredentialCodes, challenges, devices, emailTokens, resetTokens, sessions } from './schema.js'
+
+export const postgresPrune = (db: PgDb): PruneStore => ({
+  async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
+    // Bounded batches; SKIP LOCKED leaves rows a request is working on to the next sweep, so a
+    // sweep never waits on, nor makes wait, a login, a refresh or a reset.
+    const deadSessions = db
+      .select({ id: sessions.id })
+      .from(sessions)
+      .where(or(lte(sessions.refreshedAt, deadIfRefreshedBy), lte(sessions.createdAt, deadIfCreatedBy)))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const spentTokens = db
+      .select({ hash: resetTokens.hash })
+      .from(resetTokens)
+      .where(spentOrExpired(resetTokens, now))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const spentEmailTokens = db
+      .select({ hash: emailTokens.hash })
+      .from(emailTokens)
+      .where(spentOrExpired(emailTokens, now))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const deadChallenges = db
+      .select({ hash: challenges.hash })
+      .from(challenges)
+      .where(spentOrExpired(challenges, now))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const expiredCodes = db
+      .select({ userId: addCredentialCodes.userId })
+      .from(addCredentialCodes)
+      .where(lte(addCredentialCodes.expiresAt, now))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const forgotten = db
+      .select({ ctid: sql`ctid` })
+      .from(devices)
+      .where(lte(devices.lastSeenAt, forgetDevicesSeenBy))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const [dead, spent, spentEmail, spentChallenges, expired, forgottenDevices] = await Promise.all([
+      db.delete(sessions).where(inArray(sessions.id, deadSessions)),
+      db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
+      db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
+      db.delete(challenges).where(inArray(challenges.hash, deadChallenges)),
+      db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
+      db.delete(devices).where(inArray(sql`ctid`, forgotten)),
+    ])
+    return {
+      sessions: dead.rowCount ?? 0,
+      resetTokens: spent.rowCount ?? 0,
+      emailTokens: spentEmail.rowCount ?? 0,
+      challenges: spentChallenges.rowCount ?? 0,
+      addCredentialCodes: expired.rowCount ?? 0,
+      devices: forgottenDevices.rowCount ?? 0,
+    }
+  },
+})
