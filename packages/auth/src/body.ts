@@ -7,6 +7,8 @@ import { bodyLimit } from 'hono/body-limit'
 import { AuthError } from './errors.js'
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+/** Whether a request of `method` may carry a body, so the guard below may answer it 413 or 415. */
+export const mayCarryBody = (method: string): boolean => WITH_BODY.has(method.toUpperCase())
 const JSON_TYPE = /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i
 
 /** A request that came over a socket through the Node adapter, not an in-process `app.request()`. */
@@ -61,15 +63,5 @@ export const jsonBodyGuard = (maxBytes = 64 * 1024): MiddlewareHandler => {
       jsonOnly(c, bodyByHeaders(c) ?? (await c.req.raw.clone().arrayBuffer()).byteLength > 0)
       await next()
     })
-  }
-}
-
-/** Reads the JSON body without failing: `undefined` when absent or malformed. Hono caches it for the validator. */
-export const peekJson = async (c: Parameters<MiddlewareHandler>[0]): Promise<unknown> => {
-  try {
-    const text = await c.req.text()
-    return text ? JSON.parse(text) : undefined
-  } catch {
-    return undefined
   }
 }

@@ -14,7 +14,6 @@ import { rateLimitAddress } from './credentials.js'
 import { deviceCore } from './device.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
 import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
-import { accountOf, routeLimits } from './limits.js'
 import { notifier } from './notify.js'
 import { type AuthOptions, resolveOptions } from './options.js'
 import { passkeyCore } from './passkeys/ceremony.js'
@@ -22,7 +21,7 @@ import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
 import { memoryRateLimitStore } from './rate-limit.js'
 import { type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './route.js'
 import { authRoutes } from './routes/index.js'
-import { sessionCore } from './session.js'
+import { sessionCore } from './session-core.js'
 import type { UserRecord } from './store/types.js'
 import { type PruneCounts, sweeper } from './sweep.js'
 import { twoFactorCore } from './two-factor/factor.js'
@@ -186,10 +185,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     sessions,
     hasher,
     decoy,
-    limits: routeLimits(resolved, options.rateLimit?.store ?? memoryRateLimitStore(), (c, endpoint) => {
-      const userId = accountOf(c)
-      notify.event(c, { type: 'rate_limited', endpoint, ...(userId ? { userId } : {}) })
-    }),
+    rateLimitStore: options.rateLimit?.store ?? memoryRateLimitStore(),
     guard,
     cookie,
     devices,

@@ -15,9 +15,3 @@ export const keepsItsPunctuation = (email: string): boolean => {
   for (const ch of email) if (ch > '\u007f' && /[^\p{L}\p{M}\p{N}]/u.test(ch.normalize('NFKC'))) return false
   return true
 }
-
-/** The canonical `email` of a body that may be anything, for rate-limit keys. */
-export const emailFromBody = (body: unknown, field = 'email'): string | null => {
-  const email = (body as Record<string, unknown> | undefined)?.[field]
-  return typeof email === 'string' ? canonicalEmail(email) : null
-}

@@ -83,6 +83,13 @@ export const reauthenticationRequired = (maxAge: number) =>
     headers: { 'WWW-Authenticate': `Bearer error="insufficient_user_authentication", max_age=${maxAge}` },
   })
 
+/** 401 for a refresh cookie that is refused (refresh, and logout by the cookie alone). */
+export const refreshRefused = (detail: string) =>
+  new AuthError('invalid_refresh', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } })
+
+/** 409: the (canonical) email has an account (signup, change-email, confirm-email). */
+export const emailTaken = () => new AuthError('email_taken', { detail: 'An account with this email already exists.' })
+
 /** Stable `type` URI of a problem code. */
 export const problemType = (code: AuthErrorCode): string => `urn:latchkey:problem:${code.replaceAll('_', '-')}`
 

@@ -1,107 +1,87 @@
 /**
- * Which keys each auth endpoint counts (docs/reference/limits.md#rate-limits), built once from the options: per
- * client address everywhere, per email where a request names an account (per known device instead on login), per user where a
- * signed-in user's password is verified, per session on refresh.
+ * The keys an auth endpoint may count (docs/reference/limits.md#keys), as one named set: a route
+ * lists the ones it counts (`limit: { name, keys: [limitBy.ip, limitBy.email()] }`) and the route
+ * builder (`route-builder.ts`) counts them before validation. Each key reads what the builder
+ * already has: the client address, the route's peek at the body, the signed-in user, and the
+ * subject its lookup found (a token's or a challenge's owner, a known device, a refresh cookie's
+ * session). Nothing here parses a body or asks a store.
  */
-import type { Context, MiddlewareHandler } from 'hono'
-import { peekJson } from './body.js'
+import type { Context } from 'hono'
 import { rateLimitAddress } from './credentials.js'
-import { emailFromBody } from './email.js'
+import { canonicalEmail } from './email.js'
 import type { ResolvedOptions } from './options.js'
-import { type KeyRule, type RateLimitStore, rateLimiter } from './rate-limit.js'
+import type { Limit } from './rate-limit.js'
 
 /**
- * The account a limited request was found to concern before its limit ran (a token's or a
- * challenge's owner), so the `rate_limited` event names it (docs/reference/lifecycle.md#events: `userId` whenever it is
- * known). Kept by the keys below that look an account up.
+ * What a request was found to concern before its limit ran, by the route's lookup. Every field
+ * is optional: a key whose value is missing does not count (the others still do).
  */
-const accounts = new WeakMap<Context, string>()
-export const accountOf = (c: Context): string | undefined => (c.var as { user?: { id: string } }).user?.id ?? accounts.get(c)
-
-/** The owner of a mailed token or a challenge, as a limit's key finds it. */
-export type Owner = { userId: string; email: string } | null
-
-/** The browser of a login when the account it names has signed in from it before (its signed device cookie). */
-export type KnownDevice = { userId: string; deviceHash: string } | null
-
-export interface RouteLimits {
-  /** Signup, forgot-password: per address and per the `email` of the body. */
-  onBodyEmail(endpoint: string): MiddlewareHandler
-  /**
-   * Login: per address, and per the `email` of the body, except from a browser the account knows
-   * (`knownDevice`, memoised per request): that one counts per device instead, so failures from
-   * elsewhere never refuse the owner's known browser (docs/guide/account-protection.md).
-   */
-  login(knownDevice: (c: Context) => Promise<KnownDevice>): MiddlewareHandler
-  /**
-   * Per address and per the email of the account `ownerOf` finds: a mailed token's owner
-   * (reset-password, verify-email, confirm-email).
-   */
-  onOwner(endpoint: string, ownerOf: (c: Context) => Promise<Owner>): MiddlewareHandler
-  /**
-   * An endpoint that verifies a signed-in user's password: per user and per address, and per
-   * the email `emailOf` finds when given (change-email: the new address). It runs after the
-   * guard (401 before 429).
-   */
-  perUser(endpoint: string, emailOf?: KeyRule['valueOf']): MiddlewareHandler
-  /** Per address and per the account `userOf` finds (two-factor verify: the challenge's owner). */
-  perAccount(endpoint: string, userOf: (c: Context) => Promise<string | null>): MiddlewareHandler
-  /** Per address only (email sign-in verify: its flow counts its own tries). */
-  perAddress(endpoint: string): MiddlewareHandler
-  /** `POST /refresh`: per session (`sessionOf`: the id the cookie names, or the value's hash) and per address. */
-  refresh(sessionOf: KeyRule['valueOf']): MiddlewareHandler
+export interface Subject {
+  /** The account (a token's owner, a challenge's account, a known device's account). */
+  userId?: string
+  /** The email of that account. */
+  email?: string
+  /** A browser the account has signed in from (login): counted instead of the body's email. */
+  deviceHash?: string
+  /** The session a refresh cookie names (its id, or the value's hash for one without). */
+  session?: string
 }
 
-export const routeLimits = (
-  options: ResolvedOptions,
-  store: RateLimitStore,
-  /** Told of every refusal (the `rate_limited` event). */
-  onRefused: (c: Context, endpoint: string) => void = () => {},
-): RouteLimits => {
-  const limit = rateLimiter({ store, now: options.now, onRefused })
-  // IPv6 clients count per /64 by default: one host holds a whole prefix.
-  const ipOf = (c: Context) => rateLimitAddress(options.clientAddress(c), options.ipv6Prefix)
-  const ip = (max = options.ipLimit): KeyRule => ({ kind: 'ip', limit: max, valueOf: ipOf })
-  const email = (of: KeyRule['valueOf']): KeyRule => ({ kind: 'email', limit: options.emailLimit, valueOf: of })
-  const user = (of: KeyRule['valueOf']): KeyRule => ({ kind: 'user', limit: options.userLimit, valueOf: of })
-  /** `userId`, kept as the account of the request. */
-  const noted = (c: Context, userId: string | null | undefined) => {
-    if (userId) accounts.set(c, userId)
-    return userId
+/** What a key reads: all of it was parsed or looked up once, by the route builder. */
+export interface LimitFacts {
+  c: Context
+  /** The route's peek at the body: the fields it declared, each `undefined` unless it had the declared type. */
+  peek: Readonly<Record<string, unknown>>
+  /** The signed-in user on a guarded route; `null` on a public one. */
+  userId: string | null
+  subject: Subject | null
+}
+
+/** One key of the named set: its kind (the name in the `RateLimit` header), its limit, its value for a request. */
+export interface LimitKey {
+  kind: 'ip' | 'email' | 'user' | 'device' | 'session'
+  limit(options: ResolvedOptions): Limit
+  /** `null`: the request has no such key (no email in the body); it counts on the others. */
+  valueOf(facts: LimitFacts, options: ResolvedOptions): string | null
+}
+
+// IPv6 clients count per /64 by default: one host holds a whole prefix.
+const address = ({ c }: LimitFacts, options: ResolvedOptions) => rateLimitAddress(options.clientAddress(c), options.ipv6Prefix)
+
+/** The canonical form of the body's `field` when it is a string, valid or not (docs/reference/limits.md#keys). */
+const bodyEmail =
+  (field: string) =>
+  ({ peek, subject }: LimitFacts): string | null => {
+    // A login from a browser the account knows counts on its device, not on the email.
+    if (subject?.deviceHash) return null
+    const value = peek[field]
+    return typeof value === 'string' ? canonicalEmail(value) : null
   }
-  return {
-    onBodyEmail: (endpoint) => limit(endpoint, [ip(), email(async (c) => emailFromBody(await peekJson(c)))]),
-    login: (knownDevice) =>
-      limit('login', [
-        ip(),
-        email(async (c) => ((await knownDevice(c)) ? null : emailFromBody(await peekJson(c)))),
-        {
-          kind: 'device',
-          limit: options.deviceLimit,
-          valueOf: async (c) => {
-            const known = await knownDevice(c)
-            return known ? `${noted(c, known.userId)}:${known.deviceHash}` : null
-          },
-        },
-      ]),
-    onOwner: (endpoint, ownerOf) =>
-      limit(endpoint, [
-        ip(),
-        email(async (c) => {
-          const owner = await ownerOf(c)
-          noted(c, owner?.userId)
-          return owner?.email ?? null
-        }),
-      ]),
-    perAddress: (endpoint) => limit(endpoint, [ip()]),
-    perAccount: (endpoint, userOf) => limit(endpoint, [ip(), user(async (c) => noted(c, await userOf(c)) ?? null)]),
-    perUser: (endpoint, emailOf) =>
-      limit(endpoint, [
-        ip(),
-        user((c) => (c.var as { user?: { id: string } }).user?.id ?? null),
-        ...(emailOf ? [email(emailOf)] : []),
-      ]),
-    refresh: (sessionOf) =>
-      limit('refresh', [ip(options.refreshIpLimit), { kind: 'session', limit: options.refreshSessionLimit, valueOf: sessionOf }]),
-  }
+
+/** The keys of docs/reference/limits.md#keys. */
+export const limitBy = {
+  /** The client address (docs/reference/limits.md#client-address). */
+  ip: { kind: 'ip', limit: (o) => o.ipLimit, valueOf: address },
+  /** The client address, with refresh's numbers. */
+  refreshIp: { kind: 'ip', limit: (o) => o.refreshIpLimit, valueOf: address },
+  /** The canonical email in the body's `field` (default `email`), unless the subject is a known device. */
+  email: (field = 'email'): LimitKey => ({ kind: 'email', limit: (o) => o.emailLimit, valueOf: bodyEmail(field) }),
+  /** The email of the subject's account: a mailed token's owner, while the token is live. */
+  ownerEmail: { kind: 'email', limit: (o) => o.emailLimit, valueOf: ({ subject }) => subject?.email ?? null },
+  /** The signed-in user, or the subject's account (a challenge's). */
+  user: { kind: 'user', limit: (o) => o.userLimit, valueOf: ({ userId, subject }) => userId ?? subject?.userId ?? null },
+  /** A browser the subject's account has signed in from (login). */
+  device: {
+    kind: 'device',
+    limit: (o) => o.deviceLimit,
+    valueOf: ({ subject }) => (subject?.deviceHash && subject.userId ? `${subject.userId}:${subject.deviceHash}` : null),
+  },
+  /** The session a refresh cookie names. */
+  session: { kind: 'session', limit: (o) => o.refreshSessionLimit, valueOf: ({ subject }) => subject?.session ?? null },
+} satisfies Record<string, LimitKey | ((field?: string) => LimitKey)>
+
+/** What a limited endpoint counts: its name (in `RateLimit-Policy` and the `rate_limited` event) and its keys. */
+export interface RouteLimit {
+  name: string
+  keys: readonly LimitKey[]
 }

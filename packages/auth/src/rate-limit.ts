@@ -1,4 +1,3 @@
-import type { Context, MiddlewareHandler } from 'hono'
 import { AuthError } from './errors.js'
 import { isStorableText } from './fields.js'
 import { sha256Base64url } from './web.js'
@@ -219,34 +218,35 @@ export const limitKey = (endpoint: string, kind: string, value: string): string 
   return key.length <= LONG_KEY && isStorableText(value) ? key : [endpoint, ':', kind, '#', sha256Base64url(value)].join('')
 }
 
-/** One key an endpoint counts: its kind (`ip`, `email`, `user`, `session`), its limit, and its value for a request. */
-export interface KeyRule {
+/** One key an endpoint counts: its kind (`ip`, `email`, `user`, `session`), its limit, and its value for a request's facts `F`. */
+export interface KeyRule<F> {
   kind: string
   limit: Limit
   /** `null`: the request has no such key (no email in the body); it counts on the others. */
-  valueOf(c: Context): string | null | Promise<string | null>
+  valueOf(facts: F): string | null | Promise<string | null>
 }
 
 /** The name of a limit in the `RateLimit-Policy` and `RateLimit` fields: `login-ip`, `login-email`. */
-const policyName = (endpoint: string, rule: KeyRule) => `${endpoint}-${rule.kind}`
+const policyName = (endpoint: string, rule: { kind: string }) => `${endpoint}-${rule.kind}`
 
 /**
- * Middleware that answers 429 once any of the endpoint's keys has used up its window, with
+ * An attempt of one endpoint: throws 429 once any of its keys has used up its window, with
  * `Retry-After` and the IETF `RateLimit-Policy` / `RateLimit` fields
  * (draft-ietf-httpapi-ratelimit-headers): every limit of the endpoint (`q` attempts per `w`
- * seconds), and the one that refused, with nothing left (`r=0`) for `t` seconds.
+ * seconds), and the one that refused, with nothing left (`r=0`) for `t` seconds. `onRefused` is
+ * told first (the `rate_limited` event).
  */
 export const rateLimiter =
-  (deps: { store: RateLimitStore; now: () => Date; onRefused?: (c: Context, endpoint: string) => void }) =>
-  (endpoint: string, rules: readonly KeyRule[]): MiddlewareHandler => {
+  (deps: { store: RateLimitStore; now: () => Date }) =>
+  <F>(endpoint: string, rules: readonly KeyRule<F>[], onRefused: (facts: F) => void = () => {}) => {
     const policy = rules
       .map((rule) => `"${policyName(endpoint, rule)}";q=${rule.limit.max};w=${rule.limit.windowSeconds}`)
       .join(', ')
-    return async function rateLimit(c, next) {
+    return async function rateLimit(facts: F): Promise<void> {
       const now = deps.now().getTime()
-      const counted: { rule: KeyRule; check: LimitCheck }[] = []
+      const counted: { rule: KeyRule<F>; check: LimitCheck }[] = []
       for (const rule of rules) {
-        const value = await rule.valueOf(c)
+        const value = await rule.valueOf(facts)
         if (value === null) continue
         const check = {
           key: limitKey(endpoint, rule.kind, value),
@@ -259,19 +259,17 @@ export const rateLimiter =
         counted.map(({ check }) => check),
         now,
       )
-      if (!attempt.allowed) {
-        const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))
-        const refused = counted.find(({ check }) => check.key === attempt.refusedBy)?.rule ?? counted[0]?.rule
-        deps.onRefused?.(c, endpoint)
-        throw new AuthError('rate_limited', {
-          detail: `Too many attempts. Try again in ${retryAfter} seconds.`,
-          headers: {
-            'Retry-After': String(retryAfter),
-            'RateLimit-Policy': policy,
-            ...(refused && { RateLimit: `"${policyName(endpoint, refused)}";r=0;t=${retryAfter}` }),
-          },
-        })
-      }
-      await next()
+      if (attempt.allowed) return
+      const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))
+      const refused = counted.find(({ check }) => check.key === attempt.refusedBy)?.rule ?? counted[0]?.rule
+      onRefused(facts)
+      throw new AuthError('rate_limited', {
+        detail: `Too many attempts. Try again in ${retryAfter} seconds.`,
+        headers: {
+          'Retry-After': String(retryAfter),
+          'RateLimit-Policy': policy,
+          ...(refused && { RateLimit: `"${policyName(endpoint, refused)}";r=0;t=${retryAfter}` }),
+        },
+      })
     }
   }

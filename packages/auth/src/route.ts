@@ -1,8 +1,9 @@
 /**
- * A `createRoute` wrapper for guarded operations: it makes the guard the route's middleware
- * (so the handler's `c.var.user` is typed and non-null) and documents what the guard adds:
- * the bearer `security` requirement, the 401, for a policy `x-policy` and 403, and for a fresh
- * session `x-fresh` (RFC 9470's challenge on the 401).
+ * `auth.route`: a `createRoute` wrapper for an application's guarded operations. It makes the
+ * guard the route's middleware (so the handler's `c.var.user` is typed and non-null) and
+ * documents what the guard adds: the bearer `security` requirement, the 401, for a policy
+ * `x-policy` and 403, and for a fresh session `x-fresh` (RFC 9470's challenge on the 401). The
+ * library's own routes are built by `route-builder.ts`, which documents the guard the same way.
  */
 import { createRoute, type RouteConfig } from '@hono/zod-openapi'
 import type { MiddlewareHandler } from 'hono'
@@ -21,35 +22,57 @@ export type GuardedRouteConfig<Name extends string> = Omit<RouteConfig, 'middlew
 
 export type GuardedRoute<C, G> = Omit<C, 'auth' | 'fresh'> & { middleware: [G]; getRoutingPath(): string }
 
-export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRouteConfig<string>>(
-  guard: G,
-  /** `fresh` is documented here (`x-fresh`); the guard (or the route's own check) enforces it. */
-  { auth, fresh, ...config }: C,
-  /** Middleware that runs after the guard and before validation (the library's per-user limits). */
-  after: MiddlewareHandler[] = [],
-): GuardedRoute<C, G> => {
+/**
+ * What a guard adds to an operation's document: `x-policy`, `x-fresh`, the bearer requirement,
+ * the 401, and the 403 of a policy or of a cookie sent from another site on an unsafe method,
+ * joined with the operation's own 403 (`forbidden`), if any.
+ */
+export const guardAnswers = (
+  {
+    auth,
+    fresh,
+    method,
+    security,
+  }: { auth: true | string; fresh?: number | undefined; method: string; security?: RouteConfig['security'] },
+  forbidden?: string,
+): {
+  extensions: Record<string, unknown>
+  security: NonNullable<RouteConfig['security']>
+  responses: RouteConfig['responses']
+} => {
   // An app may send the access token as the `token` cookie: on an unsafe method, from another
   // site, that is 403 (docs/reference/credentials.md#cross-site-requests), as is a policy's refusal.
   const refusals = [
     ...(auth === true ? [] : [`the "${auth}" policy refused the caller`]),
-    ...(UNSAFE.has(config.method.toUpperCase()) ? ['the `token` cookie was sent from another site'] : []),
+    ...(UNSAFE.has(method.toUpperCase()) ? ['the `token` cookie was sent from another site'] : []),
+    ...(forbidden ? [forbidden.charAt(0).toLowerCase() + forbidden.slice(1)] : []),
   ]
-  const definition: Record<string, unknown> = {
-    ...config,
-    ...(auth === true ? {} : { 'x-policy': auth }),
-    ...(fresh === undefined ? {} : { 'x-fresh': fresh }),
-    security: [...(config.security ?? []), { [BEARER_SCHEME]: [] }],
-    middleware: [guard, ...after],
+  return {
+    extensions: { ...(auth === true ? {} : { 'x-policy': auth }), ...(fresh === undefined ? {} : { 'x-fresh': fresh }) },
+    security: [...(security ?? []), { [BEARER_SCHEME]: [] }],
     responses: {
-      ...config.responses,
       401: unauthorizedResponse(
         fresh === undefined
           ? 'No valid access token'
           : `No valid access token, or (\`reauthentication-required\`, with \`maxAge\`) a session that last proved its holder more than ${fresh} seconds ago`,
       ),
       ...(refusals.length > 0 ? { 403: problemResponse(`Forbidden: ${refusals.join('; or ')}`) } : {}),
-      500: internalErrorResponse,
     },
+  }
+}
+
+export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRouteConfig<string>>(
+  guard: G,
+  /** `fresh` is documented here (`x-fresh`); the guard enforces it. */
+  { auth, fresh, ...config }: C,
+): GuardedRoute<C, G> => {
+  const answers = guardAnswers({ auth, fresh, method: config.method, security: config.security })
+  const definition: Record<string, unknown> = {
+    ...config,
+    ...answers.extensions,
+    security: answers.security,
+    middleware: [guard],
+    responses: { ...config.responses, ...answers.responses, 500: internalErrorResponse },
   }
   return createRoute(definition as RouteConfig & { path: string }) as unknown as GuardedRoute<C, G>
 }

@@ -4,12 +4,12 @@
  * one file per bundled dialect) and its conformance file (`testing/conformance/email-sign-in.ts`).
  * It mails `kind: 'sign-in'` and reports `login.succeeded` / `login.failed` with `method: 'email'`.
  */
-import type { AuthApp, RouteDeps } from '../routes/deps.js'
+import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
 import { startEmailSignIn } from './start.js'
 import { verifyEmailSignIn } from './verify.js'
 
-export const emailSignInRoutes = <U extends UserRecord>(app: AuthApp, deps: RouteDeps<U>) => {
-  startEmailSignIn(app, deps)
-  verifyEmailSignIn(app, deps)
+export const emailSignInRoutes = <U extends UserRecord>(deps: RouteDeps<U>) => {
+  startEmailSignIn(deps)
+  verifyEmailSignIn(deps)
 }

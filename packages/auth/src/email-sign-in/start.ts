@@ -6,17 +6,11 @@
  * without, so neither the answer nor the request after it tells them apart (the forgot-password
  * rule, docs/reference/endpoints.md#forgot-password).
  */
-import { createRoute, z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import { EmailField } from '../fields.js'
-import {
-  bodyGuardResponses,
-  internalErrorResponse,
-  jsonBody,
-  jsonContent,
-  problemResponse,
-  rateLimitedResponse,
-} from '../openapi.js'
-import type { AuthApp, RouteDeps } from '../routes/deps.js'
+import { limitBy } from '../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
+import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
 import { newSignIn, SIGN_IN_TTL_MS } from './flow.js'
 
@@ -37,30 +31,29 @@ const MAIL_SPREAD_MS = 1000
 
 const MESSAGE = 'If this address can sign in, a sign-in link and code are on their way.'
 
-export const startEmailSignIn = <U extends UserRecord>(
-  app: AuthApp,
-  { store, limits, notify, afterAnswer, options }: Pick<RouteDeps<U>, 'store' | 'limits' | 'notify' | 'afterAnswer' | 'options'>,
-) =>
-  app.openapi(
-    createRoute({
+export const startEmailSignIn = <U extends UserRecord>({
+  route,
+  store,
+  notify,
+  afterAnswer,
+  options,
+}: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'afterAnswer' | 'options'>) =>
+  route.public(
+    {
       method: 'post',
       path: '/email-sign-in',
       operationId: 'emailSignIn',
-      security: [],
       tags: ['auth'],
       summary: 'Mail a sign-in link and code',
       description:
         'Answers 202 and a `flow` for every address alike. For an account it mails (`kind: sign-in`) a link token and a 6-digit code bound to this `flow`, both spent by POST /auth/email-sign-in/verify within 15 minutes; a new request for the address kills the previous mail. An address without an account gets no mail unless sign-up by email is on.',
-      middleware: [limits.onBodyEmail('email-sign-in')],
       request: { body: jsonBody(StartBody) },
       responses: {
         202: jsonContent(EmailSignInStarted, 'Accepted, whether or not the address has an account'),
         400: problemResponse('Invalid input'),
-        ...bodyGuardResponses,
-        429: rateLimitedResponse,
-        500: internalErrorResponse,
       },
-    }),
+    },
+    { peek: { email: z.string() }, limit: { name: 'email-sign-in', keys: [limitBy.ip, limitBy.email()] } },
     async (c) => {
       const { email } = c.req.valid('json')
       const { flow, token, code, hashes } = newSignIn()

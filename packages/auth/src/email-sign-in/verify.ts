@@ -5,24 +5,15 @@
  * of its mailbox stripped of whatever whoever registered the address had set) and the login's
  * second step decides between a session and the two-factor 202.
  */
-import { createRoute, z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { accountEvents } from '../account-events.js'
 import { AuthError } from '../errors.js'
 import { storableString } from '../fields.js'
+import { limitBy } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
-import {
-  bodyGuardResponses,
-  internalErrorResponse,
-  jsonBody,
-  jsonContent,
-  problemResponse,
-  rateLimitedResponse,
-  unauthorizedResponse,
-} from '../openapi.js'
-import type { AuthApp, RouteDeps } from '../routes/deps.js'
-import { secondStep } from '../routes/login.js'
-import { ChallengeSchema } from '../routes/two-factor.js'
+import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../openapi.js'
+import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
 import { AuthResultSchema } from '../user-json.js'
 import { codeHash, SIGN_IN_MAX_ATTEMPTS } from './flow.js'
@@ -49,41 +40,40 @@ const invalidSignIn = () =>
 /** A local part fit for a name (1 to 100 characters): the name of an account created by email. */
 const nameFrom = (email: string) => [...(email.split('@')[0] || email)].slice(0, 100).join('')
 
-export const verifyEmailSignIn = <U extends UserRecord>(app: AuthApp, deps: RouteDeps<U>) => {
-  const { store, sessions, limits, notify, options, devices } = deps
+export const verifyEmailSignIn = <U extends UserRecord>(
+  deps: Pick<RouteDeps<U>, 'route' | 'store' | 'sessions' | 'notify' | 'options' | 'devices' | 'secondStep'>,
+) => {
+  const { route, store, sessions, notify, options, devices, secondStep } = deps
   /**
    * The one place where sign-in by email opens a session: the method it proved (`email`, for
    * the session's record and its tokens) is passed here and nowhere else.
    */
   const openSession = (c: Context, user: U, credentialsVersion: number) => sessions.start(c, user, credentialsVersion, ['email'])
 
-  return app.openapi(
-    createRoute({
+  route.public(
+    {
       method: 'post',
       path: '/email-sign-in/verify',
       operationId: 'verifyEmailSignIn',
-      security: [],
       tags: ['auth'],
       summary: 'Sign in with the link token or the code from the sign-in mail',
       description:
         'Spends the mail (its link and its code together, once). Marks the account verified; on the first proof of an unverified account its password and second factor are removed and every other session ends. An account with a second factor gets the two-factor 202.',
-      middleware: [limits.perAddress('email-sign-in-verify')],
       request: { body: jsonBody(VerifyBody) },
       responses: {
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
         202: jsonContent(
-          ChallengeSchema,
+          secondStep.schema,
           'The mail was right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify',
         ),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse(
           'An invalid, used or expired link, a wrong code (the fifth kills the mail), or an unknown or dead flow: one answer for all',
         ),
-        ...bodyGuardResponses,
-        429: rateLimitedResponse,
-        500: internalErrorResponse,
       },
-    }),
+    },
+    // Per address only: each mail's flow has five tries of its own (docs/reference/limits.md#rate-limits).
+    { limit: { name: 'email-sign-in-verify', keys: [limitBy.ip] } },
     async (c) => {
       const body = c.req.valid('json')
       const proof =
@@ -112,7 +102,7 @@ export const verifyEmailSignIn = <U extends UserRecord>(app: AuthApp, deps: Rout
       if (settled.settled) notify.event(c, { type: 'email.verified', userId: user.id })
       for (const sessionId of settled.revokedSessionIds) notify.event(c, { type: 'session.revoked', userId: user.id, sessionId })
 
-      const second = await secondStep(deps, c, user.id, credentialsVersion, 'email')
+      const second = await secondStep.due(c, user.id, credentialsVersion, 'email')
       if (second) {
         // The browser keeps its device id through the second step, which then finds it new or known.
         devices.set(c)

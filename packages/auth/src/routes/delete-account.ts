@@ -6,14 +6,14 @@
  * `account-deleted` notice.
  */
 import { z } from '@hono/zod-openapi'
+import { confirmHolder, wrongPassword } from '../current-password.js'
 import { AuthError } from '../errors.js'
 import { CurrentPasswordField } from '../fields.js'
-import { bodyGuardResponses, jsonBody, overloadedResponse, problemResponse, rateLimitedResponse } from '../openapi.js'
-import { guardedRoute } from '../route.js'
+import { limitBy } from '../limits.js'
+import { jsonBody, problemResponse } from '../openapi.js'
+import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
-import { confirmHolder, passwordOrFresh, wrongPassword } from './current-password.js'
-import type { AuthApp, RouteDeps } from './deps.js'
-import { AnyCode, wrongCode } from './two-factor.js'
+import { AnyCode, wrongCode } from '../two-factor/codes.js'
 
 const codeRequired = () =>
   new AuthError('wrong_code', {
@@ -31,38 +31,31 @@ const DeleteAccountBody = z
   .openapi('DeleteAccountRequest')
 
 export const deleteAccount = <U extends UserRecord>(
-  app: AuthApp,
-  deps: Pick<RouteDeps<U>, 'store' | 'hasher' | 'limits' | 'notify' | 'guard' | 'cookie' | 'options' | 'twoFactor'>,
+  deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'cookie' | 'options' | 'twoFactor'>,
 ) => {
-  const { store, limits, notify, guard, cookie, options, twoFactor } = deps
-  return app.openapi(
-    guardedRoute(
-      guard(true),
-      {
-        auth: true,
-        fresh: options.freshAge,
-        method: 'post',
-        path: '/delete-account',
-        operationId: 'deleteAccount',
-        tags: ['auth'],
-        summary: 'Delete the account with every session and token; the refresh cookie is cleared',
-        request: { body: jsonBody(DeleteAccountBody) },
-        responses: {
-          204: { description: 'The account is gone; its tokens get 401 from now on' },
-          400: problemResponse(
-            'Invalid input, a wrong current password, or (with two-factor authentication on) a missing, wrong or used code',
-          ),
-          ...bodyGuardResponses,
-          429: rateLimitedResponse,
-          503: overloadedResponse,
-        },
+  const { route, store, notify, cookie, options, twoFactor } = deps
+  route.guarded(
+    {
+      fresh: options.freshAge,
+      orCurrentPassword: true,
+      method: 'post',
+      path: '/delete-account',
+      operationId: 'deleteAccount',
+      tags: ['auth'],
+      summary: 'Delete the account with every session and token; the refresh cookie is cleared',
+      request: { body: jsonBody(DeleteAccountBody) },
+      responses: {
+        204: { description: 'The account is gone; its tokens get 401 from now on' },
+        400: problemResponse(
+          'Invalid input, a wrong current password, or (with two-factor authentication on) a missing, wrong or used code',
+        ),
       },
-      [passwordOrFresh(options), limits.perUser('delete-account')],
-    ),
+    },
+    { limit: { name: 'delete-account', keys: [limitBy.ip, limitBy.user] }, hashes: true },
     async (c) => {
       const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
-      const found = await confirmHolder(deps, c, currentPassword)
+      const found = await confirmHolder(deps, c.var, currentPassword)
       const factor = await store.findTwoFactor(user.id)
       // A second factor guards the account's end as it guards its sign-in.
       const needsCode = Boolean(factor?.enabledAt)

@@ -4,46 +4,39 @@
  * `sendMail`; all of that runs after the answer, on a fixed beat (`PACE_MS`), and its failures
  * are only logged.
  */
-import { createRoute, z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import { EmailField } from '../fields.js'
+import { limitBy } from '../limits.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
-import {
-  bodyGuardResponses,
-  internalErrorResponse,
-  jsonBody,
-  jsonContent,
-  problemResponse,
-  rateLimitedResponse,
-} from '../openapi.js'
+import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
+import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
-import type { AuthApp, RouteDeps } from './deps.js'
 
 const ForgotBody = z.object({ email: EmailField }).openapi('ForgotPasswordRequest')
 const Accepted = z.object({ message: z.string().max(200) }).openapi('Accepted')
 const MESSAGE = 'If an account exists for this email, a reset link is on its way.'
 
-export const forgotPassword = <U extends UserRecord>(
-  app: AuthApp,
-  { store, limits, notify, afterAnswer, options }: Pick<RouteDeps<U>, 'store' | 'limits' | 'notify' | 'afterAnswer' | 'options'>,
-) =>
-  app.openapi(
-    createRoute({
+export const forgotPassword = <U extends UserRecord>({
+  route,
+  store,
+  notify,
+  afterAnswer,
+  options,
+}: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'afterAnswer' | 'options'>) =>
+  route.public(
+    {
       method: 'post',
       path: '/forgot-password',
       operationId: 'forgotPassword',
-      security: [],
       tags: ['auth'],
       summary: 'Mail a password reset token',
-      middleware: [limits.onBodyEmail('forgot-password')],
       request: { body: jsonBody(ForgotBody) },
       responses: {
         202: jsonContent(Accepted, 'Accepted, whether or not the account exists'),
         400: problemResponse('Invalid input'),
-        ...bodyGuardResponses,
-        429: rateLimitedResponse,
-        500: internalErrorResponse,
       },
-    }),
+    },
+    { peek: { email: z.string() }, limit: { name: 'forgot-password', keys: [limitBy.ip, limitBy.email()] } },
     async (c) => {
       const { email } = c.req.valid('json')
       // Answer first; look the account up, write the token and mail it off the request path, so

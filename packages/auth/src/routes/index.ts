@@ -4,38 +4,71 @@
  * route is given. Each route names the parts it uses; nothing else reaches them.
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
-import { jsonBodyGuard } from '../body.js'
+import type { Context } from 'hono'
 import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
 import { passkeyRoutes } from '../passkeys/routes/index.js'
+import { passkeyAlternative } from '../passkeys/second-step.js'
+import type { PasswordHasher } from '../password.js'
+import type { RateLimitStore } from '../rate-limit.js'
 import { BEARER_SCHEME } from '../route.js'
+import { routeBuilder } from '../route-builder.js'
+import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
+import { twoFactorRoutes } from '../two-factor/routes/index.js'
+import { secondStep } from '../two-factor/second-step.js'
 import { validationHook } from '../validation.js'
 import { changeEmail } from './change-email.js'
 import { changePassword } from './change-password.js'
+import { confirmEmail } from './confirm-email.js'
 import { deleteAccount } from './delete-account.js'
-import type { RouteDeps } from './deps.js'
 import { forgotPassword } from './forgot-password.js'
+import { listSessions } from './list-sessions.js'
 import { login } from './login.js'
 import { logout } from './logout.js'
 import { me } from './me.js'
 import { reauth } from './reauth.js'
 import { refresh } from './refresh.js'
+import { resendVerification } from './resend-verification.js'
 import { resetPassword } from './reset-password.js'
-import { sessionRoutes } from './sessions.js'
+import { revokeOtherSessions } from './revoke-other-sessions.js'
+import { revokeSession } from './revoke-session.js'
 import { signup } from './signup.js'
-import { twoFactorRoutes } from './two-factor.js'
 import { verifyEmail } from './verify-email.js'
 
-export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHono => {
+/** What `createAuth` hands the routes; the builder and the second step are made here. */
+export type AuthRoutesDeps<U extends UserRecord> = Omit<RouteDeps<U>, 'route' | 'secondStep'> & {
+  /** The password hasher for the client of request `c`: each client holds at most a quarter of the queue. */
+  hasher: (c: Context) => PasswordHasher
+  rateLimitStore: RateLimitStore
+}
+
+export const authRoutes = <U extends UserRecord>({ hasher, rateLimitStore, ...given }: AuthRoutesDeps<U>): OpenAPIHono => {
   const routes = new OpenAPIHono({ defaultHook: validationHook })
-  routes.onError(problemErrorHandler(deps.options.log))
+  routes.onError(problemErrorHandler(given.options.log))
   routes.use('*', async function authHeaders(c, next) {
     c.header('Cache-Control', 'no-store')
     c.header('X-Content-Type-Options', 'nosniff')
     await next()
   })
-  routes.use('*', jsonBodyGuard())
+  // The builder installs the body guard (413, 415) before every route, and documents it.
+  const route = routeBuilder<U>(routes, {
+    guard: given.guard,
+    hasher,
+    rateLimitStore,
+    notify: given.notify,
+    options: given.options,
+  })
+  const deps: RouteDeps<U> = {
+    ...given,
+    route,
+    secondStep: secondStep({
+      store: given.store,
+      notify: given.notify,
+      twoFactor: given.twoFactor,
+      alternatives: given.passkeys ? [passkeyAlternative(given.store, given.passkeys)] : [],
+    }),
+  }
   // Where the runtime ends a request's work with its answer (Workers), the mails and events that
   // follow the answer are handed to its `waitUntil`, or they may never run.
   routes.use('*', async function workAfterAnswer(c, next) {
@@ -46,7 +79,7 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
     } catch {
       // No ExecutionContext (Node, Bun, Deno): the process outlives the answer.
     }
-    ctx?.waitUntil(deps.afterAnswer.settled())
+    ctx?.waitUntil(given.afterAnswer.settled())
   })
   routes.openAPIRegistry.registerComponent('securitySchemes', BEARER_SCHEME, {
     type: 'http',
@@ -58,24 +91,31 @@ export const authRoutes = <U extends UserRecord>(deps: RouteDeps<U>): OpenAPIHon
   routes.openAPIRegistry.registerComponent('securitySchemes', 'refreshCookie', {
     type: 'apiKey',
     in: 'cookie',
-    name: deps.cookie.name,
+    name: given.cookie.name,
     description: 'The HttpOnly refresh cookie set by signup, login and refresh (scoped to the auth routes).',
   })
-  signup(routes, deps)
-  login(routes, deps)
-  refresh(routes, deps)
-  logout(routes, deps)
-  me(routes, deps)
-  changePassword(routes, deps)
-  reauth(routes, deps)
-  forgotPassword(routes, deps)
-  resetPassword(routes, deps)
-  verifyEmail(routes, deps)
-  sessionRoutes(routes, deps)
-  changeEmail(routes, deps)
-  deleteAccount(routes, deps)
-  twoFactorRoutes(routes, deps)
-  emailSignInRoutes(routes, deps)
-  if (deps.passkeys) passkeyRoutes(routes, { ...deps, passkeys: deps.passkeys })
+  for (const endpoint of [
+    signup,
+    login,
+    refresh,
+    logout,
+    me,
+    changePassword,
+    reauth,
+    forgotPassword,
+    resetPassword,
+    verifyEmail,
+    resendVerification,
+    listSessions,
+    revokeSession,
+    revokeOtherSessions,
+    changeEmail,
+    confirmEmail,
+    deleteAccount,
+  ])
+    endpoint(deps)
+  twoFactorRoutes(deps)
+  emailSignInRoutes(deps)
+  if (deps.passkeys) passkeyRoutes({ ...deps, passkeys: deps.passkeys })
   return routes
 }

@@ -3,20 +3,23 @@
  * working at once. The session is named by the access token or, without one, by the refresh
  * cookie alone (docs/reference/endpoints.md#logout: a front end that reloaded has lost its in-memory token).
  */
-import { createRoute } from '@hono/zod-openapi'
 import type { Context, MiddlewareHandler } from 'hono'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from '../credentials.js'
-import type { GuardEnv } from '../guard.js'
-import { bodyGuardResponses, internalErrorResponse, problemResponse, unauthorizedResponse } from '../openapi.js'
+import { refreshRefused } from '../errors.js'
+import type { GuardEnv, GuardVariables } from '../guard.js'
+import { problemResponse, unauthorizedResponse } from '../openapi.js'
 import { BEARER_SCHEME } from '../route.js'
+import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
-import type { AuthApp, RouteDeps } from './deps.js'
-import { refreshRefused } from './refresh.js'
 
-export const logout = <U extends UserRecord>(
-  app: AuthApp,
-  { sessions, guard, notify, cookie, options }: Pick<RouteDeps<U>, 'sessions' | 'guard' | 'notify' | 'cookie' | 'options'>,
-) => {
+export const logout = <U extends UserRecord>({
+  route,
+  sessions,
+  guard,
+  notify,
+  cookie,
+  options,
+}: Pick<RouteDeps<U>, 'route' | 'sessions' | 'guard' | 'notify' | 'cookie' | 'options'>) => {
   const withAccessToken = guard(true)
   // An access credential, when one is present, decides (the credential order); otherwise the
   // refresh cookie names the session.
@@ -24,28 +27,25 @@ export const logout = <U extends UserRecord>(
     if (readCredential(c) !== null || cookie.read(c) === undefined) return withAccessToken(c as Context<GuardEnv<U>>, next)
     await next()
   }
-  return app.openapi(
-    createRoute({
+  route.public(
+    {
       method: 'post',
       path: '/logout',
       operationId: 'logout',
       tags: ['auth'],
       summary: 'Sign out of this session (named by the access token, or by the refresh cookie alone)',
       security: [{ [BEARER_SCHEME]: [] }, { refreshCookie: [] }],
-      middleware: [eitherCredential],
       responses: {
         204: { description: 'Session revoked; the refresh cookie is cleared' },
         401: unauthorizedResponse('No valid access token, and no current refresh cookie'),
         403: problemResponse('The refresh cookie was sent from another site'),
-        ...bodyGuardResponses,
-        500: internalErrorResponse,
       },
-    }),
+    },
+    { credential: eitherCredential },
     async (c) => {
-      const signedIn = (c.var as Partial<GuardEnv<U>['Variables']>).user
-      const sessionId = (c.var as Partial<GuardEnv<U>['Variables']>).sessionId
+      const { user: signedIn, sessionId } = c.var as Partial<GuardVariables<U>>
       if (signedIn && sessionId) {
-        await sessions.end(c, sessionId)
+        await sessions.endCurrent(c, sessionId)
         notify.event(c, { type: 'logout', userId: signedIn.id, sessionId })
         return c.body(null, 204)
       }

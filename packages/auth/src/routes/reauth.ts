@@ -8,26 +8,19 @@
 
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { checkCurrentPassword, type Holder, wrongPassword } from '../current-password.js'
 import { AuthError } from '../errors.js'
 import { PasswordField } from '../fields.js'
-import type { GuardEnv } from '../guard.js'
-import {
-  bodyGuardResponses,
-  jsonBody,
-  jsonContent,
-  overloadedResponse,
-  problemResponse,
-  rateLimitedResponse,
-} from '../openapi.js'
+import type { GuardVariables } from '../guard.js'
+import { limitBy } from '../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
 import { PasskeyProofSchema, provePasskey, wrongPasskey } from '../passkeys/reauth.js'
-import { guardedRoute } from '../route.js'
-import { amrOf, USER_VERIFIED_PASSKEY } from '../session.js'
+import type { RouteDeps } from '../route-deps.js'
+import { amrOf, USER_VERIFIED_PASSKEY } from '../session-core.js'
 import type { UserRecord } from '../store/types.js'
+import { AnyCode, wrongCode } from '../two-factor/codes.js'
 import { AuthResultSchema } from '../user-json.js'
 import { fieldCode } from '../validation.js'
-import { checkCurrentPassword, wrongPassword } from './current-password.js'
-import type { AuthApp, RouteDeps } from './deps.js'
-import { AnyCode, wrongCode } from './two-factor.js'
 
 const Code = AnyCode.optional().openapi({
   description:
@@ -56,7 +49,7 @@ type ReauthBody = { password?: string; passkey?: z.infer<typeof PasskeyProofSche
 
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
-  'store' | 'hasher' | 'sessions' | 'limits' | 'notify' | 'guard' | 'twoFactor' | 'options' | 'passkeys'
+  'route' | 'store' | 'sessions' | 'notify' | 'twoFactor' | 'options' | 'passkeys'
 >
 
 const codeRequired = () =>
@@ -66,17 +59,19 @@ const codeRequired = () =>
     errors: [{ path: 'code', code: 'code_required', message: 'Code is required for this account' }],
   })
 
-export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
-  const { store, sessions, limits, notify, guard, twoFactor, passkeys } = deps
+type Caller<U extends UserRecord> = Holder<U> & Pick<GuardVariables<U>, 'sessionId'>
+
+export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
+  const { route, store, sessions, notify, twoFactor, passkeys } = deps
 
   /**
    * The first factor: the password (wrong → 400, nothing spent) or a passkey of the caller's (its
    * challenge spent either way). Answers the account as read after it, and what it proved.
    */
-  const firstOf = async (c: Context<GuardEnv<U>>, body: ReauthBody) => {
-    const { user } = c.var
+  const firstOf = async (c: Context, holder: Caller<U>, body: ReauthBody) => {
+    const { user } = holder
     if (body.password !== undefined) {
-      const found = await checkCurrentPassword(deps, c, user.id, body.password, 'password')
+      const found = await checkCurrentPassword(deps, holder, body.password, 'password')
       return { found, first: 'pwd' as const, complete: false }
     }
     if (!body.passkey) throw wrongPassword('password')
@@ -91,11 +86,11 @@ export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
    * when the account has one and the passkey did not verify the user. Answers the credentials
    * version read with the first factor, and the methods.
    */
-  const proofOf = async (c: Context<GuardEnv<U>>, body: ReauthBody) => {
-    const { user, sessionId } = c.var
+  const proofOf = async (c: Context, holder: Caller<U>, body: ReauthBody) => {
+    const { user, sessionId } = holder
     let proven: Awaited<ReturnType<typeof firstOf>>
     try {
-      proven = await firstOf(c, body)
+      proven = await firstOf(c, holder, body)
     } catch (err) {
       if (err instanceof AuthError && (err.code === 'wrong_password' || err.code === 'invalid_passkey'))
         notify.event(c, { type: 'reauthentication.failed', userId: user.id, sessionId })
@@ -119,35 +114,27 @@ export const reauth = <U extends UserRecord>(app: AuthApp, deps: Deps<U>) => {
     return { ...done, amr: amrOf(first, 'otp') }
   }
 
-  return app.openapi(
-    guardedRoute(
-      guard(true),
-      {
-        auth: true,
-        method: 'post',
-        path: '/reauth',
-        operationId: 'reauthenticate',
-        tags: ['auth'],
-        summary:
-          'Prove who you are again (the password or a passkey, and a code when two-factor is on): the session becomes fresh',
-        description:
-          'For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.',
-        request: { body: jsonBody(passkeys ? passwordOrPasskeyBody : passwordBody) },
-        responses: {
-          200: jsonContent(AuthResultSchema, 'The session is fresh; a new access token for it (the refresh cookie is unchanged)'),
-          400: problemResponse('Invalid input, a wrong password or passkey, or a missing, wrong or used code'),
-          ...bodyGuardResponses,
-          429: rateLimitedResponse,
-          503: overloadedResponse,
-        },
+  route.guarded(
+    {
+      method: 'post',
+      path: '/reauth',
+      operationId: 'reauthenticate',
+      tags: ['auth'],
+      summary: 'Prove who you are again (the password or a passkey, and a code when two-factor is on): the session becomes fresh',
+      description:
+        'For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.',
+      request: { body: jsonBody(passkeys ? passwordOrPasskeyBody : passwordBody) },
+      responses: {
+        200: jsonContent(AuthResultSchema, 'The session is fresh; a new access token for it (the refresh cookie is unchanged)'),
+        400: problemResponse('Invalid input, a wrong password or passkey, or a missing, wrong or used code'),
       },
-      [limits.perUser('reauth')],
-    ),
+    },
+    { limit: { name: 'reauth', keys: [limitBy.ip, limitBy.user] }, hashes: true },
     async (c) => {
       const { user, sessionId } = c.var
-      const { credentialsVersion, amr, first } = await proofOf(c, c.req.valid('json'))
+      const { credentialsVersion, amr, first } = await proofOf(c, c.var, c.req.valid('json') as ReauthBody)
       const body = await sessions.reauthenticate(user.raw, sessionId, credentialsVersion, amr)
-      // The password was replaced while the proof was being checked: it is no longer the proof it was.
+      // The proof was replaced while it was being checked: it is no longer the proof it was.
       if (!body) throw first === 'pwd' ? wrongPassword('password') : wrongPasskey()
       notify.event(c, { type: 'reauthenticated', userId: user.id, sessionId, amr })
       return c.json(body, 200)

@@ -3,40 +3,49 @@
  * session core judges the value: a parallel tab's race is refused quietly, reuse (a sign of
  * theft) deletes the whole session.
  */
-import { createRoute } from '@hono/zod-openapi'
+import type { Context } from 'hono'
 import { parseRefreshValue } from '../cookies.js'
 import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
-import { AuthError } from '../errors.js'
-import {
-  bodyGuardResponses,
-  internalErrorResponse,
-  jsonContent,
-  problemResponse,
-  rateLimitedResponse,
-  unauthorizedResponse,
-} from '../openapi.js'
+import { AuthError, refreshRefused } from '../errors.js'
+import { limitBy, type Subject } from '../limits.js'
+import { jsonContent, problemResponse, unauthorizedResponse } from '../openapi.js'
+import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
 import { TokenSchema } from '../user-json.js'
-import type { AuthApp, RouteDeps } from './deps.js'
 
-/** The 401 of a refused refresh cookie (refresh, and logout by the cookie alone). */
-export const refreshRefused = (detail: string) =>
-  new AuthError('invalid_refresh', { detail, headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' } })
-
-export const refresh = <U extends UserRecord>(
-  app: AuthApp,
-  { sessions, cookie, limits, options, notify }: Pick<RouteDeps<U>, 'sessions' | 'cookie' | 'limits' | 'options' | 'notify'>,
-) => {
-  // Per session (the id the cookie names, or the value's hash for one without) and per address;
-  // defaults a browser refreshing every 15 minutes, in several tabs, never meets.
-  const limit = limits.refresh((c) => {
+export const refresh = <U extends UserRecord>({
+  route,
+  sessions,
+  cookie,
+  options,
+  notify,
+}: Pick<RouteDeps<U>, 'route' | 'sessions' | 'cookie' | 'options' | 'notify'>) => {
+  /**
+   * The cookie, judged before the limit (docs/reference/limits.md#where-limits-run): 401 without
+   * one, 403 from another site (after a read-only 401 for a cookie that is no live credential,
+   * docs/reference/conventions.md#which-error-wins). Its session (the id it names, or the
+   * value's hash for one without) is the limit's key; nothing is looked up for it.
+   */
+  const presentedCookie = async ({ c }: { c: Context }): Promise<(Subject & { presented: string | null }) | null> => {
     const presented = cookie.read(c)
-    if (!presented) return null
+    if (presented === undefined)
+      throw new AuthError('invalid_refresh', {
+        detail: 'No refresh cookie was sent.',
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      })
+    if (isCrossSiteUnsafe(c, options.trustedOrigins)) {
+      // Judged read only: a request from another site spends, revokes and clears nothing.
+      if (presented === null || !(await sessions.isCurrent(presented)))
+        throw refreshRefused('The refresh cookie is invalid, expired or revoked.')
+      throw crossSiteRefused(c, options.trustedOrigins)
+    }
+    if (presented === null) return { presented }
     const { sessionId, hash } = parseRefreshValue(presented)
-    return sessionId ?? hash
-  })
-  return app.openapi(
-    createRoute({
+    return { presented, session: sessionId ?? hash }
+  }
+
+  route.public(
+    {
       method: 'post',
       path: '/refresh',
       operationId: 'refresh',
@@ -47,27 +56,12 @@ export const refresh = <U extends UserRecord>(
         200: jsonContent(TokenSchema, 'New access token; the refresh cookie is replaced'),
         401: unauthorizedResponse('Missing, invalid, expired, revoked or reused refresh cookie'),
         403: problemResponse('Cookie sent from another site'),
-        ...bodyGuardResponses,
-        429: rateLimitedResponse,
-        500: internalErrorResponse,
       },
-    }),
+    },
+    // Per session and per address; defaults a browser refreshing every 15 minutes, in several tabs, never meets.
+    { lookup: presentedCookie, limit: { name: 'refresh', keys: [limitBy.refreshIp, limitBy.session] } },
     async (c) => {
-      const presented = cookie.read(c)
-      if (presented === undefined)
-        throw new AuthError('invalid_refresh', {
-          detail: 'No refresh cookie was sent.',
-          headers: { 'WWW-Authenticate': 'Bearer' },
-        })
-      if (isCrossSiteUnsafe(c, options.trustedOrigins)) {
-        // docs/reference/conventions.md#which-error-wins: a cookie that is no live credential is 401 before the 403. Judged
-        // read only: a request from another site spends, revokes and clears nothing.
-        if (presented === null || !(await sessions.isCurrent(presented)))
-          throw refreshRefused('The refresh cookie is invalid, expired or revoked.')
-        throw crossSiteRefused(c, options.trustedOrigins)
-      }
-      // After 401 (no cookie) and 403 (another site), before anything is looked up (docs/reference/conventions.md#which-error-wins).
-      await limit(c, async () => {})
+      const presented = c.var.subject?.presented ?? null
       if (presented === null) {
         cookie.clear(c)
         throw refreshRefused('The refresh cookie is malformed.')

@@ -1,27 +1,17 @@
 /** POST /signup: creates an account and signs it in. 409 when the email is taken. */
-import { createRoute, z } from '@hono/zod-openapi'
-import { AuthError } from '../errors.js'
+import { z } from '@hono/zod-openapi'
+import { refuseBreachedPassword } from '../breached-check.js'
+import { mailEmailToken } from '../email-tokens.js'
+import { AuthError, emailTaken } from '../errors.js'
 import { codePointString, EmailField, isStorableText, NewPasswordField, UNSTORABLE_TEXT } from '../fields.js'
-import {
-  bodyGuardResponses,
-  internalErrorResponse,
-  jsonBody,
-  jsonContent,
-  overloadedResponse,
-  problemResponse,
-  rateLimitedResponse,
-} from '../openapi.js'
+import { limitBy } from '../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
-import { amrOf } from '../session.js'
+import type { RouteDeps } from '../route-deps.js'
+import { amrOf } from '../session-core.js'
 import { INITIAL_CREDENTIALS_VERSION, type UserRecord } from '../store/types.js'
 import { AuthResultSchema } from '../user-json.js'
 import { fieldCode } from '../validation.js'
-import { refuseBreachedPassword } from './breached.js'
-import type { AuthApp, RouteDeps } from './deps.js'
-import { mailEmailToken } from './email-tokens.js'
-
-/** 409: the (canonical) email has an account (signup, change-email). */
-export const emailTaken = () => new AuthError('email_taken', { detail: 'An account with this email already exists.' })
 
 const BASE_FIELDS = { name: codePointString(1, 100, 'Name'), email: EmailField, password: NewPasswordField }
 
@@ -55,32 +45,26 @@ const unstorablePaths = (value: unknown, path: PropertyKey[]): PropertyKey[][] =
 }
 
 export const signup = <U extends UserRecord>(
-  app: AuthApp,
-  deps: Pick<RouteDeps<U>, 'store' | 'sessions' | 'hasher' | 'limits' | 'options' | 'notify' | 'devices'>,
+  deps: Pick<RouteDeps<U>, 'route' | 'store' | 'sessions' | 'options' | 'notify' | 'devices'>,
 ) => {
-  const { store, sessions, hasher, limits, options, notify, devices } = deps
+  const { route, store, sessions, options, notify, devices } = deps
   const extraKeys = Object.keys(options.signupFields?.shape ?? {})
   const SignupBody = signupBody(options.signupFields)
-  return app.openapi(
-    createRoute({
+  route.public(
+    {
       method: 'post',
       path: '/signup',
       operationId: 'signup',
-      security: [],
       tags: ['auth'],
       summary: 'Create an account',
-      middleware: [limits.onBodyEmail('signup')],
       request: { body: jsonBody(SignupBody) },
       responses: {
         201: jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie and the device cookie are set'),
         400: problemResponse('Invalid input or a refused password'),
         409: problemResponse('An account with this email exists'),
-        ...bodyGuardResponses,
-        429: rateLimitedResponse,
-        500: internalErrorResponse,
-        503: overloadedResponse,
       },
-    }),
+    },
+    { peek: { email: z.string() }, limit: { name: 'signup', keys: [limitBy.ip, limitBy.email()] }, hashes: true },
     async (c) => {
       const body = c.req.valid('json') as { name: string; email: string; password: string } & Record<string, unknown>
       const { name, email, password } = body
@@ -92,7 +76,7 @@ export const signup = <U extends UserRecord>(
         id: crypto.randomUUID(),
         name,
         email,
-        passwordHash: await hasher(c).hash(normalizePassword(password)),
+        passwordHash: await c.var.hasher.hash(normalizePassword(password)),
         createdAt: options.now(),
         ...(profile ? { profile } : {}),
       })

@@ -1,7 +1,6 @@
 /** The passkey routes (docs/reference/passkeys.md), one file per endpoint, mounted when the `passkeys` option is set. */
-import type { AuthApp } from '../../routes/deps.js'
 import type { UserRecord } from '../../store/types.js'
-import type { PasskeyDeps } from './deps.js'
+import type { PasskeyDeps } from '../deps.js'
 import { passkeyList } from './list.js'
 import { passkeyLogin } from './login.js'
 import { passkeyLoginOptions } from './login-options.js'
@@ -10,12 +9,12 @@ import { passkeyRegisterOptions } from './register-options.js'
 import { passkeyRemove } from './remove.js'
 import { passkeyRename } from './rename.js'
 
-export const passkeyRoutes = <U extends UserRecord>(app: AuthApp, deps: PasskeyDeps<U>) => {
-  passkeyLoginOptions(app, deps)
-  passkeyLogin(app, deps)
-  passkeyRegisterOptions(app, deps)
-  passkeyRegister(app, deps)
-  passkeyList(app, deps)
-  passkeyRename(app, deps)
-  passkeyRemove(app, deps)
+export const passkeyRoutes = <U extends UserRecord>(deps: PasskeyDeps<U>) => {
+  passkeyLoginOptions(deps)
+  passkeyLogin(deps)
+  passkeyRegisterOptions(deps)
+  passkeyRegister(deps)
+  passkeyList(deps)
+  passkeyRename(deps)
+  passkeyRemove(deps)
 }

@@ -3,13 +3,13 @@
  * empty, so the browser offers the site's passkeys itself (also in the email field's autofill,
  * conditional mediation); `challengeId` names the challenge for POST /passkeys/login.
  */
-import { createRoute, z } from '@hono/zod-openapi'
-import { bodyGuardResponses, internalErrorResponse, jsonContent, rateLimitedResponse } from '../../openapi.js'
-import type { AuthApp } from '../../routes/deps.js'
+import { z } from '@hono/zod-openapi'
+import { limitBy } from '../../limits.js'
+import { jsonContent } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
 import { PASSKEY_CHALLENGE_SECONDS } from '../ceremony.js'
+import type { PasskeyDeps } from '../deps.js'
 import { RequestOptionsSchema } from '../schemas.js'
-import type { PasskeyDeps } from './deps.js'
 
 export const LoginOptionsSchema = z
   .object({
@@ -19,26 +19,19 @@ export const LoginOptionsSchema = z
   })
   .openapi('PasskeyLoginOptions')
 
-export const passkeyLoginOptions = <U extends UserRecord>(
-  app: AuthApp,
-  { passkeys, limits }: Pick<PasskeyDeps<U>, 'passkeys' | 'limits'>,
-) =>
-  app.openapi(
-    createRoute({
+export const passkeyLoginOptions = <U extends UserRecord>({ route, passkeys }: Pick<PasskeyDeps<U>, 'route' | 'passkeys'>) =>
+  route.public(
+    {
       method: 'post',
       path: '/passkeys/login/options',
       operationId: 'passkeyLoginOptions',
-      security: [],
       tags: ['passkeys'],
       summary: 'Start a sign-in with a passkey: request options with an empty allowCredentials (discoverable, autofill)',
-      middleware: [limits.perAddress('passkey-login-options')],
       responses: {
         200: jsonContent(LoginOptionsSchema, 'Pass `options` to navigator.credentials.get(); the challenge lives 5 minutes'),
-        ...bodyGuardResponses,
-        429: rateLimitedResponse,
-        500: internalErrorResponse,
       },
-    }),
+    },
+    { limit: { name: 'passkey-login-options', keys: [limitBy.ip] } },
     async (c) => {
       const options = await passkeys.requestOptions('login')
       return c.json({ challengeId: options.challenge, options, expiresIn: PASSKEY_CHALLENGE_SECONDS }, 200)

@@ -5,25 +5,15 @@
  * would. Every refusal (unknown credential, wrong origin or rpId, bad signature, used or expired
  * challenge, a counter that went back) answers the same 401.
  */
-import { createRoute, z } from '@hono/zod-openapi'
+import { z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
-import {
-  bodyGuardResponses,
-  internalErrorResponse,
-  jsonBody,
-  jsonContent,
-  problemResponse,
-  rateLimitedResponse,
-  unauthorizedResponse,
-} from '../../openapi.js'
-import type { AuthApp } from '../../routes/deps.js'
-import { secondStep } from '../../routes/login.js'
-import { ChallengeSchema } from '../../routes/two-factor.js'
-import { amrOf, USER_VERIFIED_PASSKEY } from '../../session.js'
+import { limitBy } from '../../limits.js'
+import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../../openapi.js'
+import { amrOf, USER_VERIFIED_PASSKEY } from '../../session-core.js'
 import type { UserRecord } from '../../store/types.js'
 import { AuthResultSchema } from '../../user-json.js'
+import type { PasskeyDeps } from '../deps.js'
 import { AuthenticationResponseSchema } from '../schemas.js'
-import type { PasskeyDeps } from './deps.js'
 
 export const passkeyRefused = () =>
   new AuthError('passkey_failed', {
@@ -38,43 +28,36 @@ const LoginBody = z
   })
   .openapi('PasskeyLoginRequest')
 
-export const passkeyLogin = <U extends UserRecord>(
-  app: AuthApp,
-  {
-    passkeys,
-    store,
-    sessions,
-    limits,
-    notify,
-    twoFactor,
-    devices,
-  }: Pick<PasskeyDeps<U>, 'passkeys' | 'store' | 'sessions' | 'limits' | 'notify' | 'twoFactor' | 'devices'>,
-) =>
-  app.openapi(
-    createRoute({
+export const passkeyLogin = <U extends UserRecord>({
+  route,
+  passkeys,
+  store,
+  sessions,
+  notify,
+  secondStep,
+  devices,
+}: Pick<PasskeyDeps<U>, 'route' | 'passkeys' | 'store' | 'sessions' | 'notify' | 'secondStep' | 'devices'>) =>
+  route.public(
+    {
       method: 'post',
       path: '/passkeys/login',
       operationId: 'passkeyLogin',
-      security: [],
       tags: ['passkeys'],
       summary: 'Sign in with a passkey',
-      middleware: [limits.perAddress('passkey-login')],
       request: { body: jsonBody(LoginBody) },
       responses: {
         200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie is set'),
         202: jsonContent(
-          ChallengeSchema,
+          secondStep.schema,
           'The passkey did not verify the user and the account has two-factor authentication on: finish with POST /auth/two-factor/verify',
         ),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse(
           'The passkey was not accepted: unknown credential, wrong origin, bad signature, a used or expired challenge, or a signature counter that went back',
         ),
-        ...bodyGuardResponses,
-        429: rateLimitedResponse,
-        500: internalErrorResponse,
       },
-    }),
+    },
+    { limit: { name: 'passkey-login', keys: [limitBy.ip] } },
     async (c) => {
       const { challengeId, response } = c.req.valid('json')
       const outcome = await passkeys.verifyAssertion(response, 'login', { challenge: challengeId })
@@ -96,7 +79,7 @@ export const passkeyLogin = <U extends UserRecord>(
       if (!found) throw passkeyRefused()
       // Without user verification the passkey is one factor: a second factor, when on, is still due.
       if (!outcome.userVerified) {
-        const second = await secondStep({ store, notify, twoFactor, passkeys }, c, found.user.id, found.credentialsVersion, 'hwk')
+        const second = await secondStep.due(c, found.user.id, found.credentialsVersion, 'hwk')
         if (second) {
           // The browser keeps its id through the second step, which then finds it new or known.
           devices.set(c)

@@ -7,37 +7,30 @@
  */
 
 import { emailUnverified } from '../../add-credential-code.js'
-import { bodyGuardResponses, jsonContent, problemResponse, rateLimitedResponse } from '../../openapi.js'
-import type { AuthApp } from '../../routes/deps.js'
+import { limitBy } from '../../limits.js'
+import { jsonContent, problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
+import type { PasskeyDeps } from '../deps.js'
 import { CreationOptionsSchema } from '../schemas.js'
-import type { PasskeyDeps } from './deps.js'
-import { guardedPasskeyRoute } from './guarded.js'
 
-export const passkeyRegisterOptions = <U extends UserRecord>(app: AuthApp, deps: PasskeyDeps<U>) =>
-  app.openapi(
-    guardedPasskeyRoute(
-      deps,
-      {
-        auth: true,
-        fresh: deps.options.freshAge,
-        method: 'post',
-        path: '/passkeys/register/options',
-        operationId: 'passkeyRegisterOptions',
-        tags: ['passkeys'],
-        summary: 'Start adding a passkey: creation options for navigator.credentials.create()',
-        responses: {
-          200: jsonContent(
-            CreationOptionsSchema,
-            'The options; the challenge lives 5 minutes and only this user can answer it; a code is on its way by mail',
-          ),
-          403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
-          ...bodyGuardResponses,
-          429: rateLimitedResponse,
-        },
+export const passkeyRegisterOptions = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
+  deps.route.guarded(
+    {
+      fresh: deps.options.freshAge,
+      method: 'post',
+      path: '/passkeys/register/options',
+      operationId: 'passkeyRegisterOptions',
+      tags: ['passkeys'],
+      summary: 'Start adding a passkey: creation options for navigator.credentials.create()',
+      responses: {
+        200: jsonContent(
+          CreationOptionsSchema,
+          'The options; the challenge lives 5 minutes and only this user can answer it; a code is on its way by mail',
+        ),
+        403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
       },
-      'passkey-register-options',
-    ),
+    },
+    { limit: { name: 'passkey-register-options', keys: [limitBy.ip, limitBy.user] } },
     async (c) => {
       const { user } = c.var
       if (!user.raw.emailVerified) throw emailUnverified()

@@ -7,12 +7,11 @@
 import { z } from '@hono/zod-openapi'
 import { emailUnverified } from '../../add-credential-code.js'
 import { AuthError } from '../../errors.js'
-import { bodyGuardResponses, jsonBody, jsonContent, problemResponse, rateLimitedResponse } from '../../openapi.js'
-import type { AuthApp } from '../../routes/deps.js'
+import { limitBy } from '../../limits.js'
+import { jsonBody, jsonContent, problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
+import type { PasskeyDeps } from '../deps.js'
 import { PasskeyEmailCode, PasskeyName, PasskeySchema, passkeyJson, RegistrationResponseSchema } from '../schemas.js'
-import type { PasskeyDeps } from './deps.js'
-import { guardedPasskeyRoute } from './guarded.js'
 
 const RegisterBody = z
   .object({
@@ -28,31 +27,25 @@ export const invalidPasskey = () =>
     errors: [{ path: 'response', code: 'invalid_passkey', message: 'Passkey response refused; start again with new options' }],
   })
 
-export const passkeyRegister = <U extends UserRecord>(app: AuthApp, deps: PasskeyDeps<U>) =>
-  app.openapi(
-    guardedPasskeyRoute(
-      deps,
-      {
-        auth: true,
-        fresh: deps.options.freshAge,
-        method: 'post',
-        path: '/passkeys/register',
-        operationId: 'passkeyRegister',
-        tags: ['passkeys'],
-        summary: 'Finish adding a passkey with the response of navigator.credentials.create()',
-        request: { body: jsonBody(RegisterBody) },
-        responses: {
-          201: jsonContent(PasskeySchema, 'Added; a notice is mailed'),
-          400: problemResponse(
-            'Invalid input, a response refused (origin, relying party, challenge, signature), or a wrong, used or expired email code',
-          ),
-          403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
-          ...bodyGuardResponses,
-          429: rateLimitedResponse,
-        },
+export const passkeyRegister = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
+  deps.route.guarded(
+    {
+      fresh: deps.options.freshAge,
+      method: 'post',
+      path: '/passkeys/register',
+      operationId: 'passkeyRegister',
+      tags: ['passkeys'],
+      summary: 'Finish adding a passkey with the response of navigator.credentials.create()',
+      request: { body: jsonBody(RegisterBody) },
+      responses: {
+        201: jsonContent(PasskeySchema, 'Added; a notice is mailed'),
+        400: problemResponse(
+          'Invalid input, a response refused (origin, relying party, challenge, signature), or a wrong, used or expired email code',
+        ),
+        403: problemResponse('The email address is not verified (`email-unverified`); nothing changed'),
       },
-      'passkey-register',
-    ),
+    },
+    { limit: { name: 'passkey-register', keys: [limitBy.ip, limitBy.user] } },
     async (c) => {
       const { response, emailCode, name } = c.req.valid('json')
       const { user } = c.var

@@ -3,18 +3,15 @@
  * and the last way to sign in (no password, no other passkey) stays: 409.
  */
 import { AuthError } from '../../errors.js'
-import { bodyGuardResponses, problemResponse } from '../../openapi.js'
-import type { AuthApp } from '../../routes/deps.js'
+import { problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
+import type { PasskeyDeps } from '../deps.js'
+import { passkeyNotFound } from '../errors.js'
 import { PasskeyIdParam } from '../schemas.js'
-import type { PasskeyDeps } from './deps.js'
-import { guardedPasskeyRoute } from './guarded.js'
-import { passkeyNotFound } from './rename.js'
 
-export const passkeyRemove = <U extends UserRecord>(app: AuthApp, deps: PasskeyDeps<U>) =>
-  app.openapi(
-    guardedPasskeyRoute(deps, {
-      auth: true,
+export const passkeyRemove = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
+  deps.route.guarded(
+    {
       fresh: deps.options.freshAge,
       method: 'delete',
       path: '/passkeys/{id}',
@@ -26,10 +23,10 @@ export const passkeyRemove = <U extends UserRecord>(app: AuthApp, deps: PasskeyD
         204: { description: 'Removed; a notice is mailed' },
         400: problemResponse('Invalid input'),
         404: problemResponse('No passkey of yours with this id'),
-        ...bodyGuardResponses,
         409: problemResponse('It is the last way to sign in to the account (no password, no other passkey)'),
       },
-    }),
+    },
+    {},
     async (c) => {
       const { id } = c.req.valid('param')
       const { user } = c.var

@@ -1,19 +1,14 @@
 /** PATCH /passkeys/{id}: renames one of the signed-in user's passkeys; another user's id is 404. */
 import { z } from '@hono/zod-openapi'
-import { AuthError } from '../../errors.js'
-import { bodyGuardResponses, jsonBody, jsonContent, problemResponse } from '../../openapi.js'
-import type { AuthApp } from '../../routes/deps.js'
+import { jsonBody, jsonContent, problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
+import type { PasskeyDeps } from '../deps.js'
+import { passkeyNotFound } from '../errors.js'
 import { PasskeyIdParam, PasskeyName, PasskeySchema, passkeyJson } from '../schemas.js'
-import type { PasskeyDeps } from './deps.js'
-import { guardedPasskeyRoute } from './guarded.js'
 
-export const passkeyNotFound = () => new AuthError('not_found', { detail: 'You have no passkey with this id.' })
-
-export const passkeyRename = <U extends UserRecord>(app: AuthApp, deps: PasskeyDeps<U>) =>
-  app.openapi(
-    guardedPasskeyRoute(deps, {
-      auth: true,
+export const passkeyRename = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
+  deps.route.guarded(
+    {
       method: 'patch',
       path: '/passkeys/{id}',
       operationId: 'renamePasskey',
@@ -24,9 +19,9 @@ export const passkeyRename = <U extends UserRecord>(app: AuthApp, deps: PasskeyD
         200: jsonContent(PasskeySchema, 'Renamed'),
         400: problemResponse('Invalid input'),
         404: problemResponse('No passkey of yours with this id'),
-        ...bodyGuardResponses,
       },
-    }),
+    },
+    {},
     async (c) => {
       const { id } = c.req.valid('param')
       const { name } = c.req.valid('json')

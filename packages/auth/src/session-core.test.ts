@@ -1,6 +1,6 @@
 /** The session rules alone, without a store: lifetimes and what a presented refresh value means. */
 import { describe, expect, it } from 'vitest'
-import { judgeRotation, type SessionLifetimes, sessionRemainingMs } from './session.js'
+import { judgeRotation, type SessionLifetimes, sessionRemainingMs } from './session-core.js'
 import type { SessionRefreshState } from './store/types.js'
 
 const T0 = new Date('2026-11-21T10:00:00.000Z')

@@ -6,9 +6,9 @@
  * refused password spends no reset token.
  */
 import type { Context } from 'hono'
-import { normalizePassword } from '../password.js'
-import { fieldFailure } from '../validation.js'
-import type { RouteDeps } from './deps.js'
+import { normalizePassword } from './password.js'
+import type { RouteDeps } from './route-deps.js'
+import { fieldFailure } from './validation.js'
 
 export const BREACHED_PASSWORD = 'Password has appeared in a data breach; choose another one'
 

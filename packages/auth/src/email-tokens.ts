@@ -3,13 +3,14 @@
  * to the account's address, `change-email` lives 1 hour and goes to the new address. The raw token
  * is only ever in the mail; the store keeps its SHA-256.
  */
-import type { Context } from 'hono'
-import { peekJson } from '../body.js'
-import { AuthError } from '../errors.js'
-import type { Owner } from '../limits.js'
-import { opaqueToken, tokenHash } from '../opaque-token.js'
-import type { EmailTokenKind, UserRecord } from '../store/types.js'
-import type { RouteDeps } from './deps.js'
+import { z } from '@hono/zod-openapi'
+import { AuthError } from './errors.js'
+import { storableString } from './fields.js'
+import type { Subject } from './limits.js'
+import { opaqueToken, tokenHash } from './opaque-token.js'
+import type { LookupFacts } from './route-builder.js'
+import type { RouteDeps } from './route-deps.js'
+import type { EmailTokenKind, UserRecord } from './store/types.js'
 
 const LIFETIME_MS: Record<EmailTokenKind, number> = {
   'verify-email': 24 * 60 * 60 * 1000,
@@ -37,14 +38,17 @@ export const mailEmailToken = async <U extends UserRecord>(
 /** One answer for an unknown, used, expired or wrong-kind token. */
 export const invalidEmailToken = () => new AuthError('invalid_email_token', { detail: 'The token is invalid, used or expired.' })
 
+/** The body of a route that redeems a mailed token (verify-email, confirm-email). */
+export const TokenBody = z.object({ token: storableString().min(1).max(1024) })
+
+/** The peek of a route that redeems a mailed token: the `token`, when it can be one. */
+export const TokenPeek = { token: z.string().max(1024) }
+
 /**
  * The owner of the `token` in the body while it is live, for the rate limit of a redemption
  * (docs/reference/limits.md#rate-limits, "as reset-password"); `null` (the address alone counts) otherwise.
  */
 export const tokenOwner =
   <U extends UserRecord>({ store, options }: Pick<RouteDeps<U>, 'store' | 'options'>, kind: EmailTokenKind) =>
-  async (c: Context): Promise<Owner> => {
-    const token = ((await peekJson(c)) as { token?: unknown } | null | undefined)?.token
-    if (typeof token !== 'string' || token.length > 1024) return null
-    return store.findEmailToken(tokenHash(token), kind, options.now())
-  }
+  async ({ peek }: LookupFacts<typeof TokenPeek>): Promise<Subject | null> =>
+    peek.token === undefined ? null : store.findEmailToken(tokenHash(peek.token), kind, options.now())

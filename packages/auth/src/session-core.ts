@@ -365,10 +365,20 @@ export const sessionCore = <U extends UserRecord>({
       return { id, userId, createdAt, refreshedAt }
     },
 
-    /** Ends a session: its refresh cookie and its access tokens stop working at once. */
-    async end(c: Context, sessionId: string) {
+    /** Ends the caller's own session (logout): its refresh cookie and its access tokens stop working at once. */
+    async endCurrent(c: Context, sessionId: string) {
       await store.deleteSession(sessionId)
       cookie.clear(c)
+    },
+
+    /** Revokes one other session of the user; `false` when the user has no session with this id. */
+    revoke(userId: string, sessionId: string): Promise<boolean> {
+      return store.deleteUserSession(userId, sessionId)
+    },
+
+    /** Revokes every session of the user but `keepId`, in one step; answers the ids it revoked. */
+    revokeOthers(userId: string, keepId: string): Promise<string[]> {
+      return store.deleteOtherSessions(userId, keepId)
     },
   }
 }

@@ -1,0 +1,110 @@
+/**
+ * POST /two-factor/verify (docs/reference/two-factor.md#signing-in): finishes a sign-in that
+ * answered 202, with a code of the app, a recovery code or a passkey. The challenge is looked up
+ * once, before the limit (its account is the limit's key); the claim is the atomic step.
+ */
+import { z } from '@hono/zod-openapi'
+import { AuthError } from '../../errors.js'
+import { storableString } from '../../fields.js'
+import { limitBy } from '../../limits.js'
+import { tokenHash } from '../../opaque-token.js'
+import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../../openapi.js'
+import { challengeOf } from '../../passkeys/ceremony.js'
+import { AuthenticationResponseSchema } from '../../passkeys/schemas.js'
+import type { RouteDeps } from '../../route-deps.js'
+import { amrOf } from '../../session-core.js'
+import type { UserRecord } from '../../store/types.js'
+import { AuthResultSchema } from '../../user-json.js'
+import { AnyCode } from '../codes.js'
+import { CHALLENGE_MAX_FAILURES, type SpentCode } from '../factor.js'
+
+const invalidChallenge = () =>
+  new AuthError('invalid_challenge', {
+    detail: 'The challenge is unknown, used or expired; sign in again.',
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  })
+
+const VerifyBody = z
+  .object({
+    challenge: storableString().min(1).max(1024),
+    code: AnyCode.optional(),
+    passkey: AuthenticationResponseSchema.optional().openapi({
+      description: 'An assertion answering the challenge’s `passkeyOptions`, instead of a code',
+    }),
+  })
+  .refine((body) => (body.code === undefined) !== (body.passkey === undefined), {
+    message: 'Send either a code or a passkey',
+    path: ['code'],
+  })
+  .openapi('TwoFactorVerifyRequest')
+
+export const verifyTwoFactor = <U extends UserRecord>(
+  deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'options' | 'sessions' | 'twoFactor' | 'devices' | 'passkeys'>,
+) => {
+  const { route, store, notify, options, sessions, twoFactor, devices, passkeys } = deps
+  route.public(
+    {
+      method: 'post',
+      path: '/two-factor/verify',
+      operationId: 'verifyTwoFactor',
+      tags: ['two-factor'],
+      summary: 'Finish a sign-in that answered 202 with a code from the app, a recovery code or a passkey',
+      request: { body: jsonBody(VerifyBody) },
+      responses: {
+        200: jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
+        400: problemResponse('Invalid input'),
+        401: unauthorizedResponse('A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge'),
+      },
+    },
+    {
+      peek: { challenge: z.string().max(1024) },
+      // Per address, and per the account whose password step made the challenge.
+      lookup: async ({ peek }) =>
+        peek.challenge === undefined ? null : store.findChallenge(tokenHash(peek.challenge), options.now()),
+      limit: { name: 'two-factor-verify', keys: [limitBy.ip, limitBy.user] },
+    },
+    async (c) => {
+      const { challenge, code, passkey } = c.req.valid('json')
+      const hash = tokenHash(challenge)
+      // One attempt at a time: concurrent attempts on one challenge find it claimed.
+      const claimed = await store.claimChallenge(hash, options.now(), CHALLENGE_MAX_FAILURES)
+      if (!claimed) throw invalidChallenge()
+      const { userId, credentialsVersion, firstFactor } = claimed
+      const factor = await store.findTwoFactor(userId)
+      let spent: SpentCode | 'passkey' | null = null
+      if (factor?.enabledAt && code !== undefined) spent = await twoFactor.spend(userId, factor, code, true)
+      // After a passkey first step only a code is a second factor (docs/reference/passkeys.md#a-passkey-as-the-second-step).
+      else if (factor?.enabledAt && passkey && passkeys && firstFactor !== 'hwk') {
+        // The assertion must answer this challenge's own WebAuthn challenge, by one of the account's passkeys.
+        const expected = challengeOf(passkey.response.clientDataJSON)
+        const outcome = expected
+          ? await passkeys.verifyAssertion(passkey, 'two-factor', { challenge: expected, userId, boundTo: hash })
+          : null
+        if (outcome?.ok === false && outcome.regressed)
+          notify.event(c, { type: 'passkey.counter_regressed', userId, passkeyId: outcome.regressed.id })
+        if (outcome?.ok) spent = 'passkey'
+      }
+      if (!spent) {
+        await store.failChallenge(hash)
+        notify.event(c, { type: 'two_factor.failed', userId })
+        throw new AuthError('two_factor_failed', {
+          detail: 'The code is wrong or was already used.',
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        })
+      }
+      const found = await store.findUserById(userId)
+      // The first step's version: a reset or a change since then opens no session.
+      const started =
+        found && (await sessions.start(c, found.user, credentialsVersion, amrOf(firstFactor, spent === 'passkey' ? 'hwk' : 'otp')))
+      if (!started) throw invalidChallenge()
+      if (spent === 'recovery') {
+        notify.event(c, { type: 'recovery_code.used', userId })
+        notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'sign-in' })
+      }
+      notify.event(c, { type: 'login.succeeded', userId, sessionId: started.sessionId })
+      devices.set(c)
+      await devices.signedIn(c, found.user, started.sessionId, { notice: true })
+      return c.json(started.body, 200)
+    },
+  )
+}
