@@ -3511,7 +3511,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
       403: {
         headers: {
           [name: string]: unknown
@@ -3606,7 +3606,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
       403: {
         headers: {
           [name: string]: unknown

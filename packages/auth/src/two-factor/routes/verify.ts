@@ -95,7 +95,8 @@ export const verifyTwoFactor = <U extends UserRecord>(
       const found = await store.findUserById(userId)
       // The first step's version: a reset or a change since then opens no session.
       const started =
-        found && (await sessions.start(c, found.user, credentialsVersion, amrOf(firstFactor, spent === 'passkey' ? 'hwk' : 'otp')))
+        found &&
+        (await sessions.start(c, found.user, credentialsVersion, amrOf(firstFactor, spent === 'passkey' ? 'hwk' : 'otp')))
       if (!started) throw invalidChallenge()
       if (spent === 'recovery') {
         notify.event(c, { type: 'recovery_code.used', userId })
