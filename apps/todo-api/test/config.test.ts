@@ -16,7 +16,9 @@ const refusal = async (env: Record<string, string>) => {
   return lines[0] ?? ''
 }
 
-describe.concurrent('start-up configuration', () => {
+// The cases run at once, and some start the server six times: on two busy cores a case can take
+// longer than the default 20 s without anything being wrong.
+describe.concurrent('start-up configuration', { timeout: 60_000 }, () => {
   it('refuses to start without AUTH_SECRET, naming it', async () => {
     expect(await refusal({ NODE_ENV: 'production', SMTP_URL })).toMatch(/AUTH_SECRET/)
     expect(await refusal({ NODE_ENV: 'development' })).toMatch(/AUTH_SECRET/)
