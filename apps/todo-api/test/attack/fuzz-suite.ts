@@ -368,6 +368,9 @@ export const fuzzSuite = (store: AttackStore) =>
       // The attacker used up its account's password checks (10 per 15 minutes, docs/reference/limits.md#rate-limits):
       // a fresh account, so later cases can still reach a successful change.
       if (reply.status === 429 && PASSWORD_CHECKS.includes(pathname)) await renewAttacker()
+      // Failed resets with the attacker's live token used up its email's limit (10 per 15 minutes):
+      // until then no reset can succeed, so a fresh account and token (seen once: 28 refusals and no success in 180 cases).
+      if (reply.status === 429 && pathname === '/auth/reset-password' && jsonOf(req).token === f.a.reset) await renewAttacker()
     }
 
     /**
@@ -686,8 +689,15 @@ export const fuzzSuite = (store: AttackStore) =>
       it(
         'POST /auth/change-email',
         async () => {
-          const body = object({ currentPassword: current, newEmail: emailArb })
-          await check(prop(caseArb(post, at('auth', 'change-email'), bodyArb(body)), ownPassword), runs(0.02))
+          // A change succeeds only with the right password and a free, valid address at once: the
+          // shared mix reached that 3 times in 60 cases, and on PostgreSQL once never. Both lean
+          // here towards what can pass, and every other value still comes.
+          const freshEmail = fc.uuid().map((u) => `n-${u}@example.com`)
+          const body = object({
+            currentPassword: fc.oneof({ weight: 2, arbitrary: ref('a.password') }, { weight: 1, arbitrary: current }),
+            newEmail: fc.oneof({ weight: 2, arbitrary: freshEmail }, { weight: 1, arbitrary: emailArb }),
+          })
+          await check(prop(caseArb(post, at('auth', 'change-email'), bodyArb(body)), ownPassword), runs(0.03))
         },
         TIMEOUT,
       )
@@ -1082,9 +1092,9 @@ export const fuzzSuite = (store: AttackStore) =>
         expect(server.stdout().replaceAll('\n', '')).not.toMatch(/[\p{Cc}\u2028\u2029]/u)
       })
 
-      // A property of the generator, not of the store: judged on the SQLite run, where it has held;
-      // on PostgreSQL one endpoint of the 30 missed one outcome once in 3,000 cases.
-      it.runIf(TOTAL >= 1000 && store.name === 'sqlite')('reached both a success and a refusal on every endpoint', () => {
+      // A property of the generator, judged on every store: each endpoint's cases lean towards what
+      // can pass often enough that none misses its success in 3,000 cases.
+      it.runIf(TOTAL >= 1000)('reached both a success and a refusal on every endpoint', () => {
         const reached = (prefix: string, test: (status: number) => boolean) =>
           [...outcomes].some(([key]) => key.startsWith(`${prefix} `) && test(Number(key.split(' ').at(-1))))
         const endpoints = [
