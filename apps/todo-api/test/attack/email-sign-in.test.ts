@@ -10,10 +10,9 @@ import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, randomSecret, request, startServerWithMail } from '../support.js'
 import { ATTACK_STORES } from './db-view.js'
-import { freshIp, strongPassword } from './helpers.js'
+import { freshIp, median, strongPassword } from './helpers.js'
 
 const PUBLIC_URL = 'https://todo.example.test'
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 /** Pairs of timing samples; each known address is asked for at most 5 times (its limit is 10). */
 const SAMPLES = 300

@@ -11,14 +11,13 @@ import { randomInt, randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RunningServer, randomSecret, request, startServerWithMail } from '../support.js'
 import { ATTACK_STORES } from './db-view.js'
-import { freshIp, strongPassword } from './helpers.js'
+import { freshIp, median, strongPassword } from './helpers.js'
 
 /** Samples of each side: each email is asked for at most 6 times, under the per-email limit of 10. */
 const SAMPLES = 1000
 const ACCOUNTS = SAMPLES / 5
 /** The request sent right behind: one that touches no store, so it measures the event loop alone. */
 const PROBE = '/auth/me'
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 /** Fisher–Yates with crypto-random indices. */
 const shuffled = <T>(xs: T[]): T[] => {
   for (let i = xs.length - 1; i > 0; i--) {

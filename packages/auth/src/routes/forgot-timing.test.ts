@@ -5,10 +5,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { harness } from '../../test/harness.js'
+import { median } from '../../test/median.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
 
 const SAMPLES = 500
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN
 
 describe.each(STORES)('forgot-password timing on $name', ({ name, skip, open }) => {
   let opened: OpenedStore
