@@ -212,7 +212,11 @@ const notice = (to: string, subject: string, what: string): Composed => ({
 
 export const createMailer = ({ smtpUrl, from, publicUrl, production, print }: MailerOptions): Mailer => {
   if (smtpUrl) {
-    const transport = nodemailer.createTransport(smtpUrl)
+    // Pooled: up to five connections, each kept for up to 100 mails, so a mail costs its MAIL,
+    // RCPT and DATA rather than a new connection, greeting and EHLO (and TLS and AUTH where the
+    // server asks for them). Every login from a new browser mails a notice, and a fresh connection
+    // per mail was the largest part of a login's own CPU (docs/PERFORMANCE.md#the-login).
+    const transport = nodemailer.createTransport({ url: smtpUrl, pool: true })
     return {
       async send(mail) {
         const { subject, text } = compose(mail, publicUrl)

@@ -1,39 +1,54 @@
 /** The known-devices facet (`store/devices.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
 import { and, desc, eq, notInArray, sql } from 'drizzle-orm'
 import type { DeviceStore } from '../store/devices.js'
-import { type Durable, immediate, type SyncSqliteDb } from './db.js'
+import { type Durable, immediate, preparedOnce, type SyncSqliteDb } from './db.js'
 import { devices } from './schema.js'
 
-export const sqliteDevices = (db: SyncSqliteDb, _durable: Durable): DeviceStore => ({
-  async rememberDevice({ userId, deviceHash, now, keep }) {
-    return db.transaction((tx) => {
-      const added = tx.insert(devices).values({ userId, deviceHash, lastSeenAt: now }).onConflictDoNothing().run().changes
-      if (added === 0) {
-        tx.update(devices)
-          .set({ lastSeenAt: now })
-          .where(and(eq(devices.userId, userId), eq(devices.deviceHash, deviceHash)))
-          .run()
-        return false
-      }
-      const kept = tx
-        .select({ rowid: sql`rowid` })
-        .from(devices)
-        .where(eq(devices.userId, userId))
-        .orderBy(desc(devices.lastSeenAt), desc(sql`rowid`))
-        .limit(keep)
-      tx.delete(devices)
-        .where(and(eq(devices.userId, userId), notInArray(sql`rowid`, kept)))
-        .run()
-      return true
-    }, immediate)
-  },
+export const sqliteDevices = (db: SyncSqliteDb, _durable: Durable): DeviceStore => {
+  const p = sql.placeholder
+  const thisDevice = and(eq(devices.userId, p('userId')), eq(devices.deviceHash, p('deviceHash')))
+  // Every sign-in remembers its device: built and prepared once (docs/PERFORMANCE.md#the-login).
+  const hot = preparedOnce(() => ({
+    // A new device's row, or a known one's last sign-in moved to now.
+    upsert: db
+      .insert(devices)
+      .values({ userId: p('userId'), deviceHash: p('deviceHash'), lastSeenAt: p('now') })
+      .onConflictDoUpdate({ target: [devices.userId, devices.deviceHash], set: { lastSeenAt: sql`excluded.last_seen_at` } })
+      .prepare(),
+    // All but the account's `keep` most recently seen devices.
+    trim: db
+      .delete(devices)
+      .where(
+        and(
+          eq(devices.userId, p('userId')),
+          notInArray(
+            sql`rowid`,
+            db
+              .select({ rowid: sql`rowid` })
+              .from(devices)
+              .where(eq(devices.userId, p('userId')))
+              .orderBy(desc(devices.lastSeenAt), desc(sql`rowid`))
+              .limit(p('keep')),
+          ),
+        ),
+      )
+      .prepare(),
+    known: db.select({ userId: devices.userId }).from(devices).where(thisDevice).prepare(),
+  }))
 
-  async knowsDevice(userId, deviceHash) {
-    const row = db
-      .select({ userId: devices.userId })
-      .from(devices)
-      .where(and(eq(devices.userId, userId), eq(devices.deviceHash, deviceHash)))
-      .get()
-    return row !== undefined
-  },
-})
+  return {
+    async rememberDevice({ userId, deviceHash, now, keep }) {
+      const { known, upsert, trim } = hot()
+      return db.transaction(() => {
+        const added = known.get({ userId, deviceHash }) === undefined
+        upsert.run({ userId, deviceHash, now })
+        if (added) trim.run({ userId, keep })
+        return added
+      }, immediate)
+    },
+
+    async knowsDevice(userId, deviceHash) {
+      return hot().known.get({ userId, deviceHash }) !== undefined
+    },
+  }
+}

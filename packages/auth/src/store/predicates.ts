@@ -3,7 +3,7 @@
  * D1) and PostgreSQL schemas have the same tables and columns, and Drizzle's conditions take the
  * columns of either dialect. A store facet names a condition instead of spelling it again.
  */
-import { and, type Column, eq, gt, isNotNull, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm'
+import { and, type Column, eq, gt, isNotNull, isNull, lt, lte, or, type Placeholder, type SQL, sql } from 'drizzle-orm'
 
 /** A single-use row (a token, a challenge) that can still be spent at `now`: unused, unexpired. */
 export const unspent = (t: { usedAt: Column; expiresAt: Column }, now: Date) => and(isNull(t.usedAt), gt(t.expiresAt, now)) as SQL
@@ -39,7 +39,8 @@ export const notSealedWith = (t: { secret: Column }, sealingPrefix: string) =>
 export const twoFactorColumns = <F extends { secret: Column; enabledAt: Column; lastStep: Column }>(
   twoFactors: F,
   recoveryCodes: { userId: Column; usedAt: Column },
-  userId: string,
+  /** The account, or the placeholder of a prepared statement that names it. */
+  userId: string | Placeholder,
 ): { secret: F['secret']; enabledAt: F['enabledAt']; lastStep: F['lastStep']; recoveryCodesLeft: SQL<number> } => ({
   secret: twoFactors.secret,
   enabledAt: twoFactors.enabledAt,
