@@ -1,5 +1,5 @@
 /**
- * `node dist/compare.js http|in-process [--rounds=N] [--seconds=S] [--requests=R] <name>=<build dir> …`
+ * `node dist/compare.js http|in-process [--write] [--rounds=N] [--seconds=S] [--requests=R] <name>=<build dir> …`
  *
  * What a change to the reference server did, measured in one run: the same guarded
  * `GET /todos?limit=20` through several builds of it. (`pnpm bench` compares against baselines,
@@ -12,7 +12,7 @@
  * - `http`: each build as a server (built, production), with bare Hono and the guarded bare app
  *   on the same file, in interleaved rounds of closed-loop load (32 connections, `--seconds`
  *   each, default 3; `--rounds`, default 6). Prints each one's median req/s, its ratio to bare
- *   Hono's, and its median server CPU per request.
+ *   Hono's, and its median server CPU per request. `--write`: `POST /todos` instead of the read.
  * - `in-process`: each build's `createApp` in this process on the same file, taking turns in
  *   short rounds (`--requests` each, default 500; `--rounds`, default 40). Prints each one's
  *   10th-percentile CPU per request and its difference from the first build's. Every build's
@@ -22,7 +22,7 @@ import { createWriteStream, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { accessTokenFor, scratchScript, scriptArgs, startApp, startBaseline } from './context.js'
-import { bearer, interleaved, medianCpu, medianRps, prepareMain, readTodos, userHeader } from './scenarios/index.js'
+import { bearer, interleaved, medianCpu, medianRps, prepareMain, readTodos, userHeader, writeTodo } from './scenarios/index.js'
 import { percentile, sortedCopy } from './stats.js'
 
 const [mode, ...rest] = process.argv.slice(2)
@@ -44,17 +44,21 @@ scratchScript('compare', { seconds: option('seconds', 3), rounds }, async (ctx, 
   const tokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
 
   if (mode === 'http') {
+    const write = process.argv.includes('--write')
+    const users = write ? data.writers : data.readers
+    const scenario = write ? writeTodo : readTodos
+    const signedIn = write ? bearer(await Promise.all(users.map((u) => accessTokenFor(ctx, u)))) : tokens
     const bare = await startBaseline(ctx, 'bare', data.dbPath)
     const guard = await startBaseline(ctx, 'latchkey', data.dbPath)
     servers.push(bare, guard)
     const runs = [
-      { key: 'bare', server: bare, variant: readTodos(userHeader(data.readers)) },
-      { key: 'guard', server: guard, variant: readTodos(tokens) },
+      { key: 'bare', server: bare, variant: scenario(userHeader(users)) },
+      { key: 'guard', server: guard, variant: scenario(signedIn) },
     ]
     for (const build of builds) {
       const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
       servers.push(server)
-      runs.push({ key: build.name, server, variant: readTodos(tokens) })
+      runs.push({ key: build.name, server, variant: scenario(signedIn) })
     }
     const results = await interleaved(ctx, runs)
     const bareRps = medianRps(results.bare)

@@ -66,12 +66,22 @@ const headerSetter = (headers: Record<string, string>) => {
   }
 }
 
+/** Paths whose answers carry personal data: never stored by caches along the way. */
+const isPrivate = (path: string) =>
+  path === '/todos' || path.startsWith('/todos/') || path === '/admin' || path.startsWith('/admin/')
+
+/** The auth routes run their own body guard (with their own limits). */
+const isAuth = (path: string) => path === '/auth' || path.startsWith('/auth/')
+
 /**
- * The first middleware of every request, one function instead of three (each a step of Hono's
+ * The first middleware of every request, one function instead of five (each a step of Hono's
  * chain and a promise per request):
  * - the request log: method, path, status and duration. Never the query string: it may carry
  *   `access_token` (or a reset `token`), and never headers or bodies, which carry tokens and passwords;
- * - the security headers, before the handler;
+ * - the security headers, before the handler, and `Cache-Control: no-store` on the todo and
+ *   admin routes, whose answers carry personal data;
+ * - the body guard of every path outside /auth (a plain prefix test: hono/combine's except()
+ *   matches a router and composes middleware on every request);
  * - docs/reference/credentials.md#credentials-in-the-query-string: a response to a request with
  *   `?access_token=` is never cached and never leaks the URL in a Referer, on every route (the
  *   guard does this for guarded ones; this covers /health, /openapi.json, the docs assets and
@@ -79,16 +89,21 @@ const headerSetter = (headers: Record<string, string>) => {
  */
 const firstMiddleware = (write: (line: string) => void): MiddlewareHandler => {
   const securityHeaders = headerSetter(SECURITY_HEADERS)
+  const noStore = headerSetter({ 'Cache-Control': 'no-store' })
+  const bodyGuard = jsonBodyGuard()
   return async function everyRequest(c, next) {
     const started = performance.now()
+    const { path } = c.req
     securityHeaders(c)
-    await next()
+    if (isPrivate(path)) noStore(c)
+    if (isAuth(path)) await next()
+    else await bodyGuard(c, next)
     if (c.req.query('access_token') !== undefined) {
       c.header('Cache-Control', 'no-store')
       c.header('Referrer-Policy', 'no-referrer')
     }
     // The path arrives percent-decoded and is the client's to choose.
-    write(`${c.req.method} ${printable(c.req.path)} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
+    write(`${c.req.method} ${printable(path)} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
   }
 }
 
@@ -101,13 +116,6 @@ export const createApp = (options: AppOptions) => {
 
   const app = new OpenAPIHono({ defaultHook: validationHook })
   app.use('*', firstMiddleware(options.logRequest ?? ((line) => console.log(line))))
-  // The auth routes run their own body guard; every other path gets this one. (A plain prefix
-  // test: hono/combine's except() matches a router and composes middleware on every request.)
-  const bodyGuard = jsonBodyGuard()
-  app.use('*', async function bodyGuardOutsideAuth(c, next) {
-    const { path } = c.req
-    return path === '/auth' || path.startsWith('/auth/') ? next() : bodyGuard(c, next)
-  })
   // Front ends on the trusted origins (TRUSTED_ORIGINS) may read answers and send the refresh
   // cookie; every other origin gets no CORS headers at all.
   // (hono/cors leaves out only Allow-Origin for the others, so it runs for trusted origins alone.)
@@ -129,14 +137,6 @@ export const createApp = (options: AppOptions) => {
   }
   app.onError(problemErrorHandler(logError))
   app.notFound(problemNotFound)
-
-  // Responses with personal data are never stored by caches along the way.
-  const setNoStore = headerSetter({ 'Cache-Control': 'no-store' })
-  const noStore: MiddlewareHandler = async function noStore(c, next) {
-    setNoStore(c)
-    await next()
-  }
-  for (const path of ['/todos', '/todos/*', '/admin/*']) app.use(path, noStore)
 
   app.route('/auth', auth.routes)
   // The public keys other services verify access tokens with (AUTH_SIGNING_KEYS).

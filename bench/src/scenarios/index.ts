@@ -17,6 +17,7 @@ export {
   type Row,
   readTodos,
   userHeader,
+  writeTodo,
 } from './shared.js'
 export { signingKeys } from './signing-keys.js'
 export { throughput } from './throughput.js'
