@@ -34,15 +34,20 @@ export const sqliteDevices = (db: SyncSqliteDb, _durable: Durable): DeviceStore 
       )
       .prepare(),
     known: db.select({ userId: devices.userId }).from(devices).where(thisDevice).prepare(),
+    deviceCount: db
+      .select({ n: sql<number>`count(*)` })
+      .from(devices)
+      .where(eq(devices.userId, p('userId')))
+      .prepare(),
   }))
 
   return {
     async rememberDevice({ userId, deviceHash, now, keep }) {
-      const { known, upsert, trim } = hot()
+      const { known, upsert, deviceCount, trim } = hot()
       return db.transaction(() => {
         const added = known.get({ userId, deviceHash }) === undefined
         upsert.run({ userId, deviceHash, now })
-        if (added) trim.run({ userId, keep })
+        if (added && (deviceCount.get({ userId })?.n ?? 0) > keep) trim.run({ userId, keep })
         return added
       }, immediate)
     },

@@ -1,5 +1,5 @@
 /** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
-import { type SQL, sql } from 'drizzle-orm'
+import { type Placeholder, type SQL, sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import type { AuthMethod, FirstFactor } from '../store/types.js'
 
@@ -68,7 +68,7 @@ export const sessions = sqliteTable(
  * The user's sessions past the `keep` most recently used (latest `refreshed_at`, then the greater
  * id), for `trimSessions` of both SQLite stores. SQLite has no OFFSET without LIMIT (-1: none).
  */
-export const trimmedSessions = (userId: string, keep: number): SQL =>
+export const trimmedSessions = (userId: string | Placeholder, keep: number | Placeholder): SQL =>
   sql`${sessions.userId} = ${userId} and ${sessions.id} in (select ${sessions.id} from ${sessions} where ${sessions.userId} = ${userId}
     order by ${sessions.refreshedAt} desc, ${sessions.id} desc limit -1 offset ${keep})`
 
