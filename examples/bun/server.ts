@@ -24,12 +24,17 @@ app.get('/me/hello', auth.guard(true), (c) => c.json({ hello: c.get('user').name
 const server = Bun.serve({ port: Number(process.env.PORT ?? 3000), fetch: app.fetch })
 console.log(`listening on http://localhost:${server.port}`)
 
-// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0.
+// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0. A
+// second signal while stopping (a terminal's Ctrl-C reaches the whole process group) changes
+// nothing: with no listener left, it would kill the process mid-stop.
+let stopping = false
 const stop = async () => {
+  if (stopping) return
+  stopping = true
   await server.stop()
   await auth.settled()
   db.close()
   process.exit(0)
 }
-process.once('SIGINT', stop)
-process.once('SIGTERM', stop)
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)

@@ -24,12 +24,18 @@ const server = serve({ fetch: app.fetch, port: Number(process.env.PORT ?? 3000) 
   console.log(`listening on http://localhost:${port}`),
 )
 
-// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0.
-const stop = () =>
+// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0. A
+// second signal while stopping (a terminal's Ctrl-C reaches the whole process group) changes
+// nothing: with no listener left, it would kill the process mid-stop.
+let stopping = false
+const stop = () => {
+  if (stopping) return
+  stopping = true
   server.close(async () => {
     await auth.settled()
     db.close()
     process.exit(0)
   })
-process.once('SIGINT', stop)
-process.once('SIGTERM', stop)
+}
+process.on('SIGINT', stop)
+process.on('SIGTERM', stop)
