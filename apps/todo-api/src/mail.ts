@@ -215,7 +215,7 @@ export const createMailer = ({ smtpUrl, from, publicUrl, production, print }: Ma
     // Pooled: up to five connections, each kept for up to 100 mails, so a mail costs its MAIL,
     // RCPT and DATA rather than a new connection, greeting and EHLO (and TLS and AUTH where the
     // server asks for them). Every login from a new browser mails a notice, and a fresh connection
-    // per mail was the largest part of a login's own CPU (docs/PERFORMANCE.md#the-login).
+    // per mail was the largest part of a login's own CPU (docs/PERFORMANCE.md#the-login-measured).
     const transport = nodemailer.createTransport({ url: smtpUrl, pool: true })
     return {
       async send(mail) {

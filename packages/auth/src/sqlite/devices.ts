@@ -7,7 +7,7 @@ import { devices } from './schema.js'
 export const sqliteDevices = (db: SyncSqliteDb, _durable: Durable): DeviceStore => {
   const p = sql.placeholder
   const thisDevice = and(eq(devices.userId, p('userId')), eq(devices.deviceHash, p('deviceHash')))
-  // Every sign-in remembers its device: built and prepared once (docs/PERFORMANCE.md#the-login).
+  // Every sign-in remembers its device: built and prepared once (docs/PERFORMANCE.md#the-login-measured).
   const hot = preparedOnce(() => ({
     // A new device's row, or a known one's last sign-in moved to now.
     upsert: db
