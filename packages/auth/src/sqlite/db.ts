@@ -1,5 +1,6 @@
 /** The synchronous SQLite database every SQLite store facet runs on, whatever the driver. */
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
+import { count, eq, sql } from 'drizzle-orm'
+import type { BaseSQLiteDatabase, SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type * as schema from './schema.js'
 
 /** A synchronous Drizzle SQLite database whose `run()` reports the rows it changed. */
@@ -49,3 +50,15 @@ export const preparedOnce = <T>(prepare: () => T): (() => T) => {
     return statements
   }
 }
+
+/**
+ * How many rows of `table` belong to the account (placeholder `userId`), prepared: the check a
+ * sign-in makes before it trims the account's sessions or devices, which nearly always finds
+ * nothing past the limit and then writes nothing.
+ */
+export const preparedRowsOfUser = (db: SyncSqliteDb, table: SQLiteTable, userId: SQLiteColumn) =>
+  db
+    .select({ n: count() })
+    .from(table)
+    .where(eq(userId, sql.placeholder('userId')))
+    .prepare()

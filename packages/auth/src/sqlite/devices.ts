@@ -1,7 +1,7 @@
 /** The known-devices facet (`store/devices.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
 import { and, desc, eq, notInArray, sql } from 'drizzle-orm'
 import type { DeviceStore } from '../store/devices.js'
-import { type Durable, immediate, preparedOnce, type SyncSqliteDb } from './db.js'
+import { type Durable, immediate, preparedOnce, preparedRowsOfUser, type SyncSqliteDb } from './db.js'
 import { devices } from './schema.js'
 
 export const sqliteDevices = (db: SyncSqliteDb, _durable: Durable): DeviceStore => {
@@ -34,11 +34,7 @@ export const sqliteDevices = (db: SyncSqliteDb, _durable: Durable): DeviceStore 
       )
       .prepare(),
     known: db.select({ userId: devices.userId }).from(devices).where(thisDevice).prepare(),
-    deviceCount: db
-      .select({ n: sql<number>`count(*)` })
-      .from(devices)
-      .where(eq(devices.userId, p('userId')))
-      .prepare(),
+    deviceCount: preparedRowsOfUser(db, devices, devices.userId),
   }))
 
   return {

@@ -5,7 +5,7 @@ import { newSessionRow, toRefreshState, toSessionInfo, toUser } from '../store/r
 import { fromSessionLookup, sessionLookupColumns, sessionLookupDecoder } from '../store/session-lookup.js'
 import type { SessionStore } from '../store/sessions.js'
 import type { UserRecord } from '../store/users.js'
-import { type Durable, immediate, preparedOnce, type SyncSqliteDb } from './db.js'
+import { type Durable, immediate, preparedOnce, preparedRowsOfUser, type SyncSqliteDb } from './db.js'
 import { sessions, trimmedSessions, users } from './schema.js'
 
 export const sqliteSessions = (db: SyncSqliteDb, durable: Durable): SessionStore<UserRecord> => {
@@ -43,11 +43,7 @@ export const sqliteSessions = (db: SyncSqliteDb, durable: Durable): SessionStore
       })
       .prepare(),
     // Every sign-in asks whether the account is past its session limit; nearly always it is not.
-    sessionCount: db
-      .select({ n: sql<number>`count(*)` })
-      .from(sessions)
-      .where(eq(sessions.userId, p('userId')))
-      .prepare(),
+    sessionCount: preparedRowsOfUser(db, sessions, sessions.userId),
     trim: db
       .delete(sessions)
       .where(trimmedSessions(p('userId'), p('keep')))
