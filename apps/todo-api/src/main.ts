@@ -109,6 +109,8 @@ server.listen(config.port, () => {
   const publicUrl = config.publicUrl ?? `http://localhost:${port}`
   const { version } = JSON.parse(readFileSync(join(appDir, 'package.json'), 'utf8')) as { version: string }
   let mailer: Mailer
+  // The request log and the audit lines: one write per turn of the event loop, in order.
+  const lines = batchedLines()
   try {
     mailer = createMailer({ smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl, production: config.production })
     const app = createApp({
@@ -131,7 +133,8 @@ server.listen(config.port, () => {
       // there (on Node it reads Node's request itself).
       ...('Bun' in globalThis || 'Deno' in globalThis ? { getConnInfo } : {}),
       version,
-      logRequest: batchedLines(),
+      logRequest: lines,
+      audit: lines,
       frontEnd: dev?.frontEnd ?? builtFrontEnd(join(appDir, 'dist', 'web')),
     })
     handle = app.fetch
