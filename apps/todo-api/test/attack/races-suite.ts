@@ -11,7 +11,8 @@
  * docs/reference/limits.md#rate-limits) caps each race on one email at 10 requests: more would be
  * 429s, not a race. So does the per-account limit of two-factor enable (10 per 15 minutes). One
  * mailed add-credential code spent by racing enables: exactly one 200; racing wrong codes all
- * count toward its five tries. One passkey challenge answered by 10 sign-ins at once: one session.
+ * count toward its five tries. One passkey challenge answered by 10 sign-ins at once: one session;
+ * by 6 re-authentications at once: one 200; by a sign-in and a reauth at once: one of them.
  */
 import { randomUUID } from 'node:crypto'
 import * as OTPAuth from 'otpauth'
@@ -193,7 +194,8 @@ export const racesSuite = (store: AttackStore) =>
         })
       })
 
-      it('signs in once when 10 passkey sign-ins race with one challenge and one assertion: one session', async () => {
+      /** A verified member with one registered passkey, and the software authenticator that holds it. */
+      const memberWithPasskey = async () => {
         const m = await newMember(server.base, 'Keyholder')
         const verify = await smtp.waitFor(m.email, 0, 5_000, 'verify-email')
         const token = decodeURIComponent(/token=(\S+)/.exec(verify.text)?.[1] ?? '')
@@ -210,14 +212,44 @@ export const racesSuite = (store: AttackStore) =>
           body: { response: await authenticator.create(options.body as CreationOptions), emailCode },
         })
         expect(registered.status).toBe(201)
-        const sessionsBefore = (await query('select id from auth_sessions where user_id = ?', m.userId)).length
+        return { m, authenticator }
+      }
+
+      /** A new passkey challenge and the authenticator's one assertion answering it. */
+      const assertion = async (authenticator: Awaited<ReturnType<typeof memberWithPasskey>>['authenticator']) => {
         const started = await call('POST', '/auth/passkeys/login/options')
-        const { challengeId, options: requestOptions } = started.body as { challengeId: string; options: RequestOptions }
-        const body = { challengeId, response: await authenticator.get(requestOptions) }
+        const { challengeId, options } = started.body as { challengeId: string; options: RequestOptions }
+        return { challengeId, response: await authenticator.get(options) }
+      }
+
+      it('signs in once when 10 passkey sign-ins race with one challenge and one assertion: one session', async () => {
+        const { m, authenticator } = await memberWithPasskey()
+        const sessionsBefore = (await query('select id from auth_sessions where user_id = ?', m.userId)).length
+        const body = await assertion(authenticator)
         const replies = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/auth/passkeys/login', { body })))
         expect(statuses(replies)).toEqual([200, ...Array(9).fill(401)])
         expect(await query('select id from auth_sessions where user_id = ?', m.userId)).toHaveLength(sessionsBefore + 1)
         for (const r of replies.filter((r) => r.status === 401)) expect(r.headers.getSetCookie()).toEqual([])
+      })
+
+      // Reauth counts 10 per account per 15 minutes: 6 racing, then 2 more, stay inside it.
+      it('re-authenticates once when 6 reauths race with one passkey challenge and one assertion', async () => {
+        const { m, authenticator } = await memberWithPasskey()
+        const passkey = await assertion(authenticator)
+        const replies = await Promise.all(
+          Array.from({ length: 6 }, () => call('POST', '/auth/reauth', { token: m.token, body: { passkey } })),
+        )
+        expect(statuses(replies)).toEqual([200, ...Array(5).fill(400)])
+        for (const r of replies.filter((r) => r.status === 400)) expect(r.body).toMatchObject({ code: 'invalid_passkey' })
+        // The challenge is spent: the same assertion proves nothing afterwards either.
+        expect((await call('POST', '/auth/reauth', { token: m.token, body: { passkey } })).status).toBe(400)
+        // And it cannot be answered twice across the two routes: one sign-in or one reauth, not both.
+        const shared = await assertion(authenticator)
+        const [signIn, reauth] = await Promise.all([
+          call('POST', '/auth/passkeys/login', { body: shared }),
+          call('POST', '/auth/reauth', { token: m.token, body: { passkey: shared } }),
+        ])
+        expect([signIn.status, reauth.status].filter((status) => status === 200)).toHaveLength(1)
       })
 
       describe('one todo, many writers', () => {
