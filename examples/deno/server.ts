@@ -29,8 +29,13 @@ const server = Deno.serve(
   app.fetch,
 )
 
-// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0.
+// Ctrl-C or SIGTERM: no new connections, requests and mails in flight finish, then exit 0. A
+// second signal while stopping (a terminal's Ctrl-C reaches the whole process group) changes
+// nothing.
+let stopping = false
 const stop = async () => {
+  if (stopping) return
+  stopping = true
   await server.shutdown()
   await auth.settled()
   db.close()
