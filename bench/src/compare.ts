@@ -25,13 +25,11 @@
 import { createWriteStream, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { accessTokenFor, type Ctx, runLoad, scratchScript, scriptArgs, startApp, startBaseline } from './context.js'
-import type { Variant } from './job.js'
+import { accessTokenFor, type Ctx, scratchScript, scriptArgs, startApp, startBaseline } from './context.js'
 import type { Running } from './procs.js'
 import { bearer, interleaved, medianCpu, medianRps, prepareMain, readTodos, userHeader, writeTodo } from './scenarios/index.js'
-import { loginBody, type MainData, ms } from './scenarios/shared.js'
-import { PASSWORD } from './seed.js'
-import { median, percentile, sortedCopy } from './stats.js'
+import { loginsOf, type MainData, ms, oneAtATime } from './scenarios/shared.js'
+import { percentile, sortedCopy } from './stats.js'
 
 const [mode, ...rest] = process.argv.slice(2)
 const parsed = scriptArgs(rest)
@@ -51,55 +49,24 @@ interface Build {
 const compareLogins = async (ctx: Ctx, data: MainData, servers: Running[]) => {
   const jwt = await startBaseline(ctx, 'jwt', data.dbPath)
   servers.push(jwt)
-  const runs = [{ key: 'hono/jwt', server: jwt }]
+  const started = [{ key: 'hono/jwt', server: jwt }]
   for (const build of builds) {
     const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
     servers.push(server)
-    runs.push({ key: build.name, server })
+    started.push({ key: build.name, server })
   }
   // Each server signs its own accounts in, so no email reaches its limit (10 per 15 minutes).
-  const share = Math.floor(data.logins.length / runs.length)
+  const share = Math.floor(data.logins.length / started.length)
+  const runs = started.map((run, i) => ({ ...run, variant: loginsOf(run.key, data.logins.slice(i * share, (i + 1) * share)) }))
   const requests = option('requests', 80)
-  const samples = new Map<string, number[]>(runs.map((r) => [r.key, []]))
-  const cpu = new Map<string, number[]>(runs.map((r) => [r.key, []]))
-  for (let round = 0; round < rounds; round++)
-    for (let i = 0; i < runs.length; i++) {
-      const index = (i + round) % runs.length
-      const run = runs[index]
-      if (!run) continue
-      const accounts = data.logins.slice(index * share, (index + 1) * share)
-      const variant: Variant = {
-        label: run.key,
-        method: 'POST',
-        path: '/auth/login',
-        headers: [{}],
-        bodies: accounts.map((u) => loginBody(u.email, PASSWORD)),
-        uniqueForwardedFor: true,
-      }
-      const stream = {
-        name: run.key,
-        connections: 1,
-        variants: [variant],
-        seconds: 60,
-        maxRequests: requests,
-        warmupSeconds: 1,
-        warmupMaxRequests: 3,
-      }
-      const job = await runLoad(ctx, run.server, [stream])
-      const result = job.streams[0]
-      samples.get(run.key)?.push(...(result?.samples[run.key] ?? []))
-      cpu.get(run.key)?.push(job.serverCpuMsPerRequest)
-      ctx.progress(
-        `  round ${round + 1}/${rounds} ${run.key}: p50 ${ms(percentile(sortedCopy(result?.samples[run.key] ?? []), 50))}, ${(job.serverCpuMsPerRequest).toFixed(2)} ms CPU/login`,
-      )
-    }
-  const p50 = (key: string) => percentile(sortedCopy(samples.get(key) ?? []), 50)
+  const results = await interleaved(ctx, runs, (name, variant) => oneAtATime(name, variant, requests))
+  const p50 = (key: string) => percentile(sortedCopy((results[key] ?? []).flatMap((run) => run.samples[key] ?? [])), 50)
   const jwtP50 = p50('hono/jwt')
   process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${requests} logins each\n\n`)
   process.stdout.write("| server | login p50 | ÷ hono/jwt's | CPU ms per login |\n|---|---|---|---|\n")
   for (const { key } of runs)
     process.stdout.write(
-      `| ${key} | ${ms(p50(key))} | ${(p50(key) / jwtP50).toFixed(2)} | ${median(cpu.get(key) ?? []).toFixed(2)} |\n`,
+      `| ${key} | ${ms(p50(key))} | ${(p50(key) / jwtP50).toFixed(2)} | ${medianCpu(results[key]).toFixed(2)} |\n`,
     )
 }
 

@@ -5,7 +5,19 @@ import type { Variant } from '../job.js'
 import { runJson } from '../procs.js'
 import { PASSWORD } from '../seed.js'
 import { median, percentile, sortedCopy, summarize, trim } from '../stats.js'
-import { bearer, compared, loginBody, type MainData, ms, type Outcome, problems, type Row, readTodos } from './shared.js'
+import {
+  bearer,
+  compared,
+  loginBody,
+  loginsOf,
+  type MainData,
+  ms,
+  type Outcome,
+  oneAtATime,
+  problems,
+  type Row,
+  readTodos,
+} from './shared.js'
 
 /** Scenarios 3, 4 and 5: login cost, login timing, and reads during a login storm. */
 export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boolean): Promise<Outcome> => {
@@ -20,14 +32,7 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
     known: data.logins.slice(3800),
   }
   try {
-    const loginVariant: Variant = {
-      label: 'login',
-      method: 'POST',
-      path: '/auth/login',
-      headers: [{}],
-      bodies: pool.login.map((u) => loginBody(u.email, PASSWORD)),
-      uniqueForwardedFor: true,
-    }
+    const loginVariant = loginsOf('login', pool.login)
     // 3. Login p50 against raw argon2 verify p50, one request at a time. The machine drifts
     // (argon2 alone moves 20–30% between minutes here), so the three series are taken in turns,
     // `rounds` times, and each p50 is over all its rounds' samples.
@@ -35,15 +40,6 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       ctx.progress('scenario 3: login p50 vs raw argon2 verify p50 (and bare Hono + argon2, the HTTP floor)')
       const rounds = ctx.sizes.rounds
       const n = Math.ceil(ctx.sizes.loginSamples / rounds)
-      const oneAtATime = (name: string, variant: Variant) => ({
-        name,
-        connections: 1,
-        variants: [variant],
-        seconds: 60,
-        maxRequests: n,
-        warmupSeconds: 5,
-        warmupMaxRequests: 5,
-      })
       // The same requests to bare Hono doing nothing but the argon2 verify: the floor any login
       // over HTTP pays on this machine (request, thread-pool round trip, answer).
       const floorServer = await startBaseline(ctx, 'bare', data.dbPath)
@@ -63,11 +59,11 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       const notes: string[] = []
       try {
         for (let r = 0; r < rounds; r++) {
-          const [login] = (await runLoad(ctx, app, [oneAtATime('login', loginVariant)])).streams
-          const [known] = (await runLoad(ctx, app, [oneAtATime('known', knownVariant)])).streams
-          const [jwtLogin] = (await runLoad(ctx, jwtServer, [oneAtATime('jwt', { ...loginVariant, label: 'jwt' })])).streams
+          const [login] = (await runLoad(ctx, app, [oneAtATime('login', loginVariant, n)])).streams
+          const [known] = (await runLoad(ctx, app, [oneAtATime('known', knownVariant, n)])).streams
+          const [jwtLogin] = (await runLoad(ctx, jwtServer, [oneAtATime('jwt', { ...loginVariant, label: 'jwt' }, n)])).streams
           const [floor] = (
-            await runLoad(ctx, floorServer, [oneAtATime('floor', { ...loginVariant, label: 'floor', path: '/verify' })])
+            await runLoad(ctx, floorServer, [oneAtATime('floor', { ...loginVariant, label: 'floor', path: '/verify' }, n)])
           ).streams
           const argon = await runJson<{ samples: number[] }>({
             script: join(DIST, 'argon2-verify.js'),
@@ -197,7 +193,7 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
       const storm = {
         name: 'storm',
         connections: 8,
-        variants: [{ ...loginVariant, bodies: pool.storm.map((u) => loginBody(u.email, PASSWORD)) }],
+        variants: [loginsOf('login', pool.storm)],
         seconds: seconds + 1,
         maxRequests: (seconds + 1) * 400,
         warmupSeconds: 2,

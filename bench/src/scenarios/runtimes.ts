@@ -8,19 +8,18 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { accessTokenFor, BENCH_DIR, type Ctx, runLoad, startApp } from '../context.js'
-import type { Variant } from '../job.js'
 import type { Running } from '../procs.js'
-import { PASSWORD } from '../seed.js'
 import { percentile, sortedCopy } from '../stats.js'
 import {
   bearer,
   compared,
   interleaved,
-  loginBody,
+  loginsOf,
   type MainData,
   medianRps,
   ms,
   type Outcome,
+  oneAtATime,
   problems,
   type Row,
   readTodos,
@@ -59,27 +58,7 @@ export const runtimes = async (ctx: Ctx, data: MainData): Promise<Outcome> => {
     for (let r = 0; r < ctx.sizes.rounds; r++)
       for (const [i, [key, server]] of Object.entries(servers).entries()) {
         const mine = accounts.slice(i * perRuntime, (i + 1) * perRuntime).slice(r * n, (r + 1) * n)
-        const variant: Variant = {
-          label: key,
-          method: 'POST',
-          path: '/auth/login',
-          headers: [{}],
-          bodies: mine.map((u) => loginBody(u.email, PASSWORD)),
-          uniqueForwardedFor: true,
-        }
-        const [stream] = (
-          await runLoad(ctx, server, [
-            {
-              name: key,
-              connections: 1,
-              variants: [variant],
-              seconds: 60,
-              maxRequests: mine.length,
-              warmupSeconds: 0,
-              warmupMaxRequests: 0,
-            },
-          ])
-        ).streams
+        const [stream] = (await runLoad(ctx, server, [oneAtATime(key, loginsOf(key, mine), mine.length, 0)])).streams
         samples[key] = [...(samples[key] ?? []), ...(stream?.samples[key] ?? [])]
         if (stream) notes.push(problems(stream))
       }

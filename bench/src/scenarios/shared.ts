@@ -4,9 +4,9 @@
  */
 import { join } from 'node:path'
 import { type Ctx, migrateWithApp, runLoad } from '../context.js'
-import type { MeasuredJob, StreamResult, Variant } from '../job.js'
+import type { MeasuredJob, Stream, StreamResult, Variant } from '../job.js'
 import type { Running } from '../procs.js'
-import { type SeededUser, seed } from '../seed.js'
+import { PASSWORD, type SeededUser, seed } from '../seed.js'
 import { median } from '../stats.js'
 
 export interface Row {
@@ -71,6 +71,17 @@ export const closedLoop = (ctx: Ctx, name: string, variant: Variant, connections
   warmupSeconds: ctx.sizes.warmup,
 })
 
+/** Requests one at a time (the logins of scenarios 3 and 8, `compare.js http --login`): `requests` of them after `warmup` thrown away. */
+export const oneAtATime = (name: string, variant: Variant, requests: number, warmup = 5): Stream => ({
+  name,
+  connections: 1,
+  variants: [variant],
+  seconds: 60,
+  maxRequests: requests,
+  warmupSeconds: warmup > 0 ? 5 : 0,
+  warmupMaxRequests: warmup,
+})
+
 /** The read of scenarios 1, 5 and 6: the 20 newest todos, with each request's headers in turn. */
 export const readTodos = (headers: Record<string, string>[]): Variant => ({
   label: 'read',
@@ -91,6 +102,16 @@ export const writeTodo = (headers: Record<string, string>[]): Variant => ({
 export const bearer = (tokens: string[]) => tokens.map((t) => ({ authorization: `Bearer ${t}` }))
 export const userHeader = (users: SeededUser[]) => users.map((u) => ({ 'x-user-id': u.id }))
 export const loginBody = (email: string, password: string) => JSON.stringify({ email, password })
+
+/** Each of `accounts` signing in with the seeded password, every request from its own address (so only per-email limits apply). */
+export const loginsOf = (label: string, accounts: SeededUser[]): Variant => ({
+  label,
+  method: 'POST',
+  path: '/auth/login',
+  headers: [{}],
+  bodies: accounts.map((u) => loginBody(u.email, PASSWORD)),
+  uniqueForwardedFor: true,
+})
 
 /** The main data set of scenarios 1–5: readers with todos, writers, and accounts that only log in. */
 export interface MainData {
@@ -121,17 +142,21 @@ export const single = (job: MeasuredJob): Run => {
   return { ...stream, serverCpuMsPerRequest: job.serverCpuMsPerRequest, othersCpuShare: job.othersCpuShare }
 }
 
-/** Runs every server's load `rounds` times, in rotating order (so drift hits all alike), and keeps each run. */
+/**
+ * Runs every server's load `rounds` times, in rotating order (so drift hits all alike), and keeps
+ * each run. `stream` shapes one run's load: closed-loop at 32 connections unless given.
+ */
 export const interleaved = async (
   ctx: Ctx,
   runs: { key: string; server: Running; variant: Variant }[],
+  stream: (name: string, variant: Variant) => Stream = (name, variant) => closedLoop(ctx, name, variant),
 ): Promise<Record<string, Run[]>> => {
   const out: Record<string, Run[]> = {}
   for (let r = 0; r < ctx.sizes.rounds; r++) {
     for (let i = 0; i < runs.length; i++) {
       const run = runs[(i + r) % runs.length]
       if (!run) continue
-      const result = single(await runLoad(ctx, run.server, [closedLoop(ctx, run.key, run.variant)]))
+      const result = single(await runLoad(ctx, run.server, [stream(run.key, run.variant)]))
       ctx.progress(
         `  round ${r + 1}/${ctx.sizes.rounds} ${run.key}: ${Math.round(result.rps)} req/s, ` +
           `${(result.serverCpuMsPerRequest * 1000).toFixed(0)} µs CPU/req, others ${(100 * result.othersCpuShare).toFixed(0)}% CPU`,
