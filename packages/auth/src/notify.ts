@@ -8,7 +8,7 @@ import type { Context } from 'hono'
 import type { AfterAnswer } from './background.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
 import { errorSummary } from './errors.js'
-import type { AuthMethod } from './store/types.js'
+import type { AuthMethod, FirstFactor } from './store/types.js'
 
 /** A mail that carries a single-use token; the application builds the link around it. */
 interface TokenMail<K extends string> {
@@ -111,20 +111,25 @@ type PasskeyEvent<T extends string> = UserEvent<T> & { passkeyId: string }
 /** How a sign-in was attempted: a password (login), or a link or code mailed to the address. */
 export type SignInMethod = 'password' | 'email' | 'passkey'
 
+/** The sign-in method whose proof a two-factor challenge remembers as its first step. */
+export const methodOf = (firstFactor: FirstFactor): SignInMethod =>
+  firstFactor === 'pwd' ? 'password' : firstFactor === 'email' ? 'email' : 'passkey'
+
 /**
  * One security-relevant step, after it happened. Never a password, hash, token or code.
  * `userId` whenever the account is known; `sessionId` on every event about one session.
  */
 export type AuthEvent =
   | SessionEvent<'signup'>
-  /** `method`: how the first factor was proven (absent after a two-factor verify). */
-  | (SessionEvent<'login.succeeded'> & { method?: SignInMethod })
+  /** `method`: how the first factor was proven (also when a second factor finished the sign-in). */
+  | (SessionEvent<'login.succeeded'> & { method: SignInMethod })
   /**
    * Wrong password, or (without `userId`) an email with no account; for `method: 'email'`, a
    * wrong, used or expired link or code.
    */
-  | (EventBase & { type: 'login.failed'; method?: SignInMethod; userId?: string })
-  | UserEvent<'login.challenged'>
+  | (EventBase & { type: 'login.failed'; method: SignInMethod; userId?: string })
+  /** The first factor held and a second is due (the 202); `method` as for `login.succeeded`. */
+  | (UserEvent<'login.challenged'> & { method: SignInMethod })
   /** A 429: `endpoint` names the limited route (`login`, `signup`, …). */
   | (EventBase & { type: 'rate_limited'; endpoint: string; userId?: string })
   | SessionEvent<'refresh.reuse_detected'>

@@ -61,6 +61,30 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(cookie as string) })).status).toBe(200)
     // Single use.
     expect((await verify(h, challenge, ada.code(1))).status).toBe(401)
+    await h.auth.settled()
+    expect(h.events.filter((e) => e.type === 'login.challenged' || e.type === 'login.succeeded')).toEqual([
+      expect.objectContaining({ type: 'login.challenged', method: 'password', userId: ada.user.id }),
+      expect.objectContaining({ type: 'login.succeeded', method: 'password', userId: ada.user.id }),
+    ])
+  })
+
+  run('a sign-in by email that a code finishes reports its method, email, on both events', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const started = await h.request('POST', '/auth/email-sign-in', { json: { email: 'ada@example.com' } })
+    const { flow } = (await json(started)) as { flow: string }
+    await h.auth.settled()
+    const mail = h.allMails.findLast((m) => m.kind === 'sign-in')
+    if (mail?.kind !== 'sign-in') throw new Error('no sign-in mail')
+    const answered = await h.request('POST', '/auth/email-sign-in/verify', { json: { flow, code: mail.code } })
+    expect(answered.status).toBe(202)
+    const { challenge } = (await json(answered)) as { challenge: string }
+    expect((await verify(h, challenge, ada.code())).status).toBe(200)
+    await h.auth.settled()
+    expect(h.events.filter((e) => e.type === 'login.challenged' || e.type === 'login.succeeded')).toEqual([
+      expect.objectContaining({ type: 'login.challenged', method: 'email', userId: ada.user.id }),
+      expect.objectContaining({ type: 'login.succeeded', method: 'email', userId: ada.user.id }),
+    ])
   })
 
   run('a wrong password on a two-factor account is the plain 401, no challenge', async () => {

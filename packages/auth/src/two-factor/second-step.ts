@@ -9,7 +9,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import type { Notifier } from '../notify.js'
+import { methodOf, type Notifier } from '../notify.js'
 import { tokenHash } from '../opaque-token.js'
 import type { PasskeyCore } from '../passkeys/ceremony.js'
 import { RequestOptionsSchema } from '../passkeys/schemas.js'
@@ -73,7 +73,7 @@ export const secondStep = <U extends UserRecord>({
   async due(c, userId, credentialsVersion, firstFactor) {
     if (!(await store.findTwoFactor(userId))?.enabledAt) return null
     const challenge = await twoFactor.challenge(userId, credentialsVersion, firstFactor)
-    notify.event(c, { type: 'login.challenged', userId })
+    notify.event(c, { type: 'login.challenged', method: methodOf(firstFactor), userId })
     const methods: Challenge['methods'] = ['totp', 'recovery']
     let extra: { passkeyOptions?: PasskeyRequestOptions } = {}
     for (const alternative of alternatives) {

@@ -7,6 +7,7 @@ import { z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
 import { storableString } from '../../fields.js'
 import { limitBy } from '../../limits.js'
+import { methodOf } from '../../notify.js'
 import { tokenHash } from '../../opaque-token.js'
 import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '../../openapi.js'
 import { challengeOf } from '../../passkeys/ceremony.js'
@@ -102,7 +103,7 @@ export const verifyTwoFactor = <U extends UserRecord>(
         notify.event(c, { type: 'recovery_code.used', userId })
         notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'sign-in' })
       }
-      notify.event(c, { type: 'login.succeeded', userId, sessionId: started.sessionId })
+      notify.event(c, { type: 'login.succeeded', method: methodOf(firstFactor), userId, sessionId: started.sessionId })
       devices.set(c)
       await devices.signedIn(c, found.user, started.sessionId, { notice: true })
       return c.json(started.body, 200)
