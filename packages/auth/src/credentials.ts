@@ -50,6 +50,17 @@ export const readCredential = (c: Context): Credential => {
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /**
+ * An `Origin` header as the origin it names, serialised as `URL#origin` does (`HTTP://Example.COM:80`
+ * is `http://example.com`), or `null` for `null` and anything that is not a bare origin.
+ */
+const canonicalOrigin = (header: string): string | null => {
+  if (!URL.canParse(header)) return null
+  const url = new URL(header)
+  const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !header.endsWith('/')
+  return bare && url.origin !== 'null' ? url.origin : null
+}
+
+/**
  * CSRF defence for cookie-borne credentials (docs/reference/credentials.md#cross-site-requests): an unsafe request is refused
  * unless its `Origin` is absent or trusted, and one the browser marks `Sec-Fetch-Site:
  * cross-site` unless its `Origin` is trusted. `trusted`: `publicUrl`'s origin and
@@ -57,8 +68,9 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
  */
 export const isCrossSiteUnsafe = (c: Context, trusted: ReadonlySet<string> | null): boolean => {
   if (!UNSAFE.has(c.req.method)) return false
-  const origin = c.req.header('origin')
-  const isTrusted = origin !== undefined && (trusted ? trusted.has(origin) : origin === new URL(c.req.url).origin)
+  const header = c.req.header('origin')
+  const origin = header === undefined ? undefined : canonicalOrigin(header)
+  const isTrusted = origin != null && (trusted ? trusted.has(origin) : origin === new URL(c.req.url).origin)
   if (c.req.header('sec-fetch-site')?.toLowerCase() === 'cross-site') return !isTrusted
   return origin !== undefined && !isTrusted
 }

@@ -34,6 +34,26 @@ describe('trustedOrigins', () => {
     expect(crossNoOrigin.status).toBe(403)
   })
 
+  it('compares origins as origins: case and a default port do not matter; a path, `null` or garbage is foreign', async () => {
+    const h = harness({ trustedOrigins: [SPA] })
+    let { refresh } = await h.signup()
+    const from = (origin: string) => h.request('POST', '/auth/refresh', { headers: { ...cookieHeader(refresh), Origin: origin } })
+    for (const same of ['HTTP://LOCALHOST:5173', 'http://LocalHost:5173', 'HTTP://APP.TEST', 'http://app.test:80']) {
+      const res = await from(same)
+      expect(res.status, same).toBe(200)
+      refresh = /refresh_token=([^;]+)/.exec(res.headers.getSetCookie().join())?.[1] ?? ''
+    }
+    for (const foreign of [
+      'null',
+      'http://localhost:5173/',
+      'http://localhost:5173/app',
+      'http://a@localhost:5173',
+      'localhost:5173',
+      'https://localhost:5173',
+    ])
+      expect((await from(foreign)).status, foreign).toBe(403)
+  })
+
   it('refuses at construction an entry that is not an origin, naming it by position', () => {
     for (const bad of ['localhost:5173', 'http://localhost:5173/app', 'not a url', 'null'])
       expect(() => harness({ trustedOrigins: [SPA, bad] })).toThrow(/trustedOrigins\[1\]/)
