@@ -97,6 +97,30 @@ const server = createServer((req, res) => {
 
 const dev = devFrontEndModule ? await devFrontEndModule.devFrontEnd(server) : null
 
+/**
+ * A request Node's HTTP parser refuses (headers over 16 KiB, a malformed Content-Length, a
+ * request line that is not HTTP) never reaches the adapter: answer it as the app answers every
+ * error, a problem document with nosniff, instead of Node's bare status line.
+ */
+server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+  if (err.code === 'ECONNRESET' || !socket.writable) return socket.destroy()
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new AuthError('header_fields_too_large', { detail: 'The request line and headers are limited to 16 KiB.' })
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new AuthError('request_timeout', { detail: 'The request did not arrive in time.' })
+        : new AuthError('validation_failed', { detail: 'The request is not well-formed HTTP/1.1.' })
+  const body = JSON.stringify(error.toJSON())
+  socket.end(
+    `HTTP/1.1 ${error.status} ${error.toJSON().title}\r\n` +
+      'Content-Type: application/problem+json\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'X-Content-Type-Options: nosniff\r\n' +
+      'Cache-Control: no-store\r\n' +
+      `Connection: close\r\n\r\n${body}`,
+  )
+})
+
 server.once('error', (err: NodeJS.ErrnoException) => {
   db.close()
   die(

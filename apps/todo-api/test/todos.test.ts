@@ -321,6 +321,12 @@ describe('HTTP conventions', () => {
     expect((await request(server.base, 'POST', '/todos', { body: 'x', headers: { 'content-type': 'text/plain' } })).status).toBe(
       415,
     )
+    // application/json, its parameters aside: another JSON-like type is not it.
+    const typed = (type: string) =>
+      request(server.base, 'POST', '/todos', { token: ada.token, body: { title: type }, headers: { 'content-type': type } })
+    for (const type of ['application/vnd.api+json', 'application/merge-patch+json', 'application/jsonx', 'text/json'])
+      expect((await typed(type)).status, type).toBe(415)
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON']) expect((await typed(type)).status, type).toBe(201)
   })
 
   it('answers unknown routes and wrong methods with a problem document', async () => {

@@ -33,9 +33,11 @@ const table = {
   two_factor_enabled: [409, 'Two-factor authentication is already enabled'],
   two_factor_not_enabled: [409, 'Two-factor authentication is not enabled'],
   last_sign_in_method: [409, 'The last way to sign in cannot be removed'],
+  request_timeout: [408, 'Request timeout'],
   payload_too_large: [413, 'Payload too large'],
   unsupported_media_type: [415, 'Unsupported media type'],
   rate_limited: [429, 'Too many requests'],
+  header_fields_too_large: [431, 'Request header fields too large'],
   internal: [500, 'Internal server error'],
   overloaded: [503, 'Service unavailable'],
 } as const satisfies Record<string, readonly [ContentfulStatusCode, string]>

@@ -144,6 +144,30 @@ describe.each(ATTACK_STORES)('nosniff and no-store on $name', (store) => {
   )
 
   it.skipIf(store.skip !== null)(
+    "answers requests Node's HTTP parser refuses, and a read declaring a body over 64 KiB, as problem documents",
+    async () => {
+      const cases: [string, number][] = [
+        // Over Node's 16 KiB of request line and headers: a long path, a long header.
+        [`GET /todos/${'a'.repeat(20_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`, 431],
+        [`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'b'.repeat(17_000)}\r\nConnection: close\r\n\r\n`, 431],
+        ['POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\nConnection: close\r\n\r\n', 400],
+        ['NOT-HTTP\r\n\r\n', 400],
+        // A read takes no body, but one declared over the limit is refused before anything else (413 before 401).
+        ['GET /todos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 70000\r\nConnection: close\r\n\r\n', 413],
+      ]
+      for (const [head, status] of cases) {
+        const reply = await rawRequest(server.port, head)
+        const what = head.slice(0, 40)
+        expect(reply.status, what).toBe(status)
+        expect(reply.headers.get('x-content-type-options'), what).toBe('nosniff')
+        expectProblem(reply, what)
+      }
+      // The server still answers afterwards.
+      expect((await request(server.base, 'GET', '/health')).status).toBe(200)
+    },
+  )
+
+  it.skipIf(store.skip !== null)(
     'sends Cache-Control: no-store on every response that carries a token or sets a cookie',
     async () => {
       const email = `c-${randomUUID()}@example.com`
