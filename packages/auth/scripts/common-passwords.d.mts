@@ -1,0 +1,3 @@
+export const TOP: number
+export function topPasswords(): string[]
+export function render(): string
