@@ -7,12 +7,14 @@
  * 429, 500, 503), so the document and the server cannot drift apart.
  *
  * Per request, in order: the body guard (413, 415: installed once on the app), the guard (401,
- * 403), the body parsed once, the peek, the password-or-fresh check (401), the lookup, the limit
+ * 403), the body parsed once, the peek, the password-or-fresh check (401), the verified address
+ * (403), the lookup, the limit
  * (429, docs/reference/limits.md#where-limits-run), validation of the parsed body (400), the
  * handler. Nothing is parsed or looked up twice.
  */
 import { type OpenAPIHono, type RouteConfig, type RouteHandler, z } from '@hono/zod-openapi'
 import type { Context, MiddlewareHandler } from 'hono'
+import { emailUnverified } from './add-credential-code.js'
 import { jsonBodyGuard, mayCarryBody } from './body.js'
 import { AuthError, reauthenticationRequired } from './errors.js'
 import type { GuardOptions, GuardVariables } from './guard.js'
@@ -64,8 +66,13 @@ export type NeedsVariables<P extends PeekShape, S, H extends boolean> = {
 /** A route's OpenAPI config, without the parts the builder owns (`middleware`). */
 export type EndpointConfig = Omit<RouteConfig, 'middleware'>
 
-/** A guarded route's config: `fresh` seconds, enforced by the guard or, with `orCurrentPassword`, by the current password instead. */
-export type GuardedEndpointConfig = EndpointConfig & { fresh?: number; orCurrentPassword?: true }
+/**
+ * A guarded route's config: `fresh` seconds, enforced by the guard or, with `orCurrentPassword`,
+ * by the current password instead; `verifiedEmail`: an account whose address is not verified is
+ * refused with 403 (`email_unverified`) before the limit and validation, as 403 comes before 429
+ * and 400 (docs/reference/conventions.md#which-error-wins).
+ */
+export type GuardedEndpointConfig = EndpointConfig & { fresh?: number; orCurrentPassword?: true; verifiedEmail?: true }
 
 export interface RouteBuilderDeps<U extends UserRecord> {
   guard: (auth: true, options?: GuardOptions) => MiddlewareHandler<{ Variables: GuardVariables<U> }>
@@ -109,7 +116,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
     guard: MiddlewareHandler | null,
     handler: unknown,
   ) => {
-    const { fresh, orCurrentPassword, request, ...route } = config
+    const { fresh, orCurrentPassword, verifiedEmail, request, ...route } = config
     const bodySchema = bodySchemaOf(config)
     const params = request?.params as z.ZodType | undefined
     const peekSchema = needs.peek
@@ -146,6 +153,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
         if (current === undefined && !isFresh(c.var as GuardVariables<U>, options.now(), fresh))
           throw reauthenticationRequired(fresh)
       }
+      if (verifiedEmail && !user?.raw.emailVerified) throw emailUnverified()
       const userId = user?.id ?? null
       const subject = lookup ? await lookup({ c, peek, userId }) : null
       c.set('peek' as never, peek as never)

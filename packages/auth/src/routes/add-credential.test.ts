@@ -61,6 +61,36 @@ describe.each(STORES)('the mailbox proof for a new credential, on $name', ({ ski
     expect((await post('enable', { code: '123456', emailCode: '123456' })).status).toBe(409)
   })
 
+  run('the unverified address is the 403 also when the body is wrong: 403 comes before 400 and 429', async () => {
+    const h = harness({
+      store: opened.store,
+      rateLimit: { user: { max: 2, windowSeconds: 900 } },
+      passkeys: { rpId: 'localhost', rpName: 'Latchkey test', origins: ['http://localhost:3000'] },
+    })
+    const ada = await adaIn(h, { verified: false })
+    const tries: [string, Json | string][] = [
+      ['/auth/two-factor/setup', {}],
+      ['/auth/two-factor/setup', { currentPassword: 5 }],
+      ['/auth/two-factor/setup', '{"currentPassword":'],
+      ['/auth/passkeys/register/options', { extra: true }],
+      ['/auth/passkeys/register', {}],
+      ['/auth/passkeys/register', { response: { id: 'x' } }],
+      // Past the per-user limit of 2 by now: still the 403.
+      ['/auth/two-factor/setup', { currentPassword: PASSWORD }],
+    ]
+    for (const [path, body] of tries) {
+      const res = await h.request('POST', path, {
+        ...(typeof body === 'string'
+          ? { body, headers: { ...ada.bearer, 'Content-Type': 'application/json' } }
+          : { json: body, headers: ada.bearer }),
+      })
+      expect(res.status, `${path} ${JSON.stringify(body)}`).toBe(403)
+      expect(await res.json()).toMatchObject({ code: 'email_unverified' })
+    }
+    expect(await opened.count('auth_two_factors')).toBe(0)
+    expect(await opened.count('auth_add_credential_codes')).toBe(0)
+  })
+
   run('setup mails a 6-digit code for two-factor to the account, stored only as a hash', async () => {
     const h = setupHarness()
     const { post } = await adaIn(h)

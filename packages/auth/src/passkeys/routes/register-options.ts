@@ -6,7 +6,6 @@
  * registration to bring back (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox).
  */
 
-import { emailUnverified } from '../../add-credential-code.js'
 import { limitBy } from '../../limits.js'
 import { jsonContent, problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
@@ -19,6 +18,8 @@ export const passkeyRegisterOptions = <U extends UserRecord>(deps: PasskeyDeps<U
       fresh: deps.options.freshAge,
       method: 'post',
       path: '/passkeys/register/options',
+      // A credential that outlives a reset: only the owner of a verified mailbox may add one.
+      verifiedEmail: true,
       operationId: 'passkeyRegisterOptions',
       tags: ['passkeys'],
       summary: 'Start adding a passkey: creation options for navigator.credentials.create()',
@@ -33,7 +34,6 @@ export const passkeyRegisterOptions = <U extends UserRecord>(deps: PasskeyDeps<U
     { limit: { name: 'passkey-register-options', keys: [limitBy.ip, limitBy.user] } },
     async (c) => {
       const { user } = c.var
-      if (!user.raw.emailVerified) throw emailUnverified()
       const options = await deps.passkeys.registrationOptions(user.raw, await deps.store.listPasskeys(user.id))
       await deps.addCredential.issue(user.raw, 'passkey')
       return c.json(options, 200)

@@ -5,7 +5,6 @@
  * code stays usable; a wrong mailed code → 400 and counts toward its five tries.
  */
 import { z } from '@hono/zod-openapi'
-import { emailUnverified } from '../../add-credential-code.js'
 import { AuthError } from '../../errors.js'
 import { limitBy } from '../../limits.js'
 import { jsonBody, jsonContent, problemResponse } from '../../openapi.js'
@@ -33,6 +32,8 @@ export const passkeyRegister = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
       fresh: deps.options.freshAge,
       method: 'post',
       path: '/passkeys/register',
+      // A credential that outlives a reset: only the owner of a verified mailbox may add one.
+      verifiedEmail: true,
       operationId: 'passkeyRegister',
       tags: ['passkeys'],
       summary: 'Finish adding a passkey with the response of navigator.credentials.create()',
@@ -49,7 +50,6 @@ export const passkeyRegister = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
     async (c) => {
       const { response, emailCode, name } = c.req.valid('json')
       const { user } = c.var
-      if (!user.raw.emailVerified) throw emailUnverified()
       const verified = await deps.passkeys.verifyRegistration(user.id, response)
       if (!verified) throw invalidPasskey()
       await deps.addCredential.spend(user.id, emailCode)

@@ -3,7 +3,6 @@
  * the verified address (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox).
  */
 import { z } from '@hono/zod-openapi'
-import { emailUnverified } from '../../add-credential-code.js'
 import { confirmHolder } from '../../current-password.js'
 import { CurrentPasswordField } from '../../fields.js'
 import { limitBy } from '../../limits.js'
@@ -29,6 +28,8 @@ export const setUpTwoFactor = <U extends UserRecord>(
       tags: ['two-factor'],
       method: 'post',
       path: '/two-factor/setup',
+      // A credential that outlives a reset: only the owner of a verified mailbox may add one.
+      verifiedEmail: true,
       fresh: options.freshAge,
       orCurrentPassword: true,
       operationId: 'setUpTwoFactor',
@@ -46,8 +47,6 @@ export const setUpTwoFactor = <U extends UserRecord>(
     async (c) => {
       const { currentPassword } = c.req.valid('json')
       const { user } = c.var
-      // A factor outlives a reset: only the owner of a verified mailbox may add one.
-      if (!user.raw.emailVerified) throw emailUnverified()
       await confirmHolder(deps, c.var, currentPassword)
       const key = newTotpKey()
       if (!(await store.setPendingTwoFactor(user.id, await twoFactor.box.seal(key, user.id), options.now())))
