@@ -6,7 +6,8 @@ import type { Context } from 'hono'
 import { deleteCookie, setCookie } from 'hono/cookie'
 import type { CookieOptions } from 'hono/utils/cookie'
 import { singleCookie } from './credentials.js'
-import { tokenHash } from './opaque-token.js'
+import { opaqueToken, tokenHash } from './opaque-token.js'
+import { hmacSha256Base64url, sameText } from './web.js'
 
 const NAME = 'refresh_token'
 
@@ -45,14 +46,15 @@ const SESSION_PREFIX = new RegExp(`^(${UUID})\\.(.+)$`)
  * The refresh cookie's value is `<session id>.<session key>.<value>`. The session id finds the
  * one row that holds the session; the session key (256 random bits, the same for every value of
  * one session) proves that its holder was given a value by this session; the value (256 random
- * bits, new at every rotation) is what a refresh spends. Both are stored as SHA-256 only: the
- * row keeps the key's hash, the current value's hash and the one it replaced. So every value the
- * session ever issued is recognised (it carries the key) without keeping each one, and a value
- * made up by someone who only knows the session id is recognised as foreign. Values of the older
- * forms (`<session id>.<value>`, and a bare value from 0.1.0, found by its hash) still rotate
- * while they are current.
+ * bits, new at every rotation, then its mark: see {@link refreshValues}) is what a refresh spends.
+ * Key and value are stored as SHA-256 only: the row keeps the key's hash, the current value's
+ * hash and the one it replaced. So every value the session ever issued is recognised (it carries
+ * the key, and a mark only the server can make) without keeping each one, and a value made up by
+ * someone who knows the session id, or even the key, is recognised as foreign. Values of the
+ * older forms (`<session id>.<value>`, and a bare value from 0.1.0, found by its hash) still
+ * rotate while they are current.
  */
-export const refreshValue = (sessionId: string, key: string, random: string): string => `${sessionId}.${key}.${random}`
+export const refreshValue = (sessionId: string, key: string, value: string): string => `${sessionId}.${key}.${value}`
 
 /** What a presented refresh value names: its session, the hash of its session key (when it has one), the hash of its value. */
 export interface PresentedRefresh {
@@ -60,7 +62,8 @@ export interface PresentedRefresh {
   /** The session key the value carries, and its SHA-256; `null` for the older forms. */
   key: string | null
   keyHash: string | null
-  /** SHA-256 of the value (the part a refresh spends). */
+  /** The value itself (the part a refresh spends), and its SHA-256. */
+  value: string
   hash: string
 }
 
@@ -68,10 +71,47 @@ export const parseRefreshValue = (presented: string): PresentedRefresh => {
   const keyed = KEYED.exec(presented)
   if (keyed) {
     const key = keyed[2] ?? ''
-    return { sessionId: keyed[1] ?? null, key, keyHash: tokenHash(key), hash: tokenHash(keyed[3] ?? '') }
+    const value = keyed[3] ?? ''
+    return { sessionId: keyed[1] ?? null, key, keyHash: tokenHash(key), value, hash: tokenHash(value) }
   }
   const m = SESSION_PREFIX.exec(presented)
-  return m
-    ? { sessionId: m[1] ?? null, key: null, keyHash: null, hash: tokenHash(m[2] ?? '') }
-    : { sessionId: null, key: null, keyHash: null, hash: tokenHash(presented) }
+  const value = m ? (m[2] ?? '') : presented
+  return { sessionId: m ? (m[1] ?? null) : null, key: null, keyHash: null, value, hash: tokenHash(value) }
+}
+
+/** 256 random bits, base64url. */
+const RANDOM_LENGTH = 43
+/** 128 bits of an HMAC-SHA-256, base64url. */
+const MARK_LENGTH = 22
+/** The HMAC key of refresh values under one signing secret: derived, so a mark never is a token's MAC or a device cookie's. */
+const markKey = (secret: string) => hmacSha256Base64url(secret, 'latchkey refresh value v1')
+
+export type RefreshValues = ReturnType<typeof refreshValues>
+
+/**
+ * Refresh values the server can recognise as its own (docs/reference/credentials.md#reuse-detection):
+ * 256 random bits followed by their mark, 128 bits of HMAC-SHA-256 over the session id, the
+ * session key and the random part, under a key derived from the signing secret (the first one
+ * marks, every listed one recognises). Someone who holds the session key, from any value the
+ * session gave them, cannot make up another value it would recognise: only a value the session
+ * really issued counts as reuse and ends it (docs/reference/credentials.md#reuse-detection).
+ */
+export const refreshValues = (secrets: readonly string[]) => {
+  const keys = secrets.map(markKey)
+  const mark = (markKey: string, sessionId: string, key: string, random: string) =>
+    hmacSha256Base64url(markKey, `${sessionId}.${key}.${random}`).slice(0, MARK_LENGTH)
+  return {
+    /** A new value for the session `sessionId` whose key is `key`. */
+    next(sessionId: string, key: string): string {
+      const random = opaqueToken()
+      return random + mark(keys[0] as string, sessionId, key, random)
+    },
+    /** Whether `value` was made by {@link next} for this session id and key, under any listed secret. */
+    issued(sessionId: string, key: string, value: string): boolean {
+      if (value.length !== RANDOM_LENGTH + MARK_LENGTH) return false
+      const random = value.slice(0, RANDOM_LENGTH)
+      const given = value.slice(RANDOM_LENGTH)
+      return keys.some((k) => sameText(mark(k, sessionId, key, random), given))
+    },
+  }
 }

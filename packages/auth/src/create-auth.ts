@@ -9,7 +9,7 @@ import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
 import { addCredentialCodes } from './add-credential-code.js'
 import { afterAnswer } from './background.js'
-import { refreshCookie } from './cookies.js'
+import { refreshCookie, refreshValues } from './cookies.js'
 import { rateLimitAddress } from './credentials.js'
 import { deviceCore } from './device.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
@@ -154,6 +154,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     store: options.store,
     tokens,
     cookie,
+    values: refreshValues(resolved.secrets),
     lifetimes: resolved.lifetimes,
     accessTokenTtl: resolved.accessTokenTtl,
     now: resolved.now,

@@ -17,7 +17,7 @@ import { type ClientAddress, requestFacts, singleCookie } from './credentials.js
 import type { Notifier } from './notify.js'
 import { tokenHash } from './opaque-token.js'
 import type { Store, UserRecord } from './store/types.js'
-import { base64url, hmacSha256Base64url, randomBytes, utf8 } from './web.js'
+import { base64url, hmacSha256Base64url, randomBytes, sameText } from './web.js'
 
 const NAME = 'device'
 const YEAR_SECONDS = 365 * 24 * 60 * 60
@@ -32,16 +32,6 @@ export const DEVICES_PER_ACCOUNT = 50
 const deviceKey = (secret: string) => hmacSha256Base64url(secret, 'latchkey device cookie v1')
 
 const ID = /^[A-Za-z0-9_-]{22}$/
-
-/** Equal strings, compared in time that does not depend on where they differ. */
-const sameText = (a: string, b: string): boolean => {
-  const x = utf8(a)
-  const y = utf8(b)
-  if (x.length !== y.length) return false
-  let diff = 0
-  for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number)
-  return diff === 0
-}
 
 /** The browser a request comes from. */
 export interface Device {

@@ -31,8 +31,11 @@ describe('sessionRemainingMs', () => {
   })
 })
 
-/** A presented value: its hash, and the hash of the session key it carries (default: the session's). */
-const v = (hash: string, keyHash: string | null = 'key') => ({ hash, keyHash })
+/**
+ * A presented value: its hash, the hash of the session key it carries (default: the session's),
+ * and whether it carries the server's mark (default: it does, as every value a session issued).
+ */
+const v = (hash: string, keyHash: string | null = 'key', issued = keyHash !== null) => ({ hash, keyHash, issued })
 
 describe('judgeRotation', () => {
   it('rotates the current value of a live session', () => {
@@ -53,10 +56,21 @@ describe('judgeRotation', () => {
     expect(judgeRotation(rotated, v('current'), at(1000), { ...lifetimes, graceMs: 0 })).toBe('reused')
   })
 
-  it('calls an earlier value of the session reuse, even of a dead session: it carries the session key', () => {
+  it('calls an earlier value of the session reuse, even of a dead session: it carries the session key and the mark', () => {
     expect(judgeRotation(state(), v('never-issued'), at(0), lifetimes)).toBe('reused')
     expect(judgeRotation(state({ refreshHash: null }), v('current'), at(0), lifetimes)).toBe('reused')
     expect(judgeRotation(state(), v('older'), at(365 * DAY), lifetimes)).toBe('reused')
+  })
+
+  it('calls a value with the key but without the mark foreign: its holder made it up, and the session lives', () => {
+    for (const hash of ['never-issued', 'older'])
+      for (const ms of [0, 20_000, 365 * DAY])
+        expect(judgeRotation(state(), v(hash, 'key', false), at(ms), lifetimes)).toBe('foreign')
+    // The current value needs no mark to rotate (values from before marks keep working) ...
+    expect(judgeRotation(state(), v('current', 'key', false), at(0), lifetimes)).toBe('rotate')
+    // ... and the value the current one replaced is known by its hash, mark or not.
+    const rotated = state({ refreshHash: 'next', previousRefreshHash: 'current', rotatedAt: at(0) })
+    expect(judgeRotation(rotated, v('current', 'key', false), at(20_000), lifetimes)).toBe('reused')
   })
 
   it('calls a value without the session key foreign, whatever its value: only the session id was known', () => {
@@ -75,5 +89,6 @@ describe('judgeRotation', () => {
     expect(judgeRotation(legacy, v('current', null), at(20_000), lifetimes)).toBe('reused')
     expect(judgeRotation(legacy, v('made-up', null), at(20_000), lifetimes)).toBe('foreign')
     expect(judgeRotation(legacy, v('made-up', 'some-key'), at(20_000), lifetimes)).toBe('foreign')
+    expect(judgeRotation(legacy, v('made-up', 'some-key', true), at(20_000), lifetimes)).toBe('foreign')
   })
 })

@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono'
 import type { AccessClaims, AccessTokens } from './access-token.js'
-import { parseRefreshValue, type RefreshCookie, refreshValue } from './cookies.js'
+import { parseRefreshValue, type RefreshCookie, type RefreshValues, refreshValue } from './cookies.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
 import type { Notifier } from './notify.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
@@ -80,14 +80,19 @@ export interface PresentedHashes {
   hash: string
   /** SHA-256 of the session key it carries; `null` for a value of the older forms. */
   keyHash: string | null
+  /**
+   * The value carries the server's mark for its session id and key (`RefreshValues#issued`): the
+   * session issued it. A value with the right key but no such mark was made up by its holder.
+   */
+  issued: boolean
 }
 
 /** Whether `presented` carries the session's key (a session from before session keys has none). */
-const carriesKey = (state: SessionRefreshState, { keyHash }: PresentedHashes) =>
+const carriesKey = (state: SessionRefreshState, { keyHash }: Pick<PresentedHashes, 'keyHash'>) =>
   state.refreshKeyHash !== null && keyHash === state.refreshKeyHash
 
 /** Whether `presented` is the session's current value. */
-export const isCurrentValue = (state: SessionRefreshState, presented: PresentedHashes): boolean =>
+export const isCurrentValue = (state: SessionRefreshState, presented: Omit<PresentedHashes, 'issued'>): boolean =>
   state.refreshHash === presented.hash && (state.refreshKeyHash === null || carriesKey(state, presented))
 
 /** What a presented refresh value means for the session that the store read. */
@@ -102,10 +107,10 @@ export const judgeRotation = (
   // Two tabs refreshing at once present the same value: the second finds it just replaced.
   if (state.previousRefreshHash === hash && state.rotatedAt && now.getTime() - state.rotatedAt.getTime() < lifetimes.graceMs)
     return 'race'
-  // A value this session issued earlier (it carries the session's key, or it is the value the
-  // current one replaced): a copy of it is in someone else's hands. Anything else was made up by
-  // someone who knows no more than the session id, and changes nothing.
-  return carriesKey(state, presented) || state.previousRefreshHash === hash ? 'reused' : 'foreign'
+  // A value this session issued earlier (it carries the session's key and the server's mark, or
+  // it is the value the current one replaced): a copy of it is in someone else's hands. Anything
+  // else was made up, by someone who knows the session id or even its key, and changes nothing.
+  return (carriesKey(state, presented) && presented.issued) || state.previousRefreshHash === hash ? 'reused' : 'foreign'
 }
 
 export interface RotateRefreshInput extends SessionLifetimes, PresentedHashes {
@@ -183,6 +188,8 @@ export interface SessionCoreDeps<U extends UserRecord> {
   store: Store<U>
   tokens: AccessTokens
   cookie: RefreshCookie
+  /** Makes and recognises the session's refresh values. */
+  values: RefreshValues
   lifetimes: SessionLifetimes
   /** Seconds an access token lives. */
   accessTokenTtl: number
@@ -213,6 +220,7 @@ export const sessionCore = <U extends UserRecord>({
   store,
   tokens,
   cookie,
+  values,
   lifetimes,
   accessTokenTtl,
   now,
@@ -236,9 +244,9 @@ export const sessionCore = <U extends UserRecord>({
     c: Context,
     session: Pick<SessionRecord, 'id' | 'createdAt' | 'refreshedAt'>,
     key: string,
-    random: string,
+    value: string,
     at: Date,
-  ) => cookie.set(c, refreshValue(session.id, key, random), sessionRemainingMs(session, at, lifetimes) / 1000)
+  ) => cookie.set(c, refreshValue(session.id, key, value), sessionRemainingMs(session, at, lifetimes) / 1000)
 
   return {
     lifetimes,
@@ -264,12 +272,12 @@ export const sessionCore = <U extends UserRecord>({
       const at = now()
       const session = { id: crypto.randomUUID(), createdAt: at, refreshedAt: at }
       const key = opaqueToken()
-      const random = opaqueToken()
+      const value = values.next(session.id, key)
       const created = await store.createSession({
         id: session.id,
         userId: user.id,
         refreshKeyHash: tokenHash(key),
-        refreshHash: tokenHash(random),
+        refreshHash: tokenHash(value),
         now: at,
         credentialsVersion,
         amr,
@@ -279,7 +287,7 @@ export const sessionCore = <U extends UserRecord>({
       // Past the limit, the least recently used sessions end (never the new one: it is the newest).
       for (const ended of await store.trimSessions(user.id, maxSessions))
         notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: ended })
-      setCookie(c, session, key, random, at)
+      setCookie(c, session, key, value, at)
       const body = await tokenBody(user.id, session.id, { authenticatedAt: at, amr })
       return { sessionId: session.id, body: { ...body, user: userJson(user) } }
     },
@@ -320,13 +328,19 @@ export const sessionCore = <U extends UserRecord>({
      */
     async refresh(c: Context, presented: string) {
       const at = now()
-      const random = opaqueToken()
       const parsed = parseRefreshValue(presented)
+      const { sessionId } = parsed
       // The session keeps its key; a session from before session keys gets one now.
       const key = parsed.key ?? opaqueToken()
+      // A bare value from 0.1.0 names no session, so its next value cannot carry a mark: the
+      // refresh after that one marks it.
+      const next = sessionId === null ? opaqueToken() : values.next(sessionId, key)
       const result = await rotateRefresh(store, {
-        ...parsed,
-        nextHash: tokenHash(random),
+        sessionId,
+        hash: parsed.hash,
+        keyHash: parsed.keyHash,
+        issued: sessionId !== null && parsed.key !== null && values.issued(sessionId, parsed.key, parsed.value),
+        nextHash: tokenHash(next),
         nextKeyHash: tokenHash(key),
         now: at,
         ...lifetimes,
@@ -337,7 +351,7 @@ export const sessionCore = <U extends UserRecord>({
           ? ({ status: result.status, session: result.session } as const)
           : ({ status: result.status } as const)
       }
-      setCookie(c, result.session, key, random, at)
+      setCookie(c, result.session, key, next, at)
       return { status: result.status, body: await tokenBody(result.user.id, result.session.id, result.session) } as const
     },
 

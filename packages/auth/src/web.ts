@@ -24,3 +24,13 @@ export const sha256Hex = (text: string): string => bytesToHex(sha256(utf8(text))
 export const sha256Base64url = (text: string): string => base64url(sha256(utf8(text)))
 
 export const hmacSha256Base64url = (key: string, text: string): string => base64url(hmac(sha256, utf8(key), utf8(text)))
+
+/** Equal strings, compared in time that does not depend on where they differ. */
+export const sameText = (a: string, b: string): boolean => {
+  const x = utf8(a)
+  const y = utf8(b)
+  if (x.length !== y.length) return false
+  let diff = 0
+  for (let i = 0; i < x.length; i++) diff |= (x[i] as number) ^ (y[i] as number)
+  return diff === 0
+}

@@ -237,7 +237,7 @@ describe('refresh cookie attributes', () => {
       const { issued, rotated, cleared, device, member } = await cookieLife(server, 'refresh_token')
       expect(device.attributes).toEqual({ 'max-age': '31536000', path: '/auth', httponly: '', samesite: 'Lax' })
       const expected = { 'max-age': THIRTY_DAYS, path: '/auth', httponly: '', samesite: 'Strict' }
-      expect(issued.value).toMatch(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/)
+      expect(issued.value).toMatch(/^[0-9a-f-]{36}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{65}$/)
       expect(issued.attributes).toEqual(expected)
       expect(rotated.attributes).toEqual(expected)
       expect(cleared).toEqual({ value: '', attributes: { ...expected, 'max-age': '0' } })

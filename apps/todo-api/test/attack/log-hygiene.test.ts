@@ -199,8 +199,8 @@ const endToEnd = async (
 const storedTokenHashes = async (view: DbView): Promise<Set<string>> => new Set(await view.storedHashes())
 
 /**
- * No known secret, and nothing shaped like one: no JWT, and no 256-bit base64url value whose
- * SHA-256 the server stored (which catches tokens the test itself never saw, such as the one
+ * No known secret, and nothing shaped like one: no JWT, and no token or refresh value (256
+ * random bits, base64url, and for a refresh value its mark) whose SHA-256 the server stored (which catches tokens the test itself never saw, such as the one
  * minted for a mail that could not be sent).
  */
 const expectClean = (output: string, secrets: string[], tokenHashes: Set<string>, codes: string[]) => {
@@ -213,7 +213,10 @@ const expectClean = (output: string, secrets: string[], tokenHashes: Set<string>
   expect(output).not.toContain('$argon2')
   expect(output).not.toContain('access_token')
   expect(output).not.toMatch(/eyJ[\w-]+\.eyJ[\w-]+/)
-  const tokens = (output.match(/[A-Za-z0-9_-]{43}/g) ?? []).filter((t) => tokenHashes.has(sha256(t)))
+  // Tokens are 43 characters; refresh values 65 (43 random, 22 of mark): every window of a run.
+  const windows = (run: string) =>
+    [43, 65].flatMap((n) => Array.from({ length: Math.max(0, run.length - n + 1) }, (_, i) => run.slice(i, i + n)))
+  const tokens = (output.match(/[A-Za-z0-9_-]{43,}/g) ?? []).flatMap(windows).filter((t) => tokenHashes.has(sha256(t)))
   expect(tokens, 'a refresh value or reset token reached the server output').toEqual([])
 }
 

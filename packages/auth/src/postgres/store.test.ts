@@ -28,7 +28,15 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
       const db = await freshSchema()
       const store = postgresStore(db.pool)
       const now = new Date('2026-11-21T10:00:00.000Z')
-      const lifetimes = { now, graceMs: 10_000, idleMs: 86_400_000, absoluteMs: 86_400_000, keyHash: null, nextKeyHash: 'k' }
+      const lifetimes = {
+        now,
+        graceMs: 10_000,
+        idleMs: 86_400_000,
+        absoluteMs: 86_400_000,
+        keyHash: null,
+        issued: false,
+        nextKeyHash: 'k',
+      }
       const later = new Date(now.getTime() + 60_000)
       const failures: unknown[] = []
       try {
@@ -193,6 +201,7 @@ describe.skipIf(pgUnreachable !== null)('PostgreSQL', () => {
             sessionId: null,
             hash: 'r1',
             keyHash: null,
+            issued: false,
             nextHash: 'r2',
             nextKeyHash: 'k',
             now,

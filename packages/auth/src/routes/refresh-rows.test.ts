@@ -42,6 +42,72 @@ describe.each(STORES)('refresh rows on $name', ({ skip, open }) => {
   )
 
   it.skipIf(skip !== null)(
+    'answers a value made up with the real session key with 401 and changes nothing: only a value the session issued is reuse',
+    async () => {
+      const h = harness({ store: opened.store })
+      const { refresh: first, bearer } = await h.signup()
+      const rotated = await h.request('POST', '/auth/refresh', { headers: cookieHeader(first) })
+      const current = refreshCookie(rotated) as string
+      const [sid, key, value] = current.split('.') as [string, string, string]
+      const [, , firstValue] = first.split('.') as [string, string, string]
+      h.clock.advance(60_000) // past the race window
+      const before = await opened.rows('auth_sessions')
+      const random = (n: number) => Buffer.from(crypto.getRandomValues(new Uint8Array(n))).toString('base64url')
+      const tweak = (v: string) => `${v.slice(0, -1)}${v.endsWith('A') ? 'B' : 'A'}`
+      // What the holder of any one value knows: the session id and its key.
+      for (const forged of [
+        `${sid}.${key}.${random(32)}`,
+        `${sid}.${key}.${random(48)}`,
+        `${sid}.${key}.${value}x`,
+        `${sid}.${key}.${tweak(value)}`,
+        `${sid}.${key}.${tweak(firstValue)}`,
+        `${sid}.${key}.${value.slice(0, 43)}${random(16).slice(0, 22)}`,
+        `${sid}.${key}.${value.slice(0, 43)}`,
+        `${sid}.${key}.`,
+      ]) {
+        const res = await h.request('POST', '/auth/refresh', { headers: cookieHeader(forged) })
+        expect(res.status, forged).toBe(401)
+        expect(await opened.rows('auth_sessions')).toEqual(before)
+      }
+      await h.auth.settled()
+      expect(h.events.filter((e) => e.type === 'refresh.reuse_detected')).toEqual([])
+      // The session lives: its token and its current value work.
+      expect((await h.request('GET', '/auth/me', { headers: bearer })).status).toBe(200)
+      expect((await h.request('POST', '/auth/refresh', { headers: cookieHeader(current) })).status).toBe(200)
+    },
+  )
+
+  it.skipIf(skip !== null)(
+    'recognises a value marked under a signing secret while it is listed; once removed, that value no longer ends the session',
+    async () => {
+      const OLD = 'an-old-signing-secret-long-enough-0123456789'
+      const NEW = 'a-new-signing-secret-long-enough-9876543210'
+      const before = harness({ store: opened.store, secret: OLD })
+      const { refresh: first } = await before.signup()
+      const second = refreshCookie(await before.request('POST', '/auth/refresh', { headers: cookieHeader(first) })) as string
+      // Rotated: NEW marks, OLD still recognises. `first` is two values back, marked under OLD.
+      const rotated = harness({ store: opened.store, secret: [NEW, OLD] })
+      rotated.clock.advance(60_000)
+      const third = refreshCookie(await rotated.request('POST', '/auth/refresh', { headers: cookieHeader(second) })) as string
+      rotated.clock.advance(60_000)
+      const fourth = refreshCookie(await rotated.request('POST', '/auth/refresh', { headers: cookieHeader(third) })) as string
+      // OLD removed: `first` (two back, marked under OLD) is no longer recognised as issued.
+      const after = harness({ store: opened.store, secret: NEW })
+      after.clock.advance(120_000)
+      expect((await after.request('POST', '/auth/refresh', { headers: cookieHeader(first) })).status).toBe(401)
+      expect(await opened.count('auth_sessions')).toBe(1)
+      // `second` (marked under OLD too) is the same; `third` (marked under NEW) two back is reuse.
+      expect((await after.request('POST', '/auth/refresh', { headers: cookieHeader(second) })).status).toBe(401)
+      expect(await opened.count('auth_sessions')).toBe(1)
+      const fifth = refreshCookie(await after.request('POST', '/auth/refresh', { headers: cookieHeader(fourth) })) as string
+      after.clock.advance(60_000)
+      expect((await after.request('POST', '/auth/refresh', { headers: cookieHeader(third) })).status).toBe(401)
+      expect(await opened.count('auth_sessions')).toBe(0)
+      expect((await after.request('POST', '/auth/refresh', { headers: cookieHeader(fifth) })).status).toBe(401)
+    },
+  )
+
+  it.skipIf(skip !== null)(
     'answers a value made up under a known session id with 401 and changes nothing; a real old value ends the session',
     async () => {
       const h = harness({ store: opened.store })

@@ -13,7 +13,7 @@ describe('POST /auth/refresh', () => {
     const body = (await res.json()) as { accessToken: string }
     expect(body).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 900 })
     const next = refreshCookie(res)
-    expect(next).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$/)
+    expect(next).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{65}$/)
     expect(next).not.toBe(refresh)
     expect((await h.request('GET', '/auth/me', { headers: { Authorization: `Bearer ${body.accessToken}` } })).status).toBe(200)
 

@@ -28,7 +28,7 @@ describe('POST /auth/signup', () => {
       .filter((line) => line.startsWith('refresh_token='))
       .join('\n')
     expect(setCookie).toMatch(
-      /^refresh_token=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}; Max-Age=2592000; Path=\/auth; HttpOnly; SameSite=Strict$/,
+      /^refresh_token=[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{65}; Max-Age=2592000; Path=\/auth; HttpOnly; SameSite=Strict$/,
     )
     expect((await h.request('GET', '/auth/me', { headers: { Authorization: `Bearer ${body.accessToken}` } })).status).toBe(200)
   })

@@ -145,6 +145,36 @@ describe.each(STORES)('two-factor over HTTP on $name', ({ skip, open }) => {
     expect(answers.map(refreshCookie).filter(Boolean)).toHaveLength(1)
   })
 
+  run('concurrent wrong codes each count: six at once kill the challenge, and the right code after them is refused', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    const challenge = await challengeOf(h)
+    const right = ada.code()
+    const wrong = Array.from({ length: 6 }, (_, i) => String((Number(right) + 1 + i) % 1_000_000).padStart(6, '0'))
+    const answers = await Promise.all(wrong.map((code, i) => verify(h, challenge, code, `198.51.100.${i + 1}`)))
+    const codes = await Promise.all(answers.map(async (r) => (await json(r)).code))
+    // Five are judged wrong and counted; the sixth finds the challenge dead.
+    expect(codes.sort()).toEqual(['invalid_challenge', ...Array(5).fill('two_factor_failed')])
+    expect((await verify(h, challenge, right)).status).toBe(401)
+    expect(answers.map(refreshCookie).filter(Boolean)).toEqual([])
+  })
+
+  run('a wrong code and the right one sent at once: the right one signs in, whichever is judged first', async () => {
+    const h = setup()
+    const ada = await withTwoFactor(h)
+    for (const order of ['wrong first', 'right first']) {
+      const challenge = await challengeOf(h)
+      const right = ada.code()
+      const wrong = String((Number(right) + 1) % 1_000_000).padStart(6, '0')
+      const pair = order === 'wrong first' ? [wrong, right] : [right, wrong]
+      const [a, b] = await Promise.all(pair.map((code) => verify(h, challenge, code)))
+      const [fromRight, fromWrong] = order === 'wrong first' ? [b, a] : [a, b]
+      expect(fromRight?.status, order).toBe(200)
+      expect(fromWrong?.status, order).toBe(401)
+      h.clock.advance(STEP_MS)
+    }
+  })
+
   run("user A's challenge answered with user B's code is refused", async () => {
     const h = setup()
     await withTwoFactor(h, 'ada@example.com')

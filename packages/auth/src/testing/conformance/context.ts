@@ -54,6 +54,8 @@ export const conformance = (current: () => Store<UserRecord>): Conformance => ({
       sessionId,
       hash,
       keyHash: SESSION_KEY,
+      // A value the session issued (it carries the server's mark), unless `more` says otherwise.
+      issued: true,
       nextHash,
       nextKeyHash: SESSION_KEY,
       now: at(ms),

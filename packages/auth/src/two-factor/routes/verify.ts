@@ -13,6 +13,7 @@ import { jsonBody, jsonContent, problemResponse, unauthorizedResponse } from '..
 import { challengeOf } from '../../passkeys/ceremony.js'
 import { AuthenticationResponseSchema } from '../../passkeys/schemas.js'
 import type { RouteDeps } from '../../route-deps.js'
+import { serialPerKey } from '../../serial.js'
 import { amrOf } from '../../session-core.js'
 import type { UserRecord } from '../../store/types.js'
 import { AuthResultSchema } from '../../user-json.js'
@@ -43,6 +44,7 @@ export const verifyTwoFactor = <U extends UserRecord>(
   deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'options' | 'sessions' | 'twoFactor' | 'devices' | 'passkeys'>,
 ) => {
   const { route, store, notify, options, sessions, twoFactor, devices, passkeys } = deps
+  const attempts = serialPerKey()
   route.public(
     {
       method: 'post',
@@ -67,46 +69,49 @@ export const verifyTwoFactor = <U extends UserRecord>(
     async (c) => {
       const { challenge, code, passkey } = c.req.valid('json')
       const hash = tokenHash(challenge)
-      // One attempt at a time: concurrent attempts on one challenge find it claimed.
-      const claimed = await store.claimChallenge(hash, options.now(), CHALLENGE_MAX_FAILURES)
-      if (!claimed) throw invalidChallenge()
-      const { userId, credentialsVersion, firstFactor } = claimed
-      const factor = await store.findTwoFactor(userId)
-      let spent: SpentCode | 'passkey' | null = null
-      if (factor?.enabledAt && code !== undefined) spent = await twoFactor.spend(userId, factor, code, true)
-      // After a passkey first step only a code is a second factor (docs/reference/passkeys.md#a-passkey-as-the-second-step).
-      else if (factor?.enabledAt && passkey && passkeys && firstFactor !== 'hwk') {
-        // The assertion must answer this challenge's own WebAuthn challenge, by one of the account's passkeys.
-        const expected = challengeOf(passkey.response.clientDataJSON)
-        const outcome = expected
-          ? await passkeys.verifyAssertion(passkey, 'two-factor', { challenge: expected, userId, boundTo: hash })
-          : null
-        if (outcome?.ok === false && outcome.regressed)
-          notify.event(c, { type: 'passkey.counter_regressed', userId, passkeyId: outcome.regressed.id })
-        if (outcome?.ok) spent = 'passkey'
-      }
-      if (!spent) {
-        await store.failChallenge(hash)
-        notify.event(c, { type: 'two_factor.failed', userId })
-        throw new AuthError('two_factor_failed', {
-          detail: 'The code is wrong or was already used.',
-          headers: { 'WWW-Authenticate': 'Bearer' },
-        })
-      }
-      const found = await store.findUserById(userId)
-      // The first step's version: a reset or a change since then opens no session.
-      const started =
-        found &&
-        (await sessions.start(c, found.user, credentialsVersion, amrOf(firstFactor, spent === 'passkey' ? 'hwk' : 'otp')))
-      if (!started) throw invalidChallenge()
-      if (spent === 'recovery') {
-        notify.event(c, { type: 'recovery_code.used', userId })
-        notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'sign-in' })
-      }
-      notify.event(c, { type: 'login.succeeded', method: methodOf(firstFactor), userId, sessionId: started.sessionId })
-      devices.set(c)
-      await devices.signedIn(c, found.user, started.sessionId, { notice: true })
-      return c.json(started.body, 200)
+      // One attempt at a time: concurrent attempts on one challenge take turns in this process
+      // (each is judged, and each wrong one counts), and find it claimed from another instance.
+      return attempts(hash, async () => {
+        const claimed = await store.claimChallenge(hash, options.now(), CHALLENGE_MAX_FAILURES)
+        if (!claimed) throw invalidChallenge()
+        const { userId, credentialsVersion, firstFactor } = claimed
+        const factor = await store.findTwoFactor(userId)
+        let spent: SpentCode | 'passkey' | null = null
+        if (factor?.enabledAt && code !== undefined) spent = await twoFactor.spend(userId, factor, code, true)
+        // After a passkey first step only a code is a second factor (docs/reference/passkeys.md#a-passkey-as-the-second-step).
+        else if (factor?.enabledAt && passkey && passkeys && firstFactor !== 'hwk') {
+          // The assertion must answer this challenge's own WebAuthn challenge, by one of the account's passkeys.
+          const expected = challengeOf(passkey.response.clientDataJSON)
+          const outcome = expected
+            ? await passkeys.verifyAssertion(passkey, 'two-factor', { challenge: expected, userId, boundTo: hash })
+            : null
+          if (outcome?.ok === false && outcome.regressed)
+            notify.event(c, { type: 'passkey.counter_regressed', userId, passkeyId: outcome.regressed.id })
+          if (outcome?.ok) spent = 'passkey'
+        }
+        if (!spent) {
+          await store.failChallenge(hash)
+          notify.event(c, { type: 'two_factor.failed', userId })
+          throw new AuthError('two_factor_failed', {
+            detail: 'The code is wrong or was already used.',
+            headers: { 'WWW-Authenticate': 'Bearer' },
+          })
+        }
+        const found = await store.findUserById(userId)
+        // The first step's version: a reset or a change since then opens no session.
+        const started =
+          found &&
+          (await sessions.start(c, found.user, credentialsVersion, amrOf(firstFactor, spent === 'passkey' ? 'hwk' : 'otp')))
+        if (!started) throw invalidChallenge()
+        if (spent === 'recovery') {
+          notify.event(c, { type: 'recovery_code.used', userId })
+          notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'sign-in' })
+        }
+        notify.event(c, { type: 'login.succeeded', method: methodOf(firstFactor), userId, sessionId: started.sessionId })
+        devices.set(c)
+        await devices.signedIn(c, found.user, started.sessionId, { notice: true })
+        return c.json(started.body, 200)
+      })
     },
   )
 }
