@@ -23,6 +23,16 @@ export const createTransport = (options: TransportOptions) => {
   const { authPath, cookieJar: jar } = options
   /** The refresh cookie (`name=value`), when this client keeps it. */
   let cookie: string | null = null
+  /** The path the server gives the refresh cookie: `<baseUrl's path><authPath>`. */
+  const cookiePath = new URL(`${base}${authPath}`).pathname.replace(/\/+$/, '')
+  /**
+   * Whether a browser would send a cookie of {@link cookiePath} to `url` (RFC 6265 §5.1.4, on the
+   * path as the request will carry it: `/auth/../todos` is `/todos`, `/authors` is not `/auth`).
+   */
+  const underCookiePath = (url: string): boolean => {
+    const path = new URL(url).pathname
+    return path === cookiePath || path.startsWith(`${cookiePath}/`)
+  }
 
   /**
    * The URL of `path` under the base URL. A path must start with `/`: glued to the base, any
@@ -69,7 +79,7 @@ export const createTransport = (options: TransportOptions) => {
       const headers = new Headers(init.headers)
       if (body !== undefined) headers.set('Content-Type', 'application/json')
       if (token) headers.set('Authorization', `Bearer ${token}`)
-      if (jar && cookie && path.startsWith(authPath)) headers.set('Cookie', cookie)
+      if (jar && cookie && underCookiePath(url)) headers.set('Cookie', cookie)
       const response = await options
         .fetch(url, {
           ...init,

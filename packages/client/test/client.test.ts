@@ -285,6 +285,32 @@ describe('the access token goes to baseUrl only', () => {
     }
   })
 
+  it('sends the refresh cookie it keeps in Node only where a browser would: paths under /auth', async () => {
+    const sent: string[] = []
+    const watched: typeof fetch = (input, init) => {
+      sent.push(`${new URL(String(input)).pathname} ${new Headers(init?.headers).has('cookie')}`)
+      return fetch(input, init)
+    }
+    const auth = createAuthClient({ baseUrl: server.base, fetch: watched })
+    await auth.signUp(account())
+    sent.length = 0
+    for (const path of ['/todos', '/authors', '/auth-logs', '/auth/../todos', '/auth/%2e%2e/todos', '/auth/me', '/auth'])
+      await auth.fetch(path)
+    expect(sent).toEqual([
+      '/todos false',
+      '/authors false',
+      '/auth-logs false',
+      '/todos false',
+      '/todos false',
+      '/auth/me true',
+      '/auth true',
+    ])
+    // And the refresh it is kept for still gets it.
+    sent.length = 0
+    await auth.refresh()
+    expect(sent).toEqual(['/auth/refresh true'])
+  })
+
   it('gives an openapi-fetch client pointed at another origin no token', async () => {
     const auth = createAuthClient({ baseUrl: server.base })
     await auth.signUp(account())

@@ -36,7 +36,7 @@ export interface VerifierOptions {
   issuer: string
   /** The `aud` tokens must carry (the server's `audience`; `latchkey` unless configured). */
   audience: string
-  /** Seconds of clock difference allowed on `exp`, `nbf` and `iat`. Default 0. */
+  /** Seconds of clock difference allowed on `exp` and `nbf` (`iat` is not checked: a token is judged by its expiry). Default 0. */
   clockTolerance?: number
   /** Seconds the fetched key set is used before it is fetched again. Default 300, as the server's `Cache-Control`. */
   cacheMaxAge?: number
