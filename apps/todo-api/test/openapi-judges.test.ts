@@ -165,6 +165,9 @@ describe('a session through Prism in proxy mode', () => {
     await valid('GET', '/auth/me', 200, { token })
     await invalid('GET', '/auth/me', 401)
     await valid('GET', '/auth/me', 401, { token: `${token.slice(0, -4)}AAAA` })
+    // The token's other two places (the `token` cookie an app may set, the query parameter) are documented too.
+    await valid('GET', '/auth/me', 200, { headers: { cookie: `token=${token}` } })
+    await valid('GET', `/todos?limit=1&access_token=${token}`, 200)
 
     // Todos, in every shape the server accepts.
     const created = await valid('POST', '/todos', 201, { token, body: { title: 'Buy milk' } })

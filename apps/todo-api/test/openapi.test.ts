@@ -139,6 +139,11 @@ describe('GET /openapi.json', () => {
       ].sort(),
     )
     for (const { id, op } of guarded) expect(op.responses, id).toHaveProperty('401')
+    // The guard's three places for the access token (§3 of the contract), as alternatives, the header first.
+    expect(doc.components.securitySchemes.tokenCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'token' })
+    expect(doc.components.securitySchemes.accessTokenQuery).toMatchObject({ type: 'apiKey', in: 'query', name: 'access_token' })
+    for (const { id, op } of guarded)
+      expect(op.security?.slice(0, 3), id).toEqual([{ [bearer as string]: [] }, { tokenCookie: [] }, { accessTokenQuery: [] }])
     // A cookie-borne token on an unsafe method from another site is 403 (docs/reference/credentials.md#cross-site-requests).
     for (const { id, op } of guarded.filter((g) => !g.id.startsWith('GET ')))
       expect((op.responses['403'] as { description?: string } | undefined)?.description, id).toMatch(/another site/)

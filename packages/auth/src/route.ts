@@ -1,7 +1,7 @@
 /**
  * `auth.route`: a `createRoute` wrapper for an application's guarded operations. It makes the
  * guard the route's middleware (so the handler's `c.var.user` is typed and non-null) and
- * documents what the guard adds: the bearer `security` requirement, the 401, for a policy
+ * documents what the guard adds: the `security` requirement (the bearer header first), the 401, for a policy
  * `x-policy` and 403, and for a fresh session `x-fresh` (RFC 9470's challenge on the 401). The
  * library's own routes are built by `route-builder.ts`, which documents the guard the same way.
  */
@@ -11,6 +11,17 @@ import { internalErrorResponse, problemResponse, unauthorizedResponse } from './
 
 /** Name of the HTTP bearer security scheme in the OpenAPI document. */
 export const BEARER_SCHEME = 'bearerAuth'
+
+/**
+ * Where a guarded operation reads the access token, as alternatives in the order the guard
+ * looks (docs/reference/credentials.md#where-the-access-token-is-read): the bearer header, then the
+ * `token` cookie an app may set, then the `access_token` query parameter.
+ */
+export const ACCESS_TOKEN_SECURITY: NonNullable<RouteConfig['security']> = [
+  { [BEARER_SCHEME]: [] },
+  { tokenCookie: [] },
+  { accessTokenQuery: [] },
+]
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
@@ -49,7 +60,7 @@ export const guardAnswers = (
   ]
   return {
     extensions: { ...(auth === true ? {} : { 'x-policy': auth }), ...(fresh === undefined ? {} : { 'x-fresh': fresh }) },
-    security: [...(security ?? []), { [BEARER_SCHEME]: [] }],
+    security: [...(security ?? []), ...ACCESS_TOKEN_SECURITY],
     responses: {
       401: unauthorizedResponse(
         fresh === undefined

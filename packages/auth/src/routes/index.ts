@@ -88,6 +88,20 @@ export const authRoutes = <U extends UserRecord>({ hasher, rateLimitStore, ...gi
     description:
       'A short-lived access token from signup, login or refresh. JWTs follow RFC8725 (JSON Web Token Best Current Practices): HS256 only, the key named by `kid`; `iss`, `aud` and `exp` checked on every request.',
   })
+  routes.openAPIRegistry.registerComponent('securitySchemes', 'tokenCookie', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: 'token',
+    description:
+      'The access token in a `token` cookie that an application sets itself (the library never does), read when no Authorization header is sent. From another site, an unsafe method with it is refused (403).',
+  })
+  routes.openAPIRegistry.registerComponent('securitySchemes', 'accessTokenQuery', {
+    type: 'apiKey',
+    in: 'query',
+    name: 'access_token',
+    description:
+      'The access token as a query parameter, read when neither the header nor the cookie is sent. Never logged; its answers carry no-store and Referrer-Policy: no-referrer. Prefer the header.',
+  })
   routes.openAPIRegistry.registerComponent('securitySchemes', 'refreshCookie', {
     type: 'apiKey',
     in: 'cookie',

@@ -8,7 +8,7 @@ import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from '../credenti
 import { refreshRefused } from '../errors.js'
 import type { GuardEnv, GuardVariables } from '../guard.js'
 import { problemResponse, unauthorizedResponse } from '../openapi.js'
-import { BEARER_SCHEME } from '../route.js'
+import { ACCESS_TOKEN_SECURITY } from '../route.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
 
@@ -34,7 +34,7 @@ export const logout = <U extends UserRecord>({
       operationId: 'logout',
       tags: ['auth'],
       summary: 'Sign out of this session (named by the access token, or by the refresh cookie alone)',
-      security: [{ [BEARER_SCHEME]: [] }, { refreshCookie: [] }],
+      security: [...ACCESS_TOKEN_SECURITY, { refreshCookie: [] }],
       responses: {
         204: { description: 'Session revoked; the refresh cookie is cleared' },
         401: unauthorizedResponse('No valid access token, and no current refresh cookie'),
