@@ -54,8 +54,12 @@ const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
  * is `http://example.com`), or `null` for `null` and anything that is not a bare origin.
  */
 const canonicalOrigin = (header: string): string | null => {
-  if (!URL.canParse(header)) return null
-  const url = new URL(header)
+  let url: URL
+  try {
+    url = new URL(header)
+  } catch {
+    return null
+  }
   const bare = url.pathname === '/' && !url.search && !url.hash && !url.username && !url.password && !header.endsWith('/')
   return bare && url.origin !== 'null' ? url.origin : null
 }
