@@ -247,6 +247,19 @@ describe('GET /openapi.json says exactly what the server does', () => {
       ].sort(),
     )
     expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])
+    // The answers that set a cookie say so.
+    for (const [path, status] of [
+      ['/auth/signup', '201'],
+      ['/auth/login', '200'],
+      ['/auth/login', '202'],
+      ['/auth/refresh', '200'],
+      ['/auth/logout', '204'],
+      ['/auth/two-factor/verify', '200'],
+      ['/auth/email-sign-in/verify', '200'],
+    ] as const) {
+      const answer = doc.paths[path]?.post?.responses[status] as { headers?: Record<string, unknown> } | undefined
+      expect(answer?.headers, `${path} ${status}`).toHaveProperty('Set-Cookie')
+    }
     for (const { id, op } of operations()) expect(op.security, id).toBeDefined()
   })
 

@@ -7,7 +7,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from '../credentials.js'
 import { refreshRefused } from '../errors.js'
 import type { GuardEnv, GuardVariables } from '../guard.js'
-import { problemResponse, unauthorizedResponse } from '../openapi.js'
+import { problemResponse, settingCookies, unauthorizedResponse } from '../openapi.js'
 import { ACCESS_TOKEN_SECURITY } from '../route.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
@@ -36,7 +36,7 @@ export const logout = <U extends UserRecord>({
       summary: 'Sign out of this session (named by the access token, or by the refresh cookie alone)',
       security: [...ACCESS_TOKEN_SECURITY, { refreshCookie: [] }],
       responses: {
-        204: { description: 'Session revoked; the refresh cookie is cleared' },
+        204: settingCookies({ description: 'Session revoked; the refresh cookie is cleared' }, 'cleared'),
         401: unauthorizedResponse('No valid access token, and no current refresh cookie'),
         403: problemResponse('The refresh cookie was sent from another site'),
       },

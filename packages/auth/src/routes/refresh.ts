@@ -8,7 +8,7 @@ import { parseRefreshValue } from '../cookies.js'
 import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
 import { AuthError, refreshRefused } from '../errors.js'
 import { limitBy, type Subject } from '../limits.js'
-import { jsonContent, problemResponse, unauthorizedResponse } from '../openapi.js'
+import { jsonContent, problemResponse, settingCookies, unauthorizedResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
 import { TokenSchema } from '../user-json.js'
@@ -53,7 +53,7 @@ export const refresh = <U extends UserRecord>({
       summary: 'Rotate the refresh cookie and get a new access token',
       security: [{ refreshCookie: [] }],
       responses: {
-        200: jsonContent(TokenSchema, 'New access token; the refresh cookie is replaced'),
+        200: settingCookies(jsonContent(TokenSchema, 'New access token; the refresh cookie is replaced'), 'refreshed'),
         401: unauthorizedResponse('Missing, invalid, expired, revoked or reused refresh cookie'),
         403: problemResponse('Cookie sent from another site'),
       },

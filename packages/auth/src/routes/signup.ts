@@ -5,7 +5,7 @@ import { mailEmailToken } from '../email-tokens.js'
 import { AuthError, emailTaken } from '../errors.js'
 import { codePointString, EmailField, isStorableText, NewPasswordField, UNSTORABLE_TEXT } from '../fields.js'
 import { limitBy } from '../limits.js'
-import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
+import { jsonBody, jsonContent, problemResponse, settingCookies } from '../openapi.js'
 import { EMAIL_PASSWORD, isEmailPassword, normalizePassword } from '../password.js'
 import type { RouteDeps } from '../route-deps.js'
 import { amrOf } from '../session-core.js'
@@ -59,7 +59,10 @@ export const signup = <U extends UserRecord>(
       summary: 'Create an account',
       request: { body: jsonBody(SignupBody) },
       responses: {
-        201: jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie and the device cookie are set'),
+        201: settingCookies(
+          jsonContent(AuthResultSchema, 'Account created and signed in; the refresh cookie and the device cookie are set'),
+          'signedIn',
+        ),
         400: problemResponse('Invalid input or a refused password'),
         409: problemResponse('An account with this email exists'),
       },

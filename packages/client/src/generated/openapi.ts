@@ -988,6 +988,8 @@ export interface operations {
       /** @description Account created and signed in; the refresh cookie and the device cookie are set */
       201: {
         headers: {
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
@@ -1083,6 +1085,8 @@ export interface operations {
       /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
@@ -1092,6 +1096,8 @@ export interface operations {
       /** @description The password is right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify */
       202: {
         headers: {
+          /** @description The device cookie (`device`, `__Secure-device` where cookies are secure; HttpOnly, one year) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
@@ -1185,6 +1191,8 @@ export interface operations {
       /** @description New access token; the refresh cookie is replaced */
       200: {
         headers: {
+          /** @description The next refresh cookie; the one presented stops working */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
@@ -1267,6 +1275,8 @@ export interface operations {
       /** @description Session revoked; the refresh cookie is cleared */
       204: {
         headers: {
+          /** @description The refresh cookie, cleared (`Max-Age=0`) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content?: never
@@ -2870,6 +2880,8 @@ export interface operations {
       /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
@@ -3028,18 +3040,22 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Signed in; the refresh cookie is set */
+      /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
           'application/json': components['schemas']['AuthResult']
         }
       }
-      /** @description The mail was right and the account has two-factor authentication on: no token and no cookie yet; finish with POST /auth/two-factor/verify */
+      /** @description The mail was right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify */
       202: {
         headers: {
+          /** @description The device cookie (`device`, `__Secure-device` where cookies are secure; HttpOnly, one year) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
@@ -3185,18 +3201,22 @@ export interface operations {
       }
     }
     responses: {
-      /** @description Signed in; the refresh cookie is set */
+      /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
           'application/json': components['schemas']['AuthResult']
         }
       }
-      /** @description The passkey did not verify the user and the account has two-factor authentication on: finish with POST /auth/two-factor/verify */
+      /** @description The passkey did not verify the user and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify */
       202: {
         headers: {
+          /** @description The device cookie (`device`, `__Secure-device` where cookies are secure; HttpOnly, one year) */
+          'Set-Cookie': string
           [name: string]: unknown
         }
         content: {
