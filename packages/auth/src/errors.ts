@@ -170,9 +170,39 @@ const codeOfStatus = (status: number): AuthErrorCode => {
   }
 }
 
-/** Converts anything thrown into an {@link AuthError}; unknown errors become `internal`. */
+/**
+ * A write that named an account deleted meanwhile: every foreign key of the library's tables
+ * and the reference app's points at the user, so a foreign-key violation means the account went
+ * away between the request's check and its write (delete-account racing a login or a todo on
+ * PostgreSQL). PostgreSQL's `23503`, SQLite's `SQLITE_CONSTRAINT_FOREIGNKEY`, or D1's and
+ * `node:sqlite`'s message, anywhere along the `cause` chain.
+ */
+const isForeignKeyViolation = (err: unknown): boolean => {
+  let current: unknown = err
+  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
+    const code = (current as { code?: unknown }).code
+    if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || /FOREIGN KEY constraint failed/.test(current.message))
+      return true
+    current = current.cause
+  }
+  return false
+}
+
+/** 401 for a request whose account was deleted while it ran: what it would have been a moment later. */
+const accountGone = () =>
+  new AuthError('unauthorized', {
+    detail: 'The account this request acts for no longer exists.',
+    headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+  })
+
+/**
+ * Converts anything thrown into an {@link AuthError}: a write that lost a race with the
+ * account's deletion is the 401 the request would have had a moment later; other unknown errors
+ * become `internal`.
+ */
 export const toAuthError = (err: unknown): AuthError => {
   if (err instanceof AuthError) return err
+  if (isForeignKeyViolation(err)) return accountGone()
   if (err instanceof HTTPException) {
     const code = codeOfStatus(err.status)
     return new AuthError(code, code === 'malformed_json' ? { detail: 'The request body is not valid JSON.' } : {})
