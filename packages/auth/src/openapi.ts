@@ -137,3 +137,7 @@ export const settingCookies = <R extends { description: string }>(response: R, c
   ...response,
   headers: z.object({ 'Set-Cookie': z.string().max(1024).openapi({ description: COOKIES[cookies] }) }),
 })
+
+/** The 200 of every route that opens a session (login, passkey, email sign-in, two-factor verify): `schema` is `AuthResult`. */
+export const signedInResponse = <T extends z.ZodType>(schema: T) =>
+  settingCookies(jsonContent(schema, 'Signed in; the refresh cookie and the device cookie are set'), 'signedIn')

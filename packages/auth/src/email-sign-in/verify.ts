@@ -12,7 +12,7 @@ import { AuthError } from '../errors.js'
 import { storableString } from '../fields.js'
 import { limitBy } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
-import { jsonBody, jsonContent, problemResponse, settingCookies, unauthorizedResponse } from '../openapi.js'
+import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
 import { AuthResultSchema } from '../user-json.js'
@@ -61,17 +61,8 @@ export const verifyEmailSignIn = <U extends UserRecord>(
         'Spends the mail (its link and its code together, once). Marks the account verified; on the first proof of an unverified account its password and second factor are removed and every other session ends. An account with a second factor gets the two-factor 202.',
       request: { body: jsonBody(VerifyBody) },
       responses: {
-        200: settingCookies(
-          jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
-          'signedIn',
-        ),
-        202: settingCookies(
-          jsonContent(
-            secondStep.schema,
-            'The mail was right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify',
-          ),
-          'device',
-        ),
+        200: signedInResponse(AuthResultSchema),
+        202: secondStep.response('The mail was right'),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse(
           'An invalid, used or expired link, a wrong code (the fifth kills the mail), or an unknown or dead flow: one answer for all',

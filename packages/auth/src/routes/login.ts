@@ -8,7 +8,7 @@ import { canonicalEmail } from '../email.js'
 import { AuthError } from '../errors.js'
 import { EmailField, isStorableText, PasswordField } from '../fields.js'
 import { limitBy, type Subject } from '../limits.js'
-import { jsonBody, jsonContent, problemResponse, settingCookies, unauthorizedResponse } from '../openapi.js'
+import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../openapi.js'
 import { normalizePassword } from '../password.js'
 import type { LookupFacts } from '../route-builder.js'
 import type { RouteDeps } from '../route-deps.js'
@@ -56,17 +56,8 @@ export const login = <U extends UserRecord>(
       summary: 'Sign in',
       request: { body: jsonBody(LoginBody) },
       responses: {
-        200: settingCookies(
-          jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
-          'signedIn',
-        ),
-        202: settingCookies(
-          jsonContent(
-            secondStep.schema,
-            'The password is right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify',
-          ),
-          'device',
-        ),
+        200: signedInResponse(AuthResultSchema),
+        202: secondStep.response('The password is right'),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse('Wrong email or password'),
       },

@@ -11,6 +11,7 @@ import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { methodOf, type Notifier } from '../notify.js'
 import { tokenHash } from '../opaque-token.js'
+import { jsonContent, settingCookies } from '../openapi.js'
 import type { PasskeyCore } from '../passkeys/ceremony.js'
 import { RequestOptionsSchema } from '../passkeys/schemas.js'
 import type { FirstFactor, Store, UserRecord } from '../store/types.js'
@@ -32,6 +33,15 @@ export const ChallengeSchema = z
   .openapi('TwoFactorChallenge')
 
 export type Challenge = z.infer<typeof ChallengeSchema>
+
+const challengeResponse = (why: string) =>
+  settingCookies(
+    jsonContent(
+      ChallengeSchema,
+      `${why} and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify`,
+    ),
+    'device',
+  )
 type PasskeyRequestOptions = Awaited<ReturnType<PasskeyCore['requestOptions']>>
 
 /** Another way to answer a challenge: what it adds to the 202 body for this account, or `null`. */
@@ -44,8 +54,11 @@ export type ChallengeAlternative = (
 ) => Promise<{ method: 'passkey'; passkeyOptions: PasskeyRequestOptions } | null>
 
 export interface SecondStep {
-  /** The 202 body of a sign-in whose second step is due, as the document shows it. */
-  schema: typeof ChallengeSchema
+  /**
+   * The documented 202 of a sign-in whose second step is due: the challenge, no token and no
+   * refresh cookie yet, the device cookie set. `why` says what the first step proved.
+   */
+  response: typeof challengeResponse
   /**
    * The challenge when the account has a second factor on; `null`: open the session. `firstFactor`
    * is what the first step was, kept with the challenge so the session's `amr` names both.
@@ -69,7 +82,7 @@ export const secondStep = <U extends UserRecord>({
   twoFactor: TwoFactorCore
   alternatives: ChallengeAlternative[]
 }): SecondStep => ({
-  schema: ChallengeSchema,
+  response: challengeResponse,
   async due(c, userId, credentialsVersion, firstFactor) {
     if (!(await store.findTwoFactor(userId))?.enabledAt) return null
     const challenge = await twoFactor.challenge(userId, credentialsVersion, firstFactor)

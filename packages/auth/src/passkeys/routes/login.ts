@@ -8,7 +8,7 @@
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
 import { limitBy } from '../../limits.js'
-import { jsonBody, jsonContent, problemResponse, settingCookies, unauthorizedResponse } from '../../openapi.js'
+import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../../openapi.js'
 import { amrOf, USER_VERIFIED_PASSKEY } from '../../session-core.js'
 import type { UserRecord } from '../../store/types.js'
 import { AuthResultSchema } from '../../user-json.js'
@@ -46,17 +46,8 @@ export const passkeyLogin = <U extends UserRecord>({
       summary: 'Sign in with a passkey',
       request: { body: jsonBody(LoginBody) },
       responses: {
-        200: settingCookies(
-          jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
-          'signedIn',
-        ),
-        202: settingCookies(
-          jsonContent(
-            secondStep.schema,
-            'The passkey did not verify the user and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify',
-          ),
-          'device',
-        ),
+        200: signedInResponse(AuthResultSchema),
+        202: secondStep.response('The passkey did not verify the user'),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse(
           'The passkey was not accepted: unknown credential, wrong origin, bad signature, a used or expired challenge, or a signature counter that went back',

@@ -9,7 +9,7 @@ import { storableString } from '../../fields.js'
 import { limitBy } from '../../limits.js'
 import { methodOf } from '../../notify.js'
 import { tokenHash } from '../../opaque-token.js'
-import { jsonBody, jsonContent, problemResponse, settingCookies, unauthorizedResponse } from '../../openapi.js'
+import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../../openapi.js'
 import { challengeOf } from '../../passkeys/ceremony.js'
 import { AuthenticationResponseSchema } from '../../passkeys/schemas.js'
 import type { RouteDeps } from '../../route-deps.js'
@@ -54,10 +54,7 @@ export const verifyTwoFactor = <U extends UserRecord>(
       summary: 'Finish a sign-in that answered 202 with a code from the app, a recovery code or a passkey',
       request: { body: jsonBody(VerifyBody) },
       responses: {
-        200: settingCookies(
-          jsonContent(AuthResultSchema, 'Signed in; the refresh cookie and the device cookie are set'),
-          'signedIn',
-        ),
+        200: signedInResponse(AuthResultSchema),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse('A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge'),
       },
