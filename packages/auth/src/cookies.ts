@@ -7,7 +7,7 @@ import { deleteCookie, setCookie } from 'hono/cookie'
 import type { CookieOptions } from 'hono/utils/cookie'
 import { singleCookie } from './credentials.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
-import { hmacSha256Base64url, sameText } from './web.js'
+import { secretsMac } from './web.js'
 
 const NAME = 'refresh_token'
 
@@ -83,8 +83,6 @@ export const parseRefreshValue = (presented: string): PresentedRefresh => {
 const RANDOM_LENGTH = 43
 /** 128 bits of an HMAC-SHA-256, base64url. */
 const MARK_LENGTH = 22
-/** The HMAC key of refresh values under one signing secret: derived, so a mark never is a token's MAC or a device cookie's. */
-const markKey = (secret: string) => hmacSha256Base64url(secret, 'latchkey refresh value v1')
 
 export type RefreshValues = ReturnType<typeof refreshValues>
 
@@ -97,21 +95,18 @@ export type RefreshValues = ReturnType<typeof refreshValues>
  * really issued counts as reuse and ends it (docs/reference/credentials.md#reuse-detection).
  */
 export const refreshValues = (secrets: readonly string[]) => {
-  const keys = secrets.map(markKey)
-  const mark = (markKey: string, sessionId: string, key: string, random: string) =>
-    hmacSha256Base64url(markKey, `${sessionId}.${key}.${random}`).slice(0, MARK_LENGTH)
+  // Derived from the signing secrets, so a mark is never a token's MAC or a device cookie's.
+  const marks = secretsMac(secrets, 'latchkey refresh value v1', MARK_LENGTH)
   return {
     /** A new value for the session `sessionId` whose key is `key`. */
     next(sessionId: string, key: string): string {
       const random = opaqueToken()
-      return random + mark(keys[0] as string, sessionId, key, random)
+      return random + marks.sign(`${sessionId}.${key}.${random}`)
     },
     /** Whether `value` was made by {@link next} for this session id and key, under any listed secret. */
     issued(sessionId: string, key: string, value: string): boolean {
       if (value.length !== RANDOM_LENGTH + MARK_LENGTH) return false
-      const random = value.slice(0, RANDOM_LENGTH)
-      const given = value.slice(RANDOM_LENGTH)
-      return keys.some((k) => sameText(mark(k, sessionId, key, random), given))
+      return marks.verify(`${sessionId}.${key}.${value.slice(0, RANDOM_LENGTH)}`, value.slice(RANDOM_LENGTH))
     },
   }
 }

@@ -17,7 +17,7 @@ import { type ClientAddress, requestFacts, singleCookie } from './credentials.js
 import type { Notifier } from './notify.js'
 import { tokenHash } from './opaque-token.js'
 import type { Store, UserRecord } from './store/types.js'
-import { base64url, hmacSha256Base64url, randomBytes, sameText } from './web.js'
+import { base64url, randomBytes, secretsMac } from './web.js'
 
 const NAME = 'device'
 const YEAR_SECONDS = 365 * 24 * 60 * 60
@@ -27,9 +27,6 @@ export const DEVICE_MEMORY_MS = YEAR_SECONDS * 1000
 
 /** The most devices remembered per account; a new one beyond it forgets the least recently seen. */
 export const DEVICES_PER_ACCOUNT = 50
-
-/** The HMAC key of device cookies under one signing secret: derived, so a MAC never is one of a token. */
-const deviceKey = (secret: string) => hmacSha256Base64url(secret, 'latchkey device cookie v1')
 
 const ID = /^[A-Za-z0-9_-]{22}$/
 
@@ -55,8 +52,8 @@ export interface DeviceCoreDeps<U extends UserRecord> {
 export type DeviceCore = ReturnType<typeof deviceCore>
 
 export const deviceCore = <U extends UserRecord>(deps: DeviceCoreDeps<U>) => {
-  const keys = deps.secrets.map(deviceKey)
-  const signingKey = keys[0] as string
+  // Derived from the signing secrets, so a device MAC is never a token's.
+  const macs = secretsMac(deps.secrets, 'latchkey device cookie v1')
   const name = deps.secure ? `__Secure-${NAME}` : NAME
   const ids = new WeakMap<Context, { id: string; device: Device }>()
 
@@ -67,7 +64,7 @@ export const deviceCore = <U extends UserRecord>(deps: DeviceCoreDeps<U>) => {
     const id = value.slice(0, dot)
     if (dot === -1 || !ID.test(id)) return null
     const mac = value.slice(dot + 1)
-    return keys.some((key) => sameText(hmacSha256Base64url(key, id), mac)) ? id : null
+    return macs.verify(id, mac) ? id : null
   }
 
   const read = (c: Context) => {
@@ -91,7 +88,7 @@ export const deviceCore = <U extends UserRecord>(deps: DeviceCoreDeps<U>) => {
     /** Sets the device cookie on the answer (again for a year, signed with the current key). */
     set(c: Context) {
       const { id } = read(c)
-      setCookie(c, NAME, `${id}.${hmacSha256Base64url(signingKey, id)}`, {
+      setCookie(c, NAME, `${id}.${macs.sign(id)}`, {
         path: deps.path,
         httpOnly: true,
         sameSite: 'Lax',

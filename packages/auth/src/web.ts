@@ -25,8 +25,22 @@ export const sha256Base64url = (text: string): string => base64url(sha256(utf8(t
 
 export const hmacSha256Base64url = (key: string, text: string): string => base64url(hmac(sha256, utf8(key), utf8(text)))
 
+/**
+ * HMAC-SHA-256 under keys derived from the signing secrets by `label` (so a MAC of one use is
+ * never one of another), truncated to `length` base64url characters: the first secret signs,
+ * every listed one verifies, so the secrets rotate as the access tokens' do.
+ */
+export const secretsMac = (secrets: readonly string[], label: string, length = 43) => {
+  const keys = secrets.map((secret) => hmacSha256Base64url(secret, label))
+  const macOf = (key: string, text: string) => hmacSha256Base64url(key, text).slice(0, length)
+  return {
+    sign: (text: string): string => macOf(keys[0] as string, text),
+    verify: (text: string, mac: string): boolean => keys.some((key) => sameText(macOf(key, text), mac)),
+  }
+}
+
 /** Equal strings, compared in time that does not depend on where they differ. */
-export const sameText = (a: string, b: string): boolean => {
+const sameText = (a: string, b: string): boolean => {
   const x = utf8(a)
   const y = utf8(b)
   if (x.length !== y.length) return false
