@@ -170,6 +170,16 @@ const codeOfStatus = (status: number): AuthErrorCode => {
   }
 }
 
+/** An error and the errors along its `cause` chain, at most four. */
+const causes = (err: unknown): Error[] => {
+  const chain: Error[] = []
+  for (let current = err; chain.length < 4 && current instanceof Error; current = current.cause) chain.push(current)
+  return chain
+}
+
+/** The `code` a driver put on an error (a PostgreSQL SQLSTATE, a SQLite `SQLITE_…`). */
+const codeOf = (err: Error): unknown => (err as { code?: unknown }).code
+
 /**
  * A write that named an account deleted meanwhile: every foreign key of the library's tables
  * and the reference app's points at the user, so a foreign-key violation means the account went
@@ -177,16 +187,11 @@ const codeOfStatus = (status: number): AuthErrorCode => {
  * PostgreSQL). PostgreSQL's `23503`, SQLite's `SQLITE_CONSTRAINT_FOREIGNKEY`, or D1's and
  * `node:sqlite`'s message, anywhere along the `cause` chain.
  */
-const isForeignKeyViolation = (err: unknown): boolean => {
-  let current: unknown = err
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code
-    if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || /FOREIGN KEY constraint failed/.test(current.message))
-      return true
-    current = current.cause
-  }
-  return false
-}
+const isForeignKeyViolation = (err: unknown): boolean =>
+  causes(err).some(
+    (e) =>
+      codeOf(e) === '23503' || codeOf(e) === 'SQLITE_CONSTRAINT_FOREIGNKEY' || /FOREIGN KEY constraint failed/.test(e.message),
+  )
 
 /** 401 for a request whose account was deleted while it ran: what it would have been a moment later. */
 const accountGone = () =>
@@ -229,13 +234,10 @@ const CODE = /^[A-Za-z0-9_]{1,64}$/
  * breaks that would forge log lines).
  */
 export const errorSummary = (err: unknown): string => {
-  const parts: string[] = []
-  let current: unknown = err
-  for (let depth = 0; depth < 4 && current instanceof Error; depth++) {
-    const code = (current as { code?: unknown }).code
-    parts.push(typeof code === 'string' && CODE.test(code) ? `${current.name} (code ${code})` : current.name)
-    current = current.cause
-  }
+  const parts = causes(err).map((e) => {
+    const code = codeOf(e)
+    return typeof code === 'string' && CODE.test(code) ? `${e.name} (code ${code})` : e.name
+  })
   return parts.length > 0 ? parts.join(' caused by ') : typeof err
 }
 
