@@ -110,9 +110,10 @@ server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? new AuthError('request_timeout', { detail: 'The request did not arrive in time.' })
         : new AuthError('validation_failed', { detail: 'The request is not well-formed HTTP/1.1.' })
-  const body = JSON.stringify(error.toJSON())
+  const doc = error.toJSON()
+  const body = JSON.stringify(doc)
   socket.end(
-    `HTTP/1.1 ${error.status} ${error.toJSON().title}\r\n` +
+    `HTTP/1.1 ${error.status} ${doc.title}\r\n` +
       'Content-Type: application/problem+json\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'X-Content-Type-Options: nosniff\r\n' +

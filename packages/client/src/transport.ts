@@ -29,24 +29,23 @@ export const createTransport = (options: TransportOptions) => {
    * Whether a browser would send a cookie of {@link cookiePath} to `url` (RFC 6265 §5.1.4, on the
    * path as the request will carry it: `/auth/../todos` is `/todos`, `/authors` is not `/auth`).
    */
-  const underCookiePath = (url: string): boolean => {
-    const path = new URL(url).pathname
-    return path === cookiePath || path.startsWith(`${cookiePath}/`)
-  }
+  const underCookiePath = ({ pathname }: URL): boolean => pathname === cookiePath || pathname.startsWith(`${cookiePath}/`)
 
   /**
    * The URL of `path` under the base URL. A path must start with `/`: glued to the base, any
    * other (`@evil.example/x`, `.evil.example/x`, a full URL) could name another host, and the
    * access token goes to `baseUrl`'s origin only.
    */
-  const urlOf = (path: string): string => {
+  const target = (path: string): { url: string; parsed: URL } => {
     const url = `${base}${path}`
-    if (typeof path !== 'string' || !path.startsWith('/') || new URL(url).origin !== origin)
+    const parsed = typeof path === 'string' && path.startsWith('/') ? new URL(url) : null
+    if (parsed?.origin !== origin)
       throw new TypeError(
         `auth.fetch: the path must start with "/" and stay on ${origin} (got ${JSON.stringify(String(path)).slice(0, 80)})`,
       )
-    return url
+    return { url, parsed }
   }
+  const urlOf = (path: string): string => target(path).url
 
   /** Keeps the refresh cookie of an auth answer (Node), or forgets it when the server clears it. */
   const remember = (response: Response) => {
@@ -75,11 +74,11 @@ export const createTransport = (options: TransportOptions) => {
      * routes the refresh cookie (browser: `include`; Node: the jar).
      */
     async send(path: string, method: string, body: unknown, token: string | null, init: RequestInit = {}): Promise<Response> {
-      const url = urlOf(path)
+      const { url, parsed } = target(path)
       const headers = new Headers(init.headers)
       if (body !== undefined) headers.set('Content-Type', 'application/json')
       if (token) headers.set('Authorization', `Bearer ${token}`)
-      if (jar && cookie && underCookiePath(url)) headers.set('Cookie', cookie)
+      if (jar && cookie && underCookiePath(parsed)) headers.set('Cookie', cookie)
       const response = await options
         .fetch(url, {
           ...init,
