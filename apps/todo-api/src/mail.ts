@@ -8,7 +8,6 @@
 import type { AddedCredential, AuthMail, RecoveryCodeUse } from '@latchkey/auth'
 import Bowser from 'bowser'
 import nodemailer from 'nodemailer'
-import { printable } from './printable.js'
 
 export interface MailerOptions {
   /** `smtp://user:pass@host:port` or `smtps://…`; `null` prints the link instead. */
@@ -150,13 +149,24 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
   }
 }
 
-/** `Chrome 131 on Linux` from a `User-Agent` (bowser); the raw text when it names no browser. */
+/** The browsers and systems bowser knows by name: a name it read out of any other text is that text's. */
+const BROWSERS = new Set(Object.values(Bowser.BROWSER_MAP))
+const SYSTEMS = new Set(Object.values(Bowser.OS_MAP))
+export const UNRECOGNISED = 'an unrecognised browser'
+
+/**
+ * `Chrome 131 on Linux` from a `User-Agent` (bowser): a browser and a system only by the names on
+ * bowser's lists, the major version only as digits; anything else is "an unrecognised browser".
+ * Never the text itself: a stranger writes it, and the notice goes to the owner
+ * (docs/guide/account-protection.md#new-device-notices).
+ */
 export const deviceName = (userAgent: string | null): string => {
-  if (!userAgent) return 'an unknown browser'
+  if (!userAgent) return UNRECOGNISED
   const { browser, os } = Bowser.parse(userAgent)
-  if (!browser.name) return printable(userAgent)
-  const version = browser.version?.split('.')[0]
-  return `${browser.name}${version ? ` ${version}` : ''}${os.name ? ` on ${os.name}` : ''}`
+  if (!browser.name || !BROWSERS.has(browser.name)) return UNRECOGNISED
+  const version = /^\d{1,4}(?=\.|$)/.exec(browser.version ?? '')?.[0]
+  const system = os.name && SYSTEMS.has(os.name) ? ` on ${os.name}` : ''
+  return `${browser.name}${version ? ` ${version}` : ''}${system}`
 }
 
 /** The sessions screen of the front end, where a sign-in that was not the owner's can be ended. */

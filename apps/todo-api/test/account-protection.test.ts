@@ -3,9 +3,11 @@
  * points the breached-password check at a range service (here one on loopback built from a real
  * list); its production default is the public service.
  */
+import { randomUUID } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type RangeService, startRangeServer, startStallingServer } from '../../../packages/auth/test/range-server.js'
 import { loadConfig, PUBLIC_PWNED_PASSWORDS } from '../src/config.js'
+import { rawRequest } from './attack/helpers.js'
 import {
   cookieFrom,
   type RunningServer,
@@ -110,6 +112,65 @@ describe('new-sign-in notices', () => {
     expect(smtp.mails.filter((m) => m.kind === 'new-sign-in')).toHaveLength(1)
     expect(server.stdout() + server.stderr()).not.toContain(device.split('=')[1] as string)
   })
+
+  it.each([
+    [
+      'a sentence with a link',
+      'SECURITY TEAM: your account is locked, visit https://evil.example/restore',
+      'an unrecognised browser',
+    ],
+    ['a product bowser does not know', 'SECURITY TEAM/9 visit https://evil.example/restore', 'an unrecognised browser'],
+    [
+      'line breaks (NEL, U+2028 as UTF-8)',
+      'Mozilla/5.0\x85SECURITY TEAM:\xe2\x80\xa8visit https://evil.example/restore',
+      'an unrecognised browser',
+    ],
+    [
+      '10,000 characters',
+      `SECURITY TEAM ${'visit https://evil.example/restore '.repeat(300)}`.slice(0, 10_000),
+      'an unrecognised browser',
+    ],
+    ['a real Chrome with a link behind it', `${UA} SECURITY TEAM visit https://evil.example/restore`, 'Chrome 131 on Linux'],
+    [
+      'a version that is not a number',
+      'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.evil.example',
+      'Firefox 133 on Linux',
+    ],
+    ['a real Chrome', UA, 'Chrome 131 on Linux'],
+    [
+      'a real Firefox',
+      'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0',
+      'Firefox 133 on Windows',
+    ],
+    [
+      'a real Safari',
+      'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15',
+      'Safari 17 on macOS',
+    ],
+  ])(
+    'names the browser of %s by its parsed product and version only, never the User-Agent as written',
+    async (_, agent, named) => {
+      const email = `ua-${randomUUID()}@example.com`
+      const password = 'plum tractor agent lantern'
+      expect((await request(server.base, 'POST', '/auth/signup', { body: { name: 'U', email, password } })).status).toBe(201)
+      const before = smtp.mails.length
+      // On the wire byte for byte (latin1): fetch refuses a line break in a header.
+      const body = JSON.stringify({ email, password })
+      const login = await rawRequest(
+        server.port,
+        Buffer.from(
+          `POST /auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: ${agent}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+          'latin1',
+        ),
+      )
+      expect(login.status).toBe(200)
+      const mail = await smtp.waitFor(email, before, 5_000, 'new-sign-in')
+      expect(/^Browser: (.*?)\r?$/m.exec(mail.text)?.[1]).toBe(named)
+      // The whole message as sent (headers, subject, text): nothing of what the stranger wrote.
+      for (const planted of ['evil.example', 'SECURITY TEAM', 'restore', '\x85', '\xe2\x80\xa8', '\u2028'])
+        expect(mail.text).not.toContain(planted)
+    },
+  )
 
   it('a flood of wrong passwords from elsewhere refuses unknown browsers, never the known browser of the owner', async () => {
     const email = 'owner@example.com'

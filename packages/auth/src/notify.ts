@@ -76,7 +76,9 @@ export type AuthMail =
   /**
    * A sign-in from a browser the account had not signed in from (no device cookie it knows):
    * when (`at`, ISO 8601), the client address and `User-Agent` (each `null` when unknown). Not
-   * sent for the sign-in of signup.
+   * sent for the sign-in of signup. `userAgent` is the header as sent (its first 256 characters):
+   * text whoever signed in chose. Name the browser in the mail by the product and version a parser
+   * recognises, or as "an unrecognised browser"; never write this text into the mail.
    */
   | (Notice<'new-sign-in'> & { at: string; ip: string | null; userAgent: string | null })
   /** A passkey was added to the account (`name`: the name it was given). */

@@ -1,10 +1,20 @@
 /**
  * `createVerifier`: checks access tokens of a Latchkey server from its published public keys
  * (`/.well-known/jwks.json`), with Web APIs only (Node, Bun, Deno, Cloudflare Workers). jose
- * does the cryptography and keeps the key set: cached, fetched again on an unknown `kid` at most
- * once per cooldown, so a flood of forged `kid`s cannot turn into a flood of fetches.
+ * fetches the key set and does the cryptography. The key set is cached and fetched again on an
+ * unknown `kid` at most once per cooldown, so a flood of forged `kid`s cannot turn into a flood of
+ * fetches; a failed fetch holds off fetching for a while, never the keys already held, so a forged
+ * `kid` during an outage of the key set refuses only itself (docs/guide/other-services.md).
  */
-import { createRemoteJWKSet, decodeProtectedHeader, errors, type JWTPayload, type JWTVerifyGetKey, jwtVerify } from 'jose'
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose'
 import { VerifyError } from './errors.js'
 
 /** The claims of a verified Latchkey access token. */
@@ -38,7 +48,11 @@ export interface VerifierOptions {
   audience: string
   /** Seconds of clock difference allowed on `exp` and `nbf` (`iat` is not checked: a token is judged by its expiry). Default 0. */
   clockTolerance?: number
-  /** Seconds the fetched key set is used before it is fetched again. Default 300, as the server's `Cache-Control`. */
+  /**
+   * Seconds after which the key set is fetched again (behind the answer of the token that finds it
+   * older). Default 300, as the server's `Cache-Control`. While it cannot be fetched, the keys
+   * last fetched keep verifying.
+   */
   cacheMaxAge?: number
   /** Seconds after a fetch during which an unknown `kid` does not fetch again (it is refused). Default 30. */
   cooldown?: number
@@ -57,7 +71,7 @@ export interface Verifier {
 }
 
 const ALGORITHMS = ['EdDSA', 'ES256']
-/** After a failed fetch, verify() refuses with `jwks_unavailable` for this long instead of fetching per token. */
+/** After a failed fetch, no fetch for this long (a token whose `kid` is not held is refused with `jwks_unavailable`). */
 const FAILURE_BACKOFF_MS = 5_000
 
 const fail = (option: string, why: string): never => {
@@ -137,19 +151,46 @@ export const createVerifier = (options: VerifierOptions): Verifier => {
     cooldownDuration: seconds('cooldown', options.cooldown, 30) * 1000,
     timeoutDuration: Math.round(seconds('timeout', options.timeout, 5) * 1000),
   })
+  /** The keys of the last key set fetched, kept while later fetches fail. */
+  let held: ReturnType<typeof createLocalJWKSet> | undefined
+  let fetching: Promise<void> | undefined
   let unavailableUntil = 0
+  const mayFetch = () => Date.now() >= unavailableUntil
+
+  /** One fetch at a time; a failure holds off the next fetch for FAILURE_BACKOFF_MS and keeps the keys held. */
+  const fetchKeys = (): Promise<void> =>
+    (fetching ??= remote
+      .reload()
+      .then(
+        () => {
+          const jwks = remote.jwks()
+          if (jwks) held = createLocalJWKSet(jwks)
+        },
+        (err: unknown) => {
+          unavailableUntil = Date.now() + FAILURE_BACKOFF_MS
+          throw new VerifyError('jwks_unavailable', `the key set at ${url.href} could not be fetched or read`, { cause: err })
+        },
+      )
+      .finally(() => {
+        fetching = undefined
+      }))
 
   const keyFor: JWTVerifyGetKey = async (header, token) => {
-    if (Date.now() < unavailableUntil)
-      throw new VerifyError('jwks_unavailable', 'the key set could not be fetched; trying again shortly')
-    try {
-      return await remote(header, token)
-    } catch (err) {
-      // Lookup misses are the token's fault; anything else is the key set's (network, status, JSON).
-      if (err instanceof errors.JWKSNoMatchingKey || err instanceof errors.JWKSMultipleMatchingKeys) throw err
-      unavailableUntil = Date.now() + FAILURE_BACKOFF_MS
-      throw new VerifyError('jwks_unavailable', `the key set at ${url.href} could not be fetched or read`, { cause: err })
+    if (held) {
+      try {
+        const key = await held(header, token)
+        // Older than cacheMaxAge: answer from the keys held, fetch anew behind the answer.
+        if (!remote.fresh && mayFetch()) fetchKeys().catch(() => {})
+        return key
+      } catch (err) {
+        // Several keys match, or the kid is unknown within the cooldown after a fetch: the token's fault.
+        if (!(err instanceof errors.JWKSNoMatchingKey) || remote.coolingDown) throw err
+      }
     }
+    if (!mayFetch()) throw new VerifyError('jwks_unavailable', 'the key set could not be fetched; trying again shortly')
+    await fetchKeys()
+    if (!held) throw new VerifyError('jwks_unavailable', `the key set at ${url.href} could not be read`)
+    return held(header, token)
   }
 
   return {

@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Hono } from 'hono'
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose'
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import { requireAccessToken } from '../src/hono.js'
 import { createVerifier, VerifyError, type VerifyErrorCode } from '../src/index.js'
 
@@ -24,8 +24,8 @@ const newKey = async (kid: string, alg: 'EdDSA' | 'ES256' = 'EdDSA'): Promise<Ke
   return { kid, alg, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } }
 }
 
-/** A key-set server: serves `published`, counts fetches; `down` answers 500. */
-const jwksServer = async () => {
+/** A key-set server on `port` (any free one by default): serves `published`, counts fetches; `down` answers 500. */
+const jwksServer = async (port = 0) => {
   const state = { published: [] as Key[], fetches: 0, down: false }
   const server: Server = createServer((req, res) => {
     state.fetches++
@@ -36,9 +36,16 @@ const jwksServer = async () => {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'public, max-age=300' })
     res.end(JSON.stringify({ keys: state.published.map((k) => k.publicJwk) }))
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/.well-known/jwks.json`
-  return { state, url, close: () => new Promise((resolve) => server.close(resolve)) }
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve))
+  const bound = (server.address() as AddressInfo).port
+  const url = `http://127.0.0.1:${bound}/.well-known/jwks.json`
+  /** Gone: the port refuses connections, kept-alive ones included. */
+  const close = () =>
+    new Promise((resolve) => {
+      server.close(resolve)
+      server.closeAllConnections()
+    })
+  return { state, url, port: bound, close }
 }
 
 const now = () => Math.floor(Date.now() / 1000)
@@ -183,6 +190,44 @@ describe('the key set', () => {
       server.state.down = false
     }
     expect((await createVerifier(options()).verify(token)).sub).toBe('user-1')
+  })
+})
+
+describe('an outage of the key set', () => {
+  it('refuses only the forged kids: tokens of keys it holds keep verifying, past cacheMaxAge too; an unknown kid after it is fetched', async () => {
+    // The clock is frozen and moved by hand; the key-set server and its fetches are real.
+    const start = Date.now()
+    vi.useFakeTimers({ toFake: ['Date'], now: start })
+    const own = await jwksServer()
+    own.state.published = [current]
+    let back: Awaited<ReturnType<typeof jwksServer>> | undefined
+    try {
+      const verifier = createVerifier({ jwksUrl: own.url, issuer: 'latchkey', audience: 'latchkey' })
+      const genuine = await sign(current, { exp: now() + 3600 })
+      expect((await verifier.verify(genuine)).sub).toBe('user-1')
+      await own.close()
+      const stranger = await newKey('k-stranger')
+      // Ten minutes of outage, past the cooldown (30 s) and cacheMaxAge (300 s): a forged kid
+      // every 5 s (each one may fetch, and fails), a genuine token every second.
+      let verified = 0
+      for (let second = 0; second < 600; second++) {
+        vi.setSystemTime(start + (31 + second) * 1000)
+        if (second % 5 === 0)
+          await refusedWith(verifier.verify(await sign({ ...stranger, kid: `forged-${second}` })), 'jwks_unavailable')
+        if ((await verifier.verify(genuine)).sub === 'user-1') verified++
+      }
+      expect(verified).toBe(600)
+      // The key set is back with a new key: the first token naming it fetches it.
+      back = await jwksServer(own.port)
+      const next = await newKey('k-after')
+      back.state.published = [current, next]
+      vi.setSystemTime(start + 640 * 1000)
+      expect((await verifier.verify(await sign(next, { exp: now() + 900 }))).sub).toBe('user-1')
+      expect(back.state.fetches).toBeGreaterThanOrEqual(1)
+    } finally {
+      vi.useRealTimers()
+      await back?.close()
+    }
   })
 })
 
