@@ -4,7 +4,9 @@
  * page's "Use it in your own Hono app" example (docs/getting-started.md) with a strict `tsc`, run it, and talk to it over HTTP.
  * Catches missing files, wrong `exports`, leaked `workspace:` ranges and peers that do not dedupe.
  *
- * The install line and the example are read from the page at test time, so the page cannot drift;
+ * The install line, the example and the lines that make its `.env` and start it are read from the
+ * page at test time, so the page cannot drift (it starts without a warning, and every mail it prints
+ * carries the token or code the next step needs);
  * the library README's first example (from the tarball) is compiled as well.
  * Needs `dist/` (`pnpm build`, which `pnpm test` runs first) and the npm registry; skips, saying
  * why, when the registry is unreachable.
@@ -27,6 +29,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import * as OTPAuth from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
@@ -105,6 +108,20 @@ const waitForListening = (child: ChildProcess, output: string[]): Promise<void> 
     })
   })
 
+/** What the example printed for the latest `kind` mail to `to` (its one line, `<kind> mail to <to> {json}`), waiting for it. */
+const printedMail = async (output: string[], kind: string, to: string): Promise<Record<string, string>> => {
+  const prefix = `${kind} mail to ${to} `
+  for (let waited = 0; waited < 5_000; waited += 50) {
+    const line = output
+      .join('')
+      .split('\n')
+      .findLast((l) => l.startsWith(prefix))
+    if (line !== undefined) return JSON.parse(line.slice(prefix.length)) as Record<string, string>
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no ${kind} mail to ${to} printed:\n${output.join('')}`)
+}
+
 const skipReason = await registryUnreachable()
 if (skipReason) console.warn(`consumer test skipped: ${skipReason}`)
 
@@ -115,6 +132,8 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
   const output: string[] = []
   let server: ChildProcess | undefined
   let base = ''
+  /** Everything the app printed until it listened. */
+  let atStart = ''
   let tarballFiles: string[] = []
 
   beforeAll(async () => {
@@ -208,25 +227,32 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     })
     lap('tsc')
 
+    // The page's start block, as written: its first line makes the `.env`, its second starts the app.
+    const [makeEnv = '', start = ''] = (codeBlocks(section, 'sh')[1] ?? '').trim().split('\n')
+    expect(start).toMatch(/^pnpm exec tsx /)
+    await run('sh', ['-c', makeEnv], { cwd: app })
     const port = await freePort()
     base = `http://127.0.0.1:${port}`
-    server = spawn(process.execPath, ['dist/app.js'], {
+    server = spawn(join(app, 'node_modules/.bin/tsx'), start.split(/\s+/).slice(3), {
       cwd: app,
-      env: { ...npmEnv(), PORT: String(port), AUTH_SECRET: 'consumer-test-secret-0123456789abcdef', NODE_ENV: 'development' },
+      env: { ...npmEnv(), PORT: String(port), NODE_ENV: 'development' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: tsx runs the app in a child process, and the stop below ends both.
+      detached: true,
     })
     await waitForListening(server, output)
+    atStart = output.join('')
     lap('server listening')
   }, SETUP_TIMEOUT)
 
   afterAll(async () => {
-    if (server && server.exitCode === null) {
+    if (server?.pid !== undefined && server.exitCode === null) {
       const exited = new Promise((resolve) => server?.once('exit', resolve))
-      server.kill('SIGTERM')
+      process.kill(-server.pid, 'SIGTERM')
       await exited
     }
     rmSync(work, { recursive: true, force: true })
-  })
+  }, SETUP_TIMEOUT)
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${base}${path}`, {
@@ -288,6 +314,36 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? ''
     const refreshed = await post('/auth/refresh', undefined, { Cookie: cookie, Origin: `http://localhost:${new URL(base).port}` })
     expect(refreshed.status).toBe(200)
+  })
+
+  it('starts from the page’s .env with nothing to warn about', () => {
+    expect(atStart.trim().split('\n')).toEqual([expect.stringMatching(/^listening on http:\/\/localhost:\d+$/)])
+  })
+
+  it('prints each mail with the token or the code a developer needs to go on', async () => {
+    const account = { name: 'Grace', email: 'grace@example.com', password: 'correct horse battery staple' }
+    const signup = await post('/auth/signup', account)
+    expect(signup.status).toBe(201)
+    const bearer = { Authorization: `Bearer ${((await signup.json()) as { accessToken: string }).accessToken}` }
+    const { token } = await printedMail(output, 'verify-email', account.email)
+    expect((await post('/auth/verify-email', { token })).status).toBe(204)
+
+    // Sign-in by email: the mail carries the link's token and the code for the browser that asked.
+    const started = await post('/auth/email-sign-in', { email: account.email })
+    const { flow } = (await started.json()) as { flow: string }
+    const signIn = await printedMail(output, 'sign-in', account.email)
+    expect(signIn.token).toEqual(expect.any(String))
+    expect((await post('/auth/email-sign-in/verify', { flow, code: signIn.code })).status).toBe(200)
+
+    // Two-factor: setup mails the add-credential code that enabling asks for beside the app's code.
+    const setup = await post('/auth/two-factor/setup', { currentPassword: account.password }, bearer)
+    expect(setup.status).toBe(200)
+    const { uri } = (await setup.json()) as { uri: string }
+    const { code: emailCode, credential } = await printedMail(output, 'add-credential', account.email)
+    expect(credential).toBe('two-factor')
+    const enable = await post('/auth/two-factor/enable', { code: OTPAuth.URI.parse(uri).generate(), emailCode }, bearer)
+    expect(enable.status).toBe(200)
+    await printedMail(output, 'two-factor-enabled', account.email)
   })
 
   it('answers an anonymous caller with 401 and a problem document', async () => {
