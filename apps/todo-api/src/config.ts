@@ -129,12 +129,16 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   const production = nodeEnv === 'production'
   const notices = options.dev ? applyDevEnvFile(env, baseDir) : []
 
-  // Every required variable that is unset, named in one message, so that one start shows them all.
-  const missing = Object.entries(REQUIRED)
-    .filter(([name, { when }]) => (when === 'always' || production) && !env[name]?.trim())
-    .map(([name, { when, how }]) => `${name} is required${when === 'always' ? '' : ' when NODE_ENV=production'}: ${how}`)
-  if (missing.length === 1) fail(missing[0] as string)
-  if (missing.length > 1) fail(`${missing.length} required variables are unset. ${missing.join('; ')}`)
+  // Every required variable that is unset, named in one message, so that one start shows them all:
+  // at once when AUTH_SECRET is missing, else where SMTP_URL is read (a bad secret is named first).
+  const refuseMissing = () => {
+    const missing = Object.entries(REQUIRED)
+      .filter(([name, { when }]) => (when === 'always' || production) && !env[name]?.trim())
+      .map(([name, { when, how }]) => `${name} is required${when === 'always' ? '' : ' when NODE_ENV=production'}: ${how}`)
+    if (missing.length === 1) fail(missing[0] as string)
+    if (missing.length > 1) fail(`${missing.length} required variables are unset. ${missing.join('; ')}`)
+  }
+  if (!env.AUTH_SECRET?.trim()) refuseMissing()
 
   // Several secrets, comma-separated, rotate without signing anyone out: the first signs.
   const secrets = (env.AUTH_SECRET ?? '').split(',')
@@ -177,6 +181,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   const maxSessions = env.AUTH_MAX_SESSIONS?.trim() ?? ''
   if (maxSessions !== '' && !/^[1-9]\d{0,5}$/.test(maxSessions))
     fail(`AUTH_MAX_SESSIONS must be a whole number from 1 to 999999, got "${maxSessions.slice(0, 20)}"`)
+  refuseMissing()
   const smtp = parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'], 'smtp://user:pass@mail.example.com:587')
   // Comma-separated like AUTH_SECRET: the first seals, every one opens (the sweep re-seals).
   const encryptionKeys = env.AUTH_ENCRYPTION_KEY?.trim() ? env.AUTH_ENCRYPTION_KEY.split(',') : null

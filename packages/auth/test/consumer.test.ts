@@ -263,7 +263,8 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     await waitForListening(server, output)
     atStart = output.join('')
     lap('server listening')
-  }, SETUP_TIMEOUT)
+    // Packing, installing and compiling: each step has SETUP_TIMEOUT, and on a busy machine all of them may need much of it.
+  }, 2 * SETUP_TIMEOUT)
 
   afterAll(async () => {
     if (server?.pid !== undefined && server.exitCode === null) {
