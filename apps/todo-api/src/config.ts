@@ -3,24 +3,30 @@
  * {@link ConfigError} whose one-line message names the variable. This file reads the
  * environment and the dev `.env` file; it opens no database and no socket.
  */
-import { createPrivateKey, createPublicKey, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
-import { isAbsolute, join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import { parseEnv } from 'node:util'
-import { MAX_SIGNING_KEYS, type SigningKey, secretWeakness, signingKeyProblem } from '@latchkey/auth'
+import { type SigningKey, secretWeakness } from '@latchkey/auth'
+import {
+  appDir,
+  type DatabaseTarget,
+  DOMAIN,
+  describeDatabase,
+  fail,
+  missingDatabaseFolder,
+  parseBoolean,
+  parseDatabaseUrl,
+  parsePort,
+  parseSigningKeys,
+  parseUrl,
+} from './config-values.js'
 import { isIpHost, isOnDomain } from './passkeys.js'
+
+export { appDir, ConfigError, type DatabaseTarget, describeDatabase, parseDatabaseUrl } from './config-values.js'
 
 /** The public Pwned Passwords range API: the production default of `PWNED_PASSWORDS_URL`. */
 export const PUBLIC_PWNED_PASSWORDS = 'https://api.pwnedpasswords.com'
-
-/** A configuration problem; `message` is one line naming the variable. */
-export class ConfigError extends Error {
-  override name = 'ConfigError'
-}
-
-/** Where the database lives: a SQLite file (or memory), or a PostgreSQL connection URL. */
-export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string }
 
 export interface Config {
   /** `NODE_ENV` as the process runs: `production` unless set, `development` under `pnpm dev`. */
@@ -70,114 +76,18 @@ export interface Config {
   notices: string[]
 }
 
-/** The app's folder (`apps/todo-api`), both from `src/` under tsx and from `dist/` under node. */
-export const appDir = fileURLToPath(new URL('..', import.meta.url))
-
-/** A DNS name: labels of letters, digits and inner hyphens. */
-const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
-
-const fail = (message: string): never => {
-  throw new ConfigError(message)
-}
-
-/**
- * `DATABASE_URL`: `file:<path>` (relative paths are relative to the app folder) or `:memory:`
- * selects SQLite; `postgres://…` or `postgresql://…` selects PostgreSQL (a libpq-style URL, as
- * node-postgres reads it: `?options=-c%20search_path%3Dtodo` picks a schema).
- */
-export const parseDatabaseUrl = (value: string | undefined, baseDir: string = appDir): DatabaseTarget => {
-  const url = value?.trim() || 'file:./data/todo.db'
-  if (url === ':memory:' || url === 'file::memory:') return { kind: 'sqlite', path: ':memory:' }
-  if (/^postgres(ql)?:\/\//i.test(url)) {
-    // node-postgres parses it leniently; a URL that does not even parse is a typo worth naming.
-    if (!URL.canParse(url)) fail('DATABASE_URL is not a valid postgres:// URL (postgres://user:password@host:5432/database)')
-    return { kind: 'postgres', url }
-  }
-  if (!url.startsWith('file:')) fail(`DATABASE_URL must be file:<path>, :memory: or postgres://…, got "${url.split(':')[0]}:…"`)
-  let path = url.slice('file:'.length)
-  if (path.startsWith('//')) {
-    try {
-      path = fileURLToPath(url)
-    } catch {
-      fail('DATABASE_URL is not a valid file: URL')
-    }
-  }
-  if (!path) fail('DATABASE_URL: file: needs a path, for example file:./data/todo.db')
-  return { kind: 'sqlite', path: isAbsolute(path) ? path : resolve(baseDir, path) }
-}
-
-/** The database for messages: the SQLite path, or the PostgreSQL URL without its password. */
-export const describeDatabase = (target: DatabaseTarget): string => {
-  if (target.kind === 'sqlite') return target.path
-  const url = new URL(target.url)
-  if (url.password) url.password = '***'
-  return url.href
-}
-
-/**
- * `AUTH_SIGNING_KEYS`: a JSON array of private EdDSA (Ed25519) or ES256 (P-256) JWKs, each with
- * a `kid` (`pnpm cli keys generate` prints one). The messages name the variable and the key's
- * position, never key material.
- */
-export const parseSigningKeys = (value: string | undefined): SigningKey[] | null => {
-  if (value === undefined || value.trim() === '') return null
-  const usage =
-    'AUTH_SIGNING_KEYS must be a JSON array of private JWKs, the signing key first (pnpm cli keys generate prints one)'
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(value)
-  } catch {
-    return fail(`${usage}; it is not valid JSON`)
-  }
-  if (!Array.isArray(parsed) || parsed.length === 0) return fail(usage)
-  if (parsed.length > MAX_SIGNING_KEYS)
-    fail(`AUTH_SIGNING_KEYS holds more than ${MAX_SIGNING_KEYS} keys (a rotation needs two or three)`)
-  const keys = parsed as unknown[]
-  const kids = new Set<string>()
-  keys.forEach((key, i) => {
-    const which = `AUTH_SIGNING_KEYS (key ${i + 1} of ${keys.length})`
-    const checked = signingKeyProblem(key)
-    if ('problem' in checked) fail(`${which} ${checked.problem}`)
-    const { kid } = key as SigningKey
-    if (kids.has(kid)) fail(`${which} repeats the kid ${JSON.stringify(kid.slice(0, 40))} of an earlier key`)
-    kids.add(kid)
-    // The library checks the shape (synchronously, with Web APIs); Node can also tell whether
-    // `x` (and `y`) are the public half of `d`, which WebCrypto would only refuse on first use.
-    const jwk = key as SigningKey
-    let derived: { x?: string; y?: string } = {}
-    try {
-      derived = createPublicKey(createPrivateKey({ key: { ...jwk }, format: 'jwk' })).export({ format: 'jwk' })
-    } catch {}
-    if (derived.x !== jwk.x || derived.y !== jwk.y)
-      fail(`${which} is not a valid key: its public half does not belong to its private key`)
-  })
-  return keys as SigningKey[]
-}
-
-const parsePort = (value: string | undefined): number => {
-  if (value === undefined || value.trim() === '') return 3000
-  if (!/^\d{1,5}$/.test(value.trim()) || Number(value) > 65535) fail(`PORT must be an integer from 0 to 65535, got "${value}"`)
-  return Number(value)
-}
-
-const parseUrl = (name: string, value: string | undefined, protocols: string[], example: string): URL | null => {
-  if (value === undefined || value.trim() === '') return null
-  let url: URL
-  try {
-    url = new URL(value.trim())
-  } catch {
-    return fail(`${name} must be an absolute URL such as ${example}`)
-  }
-  if (!protocols.includes(url.protocol)) fail(`${name} must use ${protocols.join(' or ')} (such as ${example})`)
-  return url
-}
-
-const parseBoolean = (name: string, value: string | undefined): boolean => {
-  const v = value?.trim().toLowerCase() ?? ''
-  if (v === '' || v === 'false' || v === '0') return false
-  if (v === 'true' || v === '1') return true
-  return fail(`${name} must be true or false, got "${value}"`)
-}
+/** The variables without which the server does not start (always, or when NODE_ENV=production), and what to set. */
+const REQUIRED = {
+  AUTH_SECRET: {
+    when: 'always',
+    how: 'set it to a random string of at least 32 characters (for example: openssl rand -base64 32)',
+  },
+  SMTP_URL: { when: 'production', how: 'reset links are only printed to the terminal in development' },
+  AUTH_ENCRYPTION_KEY: {
+    when: 'production',
+    how: 'set it to a random string of at least 32 characters, not one of AUTH_SECRET (for example: openssl rand -base64 32)',
+  },
+} as const
 
 /**
  * Development only: variables from the app's git-ignored `.env` that the environment does not
@@ -219,10 +129,19 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   const production = nodeEnv === 'production'
   const notices = options.dev ? applyDevEnvFile(env, baseDir) : []
 
+  // Every required variable that is unset, named in one message, so that one start shows them all:
+  // at once when AUTH_SECRET is missing, else where SMTP_URL is read (a bad secret is named first).
+  const refuseMissing = () => {
+    const missing = Object.entries(REQUIRED)
+      .filter(([name, { when }]) => (when === 'always' || production) && !env[name]?.trim())
+      .map(([name, { when, how }]) => `${name} is required${when === 'always' ? '' : ' when NODE_ENV=production'}: ${how}`)
+    if (missing.length === 1) fail(missing[0] as string)
+    if (missing.length > 1) fail(`${missing.length} required variables are unset. ${missing.join('; ')}`)
+  }
+  if (!env.AUTH_SECRET?.trim()) refuseMissing()
+
   // Several secrets, comma-separated, rotate without signing anyone out: the first signs.
   const secrets = (env.AUTH_SECRET ?? '').split(',')
-  if (secrets.every((s) => s === ''))
-    fail('AUTH_SECRET is required: set it to a random string of at least 32 characters (for example: openssl rand -base64 32)')
   secrets.forEach((secret, i) => {
     const which = secrets.length === 1 ? 'AUTH_SECRET' : `AUTH_SECRET (secret ${i + 1} of ${secrets.length})`
     if (secret === '') fail(`${which} is empty: separate secrets with single commas`)
@@ -262,15 +181,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
   const maxSessions = env.AUTH_MAX_SESSIONS?.trim() ?? ''
   if (maxSessions !== '' && !/^[1-9]\d{0,5}$/.test(maxSessions))
     fail(`AUTH_MAX_SESSIONS must be a whole number from 1 to 999999, got "${maxSessions.slice(0, 20)}"`)
+  refuseMissing()
   const smtp = parseUrl('SMTP_URL', env.SMTP_URL, ['smtp:', 'smtps:'], 'smtp://user:pass@mail.example.com:587')
-  if (production && !smtp)
-    fail('SMTP_URL is required when NODE_ENV=production: reset links are only printed to the terminal in development')
   // Comma-separated like AUTH_SECRET: the first seals, every one opens (the sweep re-seals).
   const encryptionKeys = env.AUTH_ENCRYPTION_KEY?.trim() ? env.AUTH_ENCRYPTION_KEY.split(',') : null
-  if (production && !encryptionKeys)
-    fail(
-      'AUTH_ENCRYPTION_KEY is required when NODE_ENV=production: set it to a random string of at least 32 characters, not one of AUTH_SECRET (for example: openssl rand -base64 32)',
-    )
   encryptionKeys?.forEach((key, i) => {
     const which =
       encryptionKeys.length === 1 ? 'AUTH_ENCRYPTION_KEY' : `AUTH_ENCRYPTION_KEY (key ${i + 1} of ${encryptionKeys.length})`
@@ -291,12 +205,20 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
           '',
         ) ?? (production ? PUBLIC_PWNED_PASSWORDS : null))
 
+  const database = parseDatabaseUrl(env.DATABASE_URL, baseDir)
+  const folder = missingDatabaseFolder(database)
+  if (folder !== null && production)
+    fail(
+      `DATABASE_URL names the SQLite file ${describeDatabase(database)}, whose folder ${folder} does not exist: create it, or correct DATABASE_URL (in production the server never creates it)`,
+    )
+  if (folder !== null) notices.push(`DATABASE_URL: the folder ${folder} did not exist; creating it for the SQLite file`)
+
   return {
     nodeEnv,
     production,
     port,
     publicUrl: publicUrl ? publicUrl.href.replace(/\/+$/, '') : null,
-    database: parseDatabaseUrl(env.DATABASE_URL, baseDir),
+    database,
     secrets,
     encryptionKeys,
     signingKeys: parseSigningKeys(env.AUTH_SIGNING_KEYS),

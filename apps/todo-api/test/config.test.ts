@@ -1,8 +1,10 @@
 /** Start-up refusals: each is a non-zero exit with one line on stderr naming the variable; and the passkey settings PUBLIC_URL gives. */
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { loadConfig } from '../src/config.js'
 import { passkeySettings } from '../src/passkeys.js'
-import { randomSecret, runServerToExit, startServer } from './support.js'
+import { freshDir, randomSecret, runServerToExit, startServer } from './support.js'
 
 const SMTP_URL = 'smtp://127.0.0.1:2525'
 
@@ -96,6 +98,32 @@ describe.concurrent('start-up configuration', { timeout: 60_000 }, () => {
       ...env,
     })
     expect(line).toContain(name)
+  })
+
+  it('names every required variable production lacks, all in one line', async () => {
+    const line = await refusal({ NODE_ENV: 'production' })
+    expect(line).toMatch(/^todo-api: 3 required variables are unset\. /)
+    for (const name of ['AUTH_SECRET', 'SMTP_URL', 'AUTH_ENCRYPTION_KEY']) expect(line).toContain(`${name} is required`)
+    const two = await refusal({ NODE_ENV: 'production', AUTH_SECRET: randomSecret() })
+    expect(two).toMatch(/^todo-api: 2 required variables are unset\. SMTP_URL is required.*; AUTH_ENCRYPTION_KEY is required/)
+  })
+
+  it('refuses a SQLite file in a missing folder in production, naming DATABASE_URL; development creates the folder and says so', async () => {
+    const folder = join(freshDir(), 'not', 'there')
+    const DATABASE_URL = `file:${join(folder, 'todo.db')}`
+    const env = { AUTH_SECRET: randomSecret(), AUTH_ENCRYPTION_KEY: randomSecret(), DATABASE_URL }
+    const line = await refusal({ ...env, NODE_ENV: 'production', SMTP_URL })
+    expect(line).toMatch(/^todo-api: DATABASE_URL names the SQLite file .*todo\.db, whose folder .* does not exist/)
+    expect(line).toContain(folder)
+    expect(existsSync(folder)).toBe(false)
+
+    const server = await startServer({ env })
+    try {
+      expect(server.stdout()).toContain(`DATABASE_URL: the folder ${folder} did not exist; creating it for the SQLite file`)
+      expect(existsSync(join(folder, 'todo.db'))).toBe(true)
+    } finally {
+      await server.stop()
+    }
   })
 
   it('names DATABASE_URL, without its password, when PostgreSQL cannot be reached', async () => {

@@ -1,10 +1,12 @@
 /**
- * Consumer test: the package as a stranger gets it. `pnpm pack` the built library, install the
+ * Consumer test: the package as a stranger gets it. `pnpm packs` (the page's command) packs the built packages, install the
  * tarball with plain npm into a fresh project outside the workspace, compile the getting-started
  * page's "Use it in your own Hono app" example (docs/getting-started.md) with a strict `tsc`, run it, and talk to it over HTTP.
  * Catches missing files, wrong `exports`, leaked `workspace:` ranges and peers that do not dedupe.
  *
- * The install line and the example are read from the page at test time, so the page cannot drift;
+ * The install line, the example and the lines that make its `.env` and start it are read from the
+ * page at test time, so the page cannot drift (it starts without a warning, and every mail it prints
+ * carries the token or code the next step needs);
  * the library README's first example (from the tarball) is compiled as well.
  * Needs `dist/` (`pnpm build`, which `pnpm test` runs first) and the npm registry; skips, saying
  * why, when the registry is unreachable.
@@ -24,13 +26,15 @@ import {
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { dirname, join, relative } from 'node:path'
+import { basename, dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
+import * as OTPAuth from 'otpauth'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 
 const run = promisify(execFile)
 const PKG_DIR = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
 const GETTING_STARTED = fileURLToPath(new URL('../../../docs/getting-started.md', import.meta.url))
 const SETUP_TIMEOUT = 240_000
 
@@ -59,20 +63,23 @@ const readmeSection = (): string => {
 const codeBlocks = (section: string, lang: string): string[] =>
   [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] ?? '')
 
-/** Package names from every `pnpm add` line of the section's first `sh` block, flags and comments dropped. */
-const readmeInstallNames = (section: string): string[] => {
-  const sh = codeBlocks(section, 'sh')[0] ?? ''
-  return sh
+/** Package names from every `pnpm add` line of the section's `sh` blocks, flags and comments dropped. */
+const readmeInstallNames = (section: string): string[] =>
+  codeBlocks(section, 'sh')
+    .join('\n')
     .split('\n')
     .map((line) => line.replace(/#.*/, '').trim())
     .filter((line) => line.startsWith('pnpm add '))
     .flatMap((line) => line.slice('pnpm add '.length).split(/\s+/))
     .filter((word) => word !== '' && !word.startsWith('-'))
-}
 
-/** The `npm pkg set …` commands of the section's first `sh` block, as npm argument lists. */
+/** The `npm pkg set …` commands of the section's `sh` blocks, as npm argument lists. */
 const readmeNpmPkgSets = (section: string): string[][] =>
-  [...(codeBlocks(section, 'sh')[0] ?? '').matchAll(/npm (pkg set [^&#\n]+)/g)].map((m) => (m[1] ?? '').trim().split(/\s+/))
+  [
+    ...codeBlocks(section, 'sh')
+      .join('\n')
+      .matchAll(/npm (pkg set [^&#\n]+)/g),
+  ].map((m) => (m[1] ?? '').trim().split(/\s+/))
 
 const freePort = (): Promise<number> =>
   new Promise((resolve, reject) => {
@@ -105,6 +112,20 @@ const waitForListening = (child: ChildProcess, output: string[]): Promise<void> 
     })
   })
 
+/** What the example printed for the latest `kind` mail to `to` (its one line, `<kind> mail to <to> {json}`), waiting for it. */
+const printedMail = async (output: string[], kind: string, to: string): Promise<Record<string, string>> => {
+  const prefix = `${kind} mail to ${to} `
+  for (let waited = 0; waited < 5_000; waited += 50) {
+    const line = output
+      .join('')
+      .split('\n')
+      .findLast((l) => l.startsWith(prefix))
+    if (line !== undefined) return JSON.parse(line.slice(prefix.length)) as Record<string, string>
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no ${kind} mail to ${to} printed:\n${output.join('')}`)
+}
+
 const skipReason = await registryUnreachable()
 if (skipReason) console.warn(`consumer test skipped: ${skipReason}`)
 
@@ -115,6 +136,8 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
   const output: string[] = []
   let server: ChildProcess | undefined
   let base = ''
+  /** Everything the app printed until it listened. */
+  let atStart = ''
   let tarballFiles: string[] = []
 
   beforeAll(async () => {
@@ -122,9 +145,21 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     const lap = (step: string) => console.log(`consumer: ${step} after ${((Date.now() - started) / 1000).toFixed(1)} s`)
     if (!existsSync(join(PKG_DIR, 'dist/index.js'))) throw new Error('packages/auth/dist is missing: run `pnpm build` first')
 
+    // The page's pack command, as written, from the repository root: the three packages into packs/.
+    const section = readmeSection()
+    const packLine = codeBlocks(section, 'sh')[0]?.replace(/#.*/, '').trim() ?? ''
+    expect(packLine).toBe('pnpm install && pnpm packs')
+    await run('pnpm', ['packs'], { cwd: ROOT, env: npmEnv(), timeout: SETUP_TIMEOUT })
     mkdirSync(packDir)
-    await run('pnpm', ['pack', '--pack-destination', packDir], { cwd: PKG_DIR, env: npmEnv() })
-    const tarball = join(packDir, readdirSync(packDir).find((f) => f.endsWith('.tgz')) ?? 'missing.tgz')
+    const packed = Object.fromEntries(
+      ['auth', 'client', 'verify'].map((name) => {
+        const { version } = JSON.parse(readFileSync(join(ROOT, 'packages', name, 'package.json'), 'utf8')) as { version: string }
+        const file = `latchkey-${name}-${version}.tgz`
+        copyFileSync(join(ROOT, 'packs', file), join(packDir, file))
+        return [name, join(packDir, file)]
+      }),
+    )
+    const tarball = packed.auth as string
     const { stdout: listing } = await run('tar', ['-tzf', tarball])
     tarballFiles = listing
       .split('\n')
@@ -135,16 +170,18 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     mkdirSync(app)
     // A project as `npm init -y` makes it (CommonJS), then the README's own `npm pkg set` lines.
     await run('npm', ['init', '-y'], { cwd: app, env: npmEnv() })
-    const section = readmeSection()
     const pkgSets = readmeNpmPkgSets(section)
     expect(pkgSets.length).toBeGreaterThan(0)
     for (const args of pkgSets) await run('npm', args, { cwd: app, env: npmEnv() })
+    // The page installs the tarball by its path in the clone's packs/ (named with the version packed).
     const pinned: Record<string, string> = {
-      '@latchkey/auth': tarball,
+      [`../latchkey/packs/${basename(tarball)}`]: tarball,
       '@types/node': '@types/node@20',
     }
     const specs = readmeInstallNames(section).map((name) => pinned[name] ?? name)
     expect(specs).toContain(tarball)
+    // The client and the verifier, packed by the same command, install beside it.
+    specs.push(packed.client as string, packed.verify as string)
     // --ignore-scripts: better-sqlite3 has no prebuilt binary reachable here and would compile from
     // source (1-2 minutes). Its binary is copied below from the workspace's copy instead, which is an
     // honest shortcut only when the versions match; otherwise it is compiled with `npm rebuild`.
@@ -208,25 +245,35 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     })
     lap('tsc')
 
+    // The page's start block, as written: its first line makes the `.env`, its second starts the app.
+    const [makeEnv = '', start = ''] = (codeBlocks(section, 'sh').find((b) => b.includes('tsx --env-file')) ?? '')
+      .trim()
+      .split('\n')
+    expect(start).toMatch(/^pnpm exec tsx /)
+    await run('sh', ['-c', makeEnv], { cwd: app })
     const port = await freePort()
     base = `http://127.0.0.1:${port}`
-    server = spawn(process.execPath, ['dist/app.js'], {
+    server = spawn(join(app, 'node_modules/.bin/tsx'), start.split(/\s+/).slice(3), {
       cwd: app,
-      env: { ...npmEnv(), PORT: String(port), AUTH_SECRET: 'consumer-test-secret-0123456789abcdef', NODE_ENV: 'development' },
+      env: { ...npmEnv(), PORT: String(port), NODE_ENV: 'development' },
       stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: tsx runs the app in a child process, and the stop below ends both.
+      detached: true,
     })
     await waitForListening(server, output)
+    atStart = output.join('')
     lap('server listening')
-  }, SETUP_TIMEOUT)
+    // Packing, installing and compiling: each step has SETUP_TIMEOUT, and on a busy machine all of them may need much of it.
+  }, 2 * SETUP_TIMEOUT)
 
   afterAll(async () => {
-    if (server && server.exitCode === null) {
+    if (server?.pid !== undefined && server.exitCode === null) {
       const exited = new Promise((resolve) => server?.once('exit', resolve))
-      server.kill('SIGTERM')
+      process.kill(-server.pid, 'SIGTERM')
       await exited
     }
     rmSync(work, { recursive: true, force: true })
-  })
+  }, SETUP_TIMEOUT)
 
   const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(`${base}${path}`, {
@@ -288,6 +335,43 @@ describe.skipIf(skipReason !== null)('the packed library in a fresh npm project'
     const cookie = (login.headers.getSetCookie()[0] ?? '').split(';')[0] ?? ''
     const refreshed = await post('/auth/refresh', undefined, { Cookie: cookie, Origin: `http://localhost:${new URL(base).port}` })
     expect(refreshed.status).toBe(200)
+  })
+
+  it('starts from the page’s .env with nothing to warn about', () => {
+    expect(atStart.trim().split('\n')).toEqual([expect.stringMatching(/^listening on http:\/\/localhost:\d+$/)])
+  })
+
+  it('prints each mail with the token or the code a developer needs to go on', async () => {
+    const account = { name: 'Grace', email: 'grace@example.com', password: 'correct horse battery staple' }
+    const signup = await post('/auth/signup', account)
+    expect(signup.status).toBe(201)
+    const bearer = { Authorization: `Bearer ${((await signup.json()) as { accessToken: string }).accessToken}` }
+    const { token } = await printedMail(output, 'verify-email', account.email)
+    expect((await post('/auth/verify-email', { token })).status).toBe(204)
+
+    // Sign-in by email: the mail carries the link's token and the code for the browser that asked.
+    const started = await post('/auth/email-sign-in', { email: account.email })
+    const { flow } = (await started.json()) as { flow: string }
+    const signIn = await printedMail(output, 'sign-in', account.email)
+    expect(signIn.token).toEqual(expect.any(String))
+    expect((await post('/auth/email-sign-in/verify', { flow, code: signIn.code })).status).toBe(200)
+
+    // Two-factor: setup mails the add-credential code that enabling asks for beside the app's code.
+    const setup = await post('/auth/two-factor/setup', { currentPassword: account.password }, bearer)
+    expect(setup.status).toBe(200)
+    const { uri } = (await setup.json()) as { uri: string }
+    const { code: emailCode, credential } = await printedMail(output, 'add-credential', account.email)
+    expect(credential).toBe('two-factor')
+    const enable = await post('/auth/two-factor/enable', { code: OTPAuth.URI.parse(uri).generate(), emailCode }, bearer)
+    expect(enable.status).toBe(200)
+    await printedMail(output, 'two-factor-enabled', account.email)
+  })
+
+  it('installs @latchkey/client and @latchkey/verify from the same packs, and both load', async () => {
+    const program =
+      "const c = await import('@latchkey/client'); const v = await import('@latchkey/verify'); console.log(typeof c.createAuthClient, typeof v.createVerifier)"
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', program], { cwd: app })
+    expect(stdout.trim()).toBe('function function')
   })
 
   it('answers an anonymous caller with 401 and a problem document', async () => {
