@@ -95,7 +95,7 @@ export type RefreshValues = ReturnType<typeof refreshValues>
  * really issued counts as reuse and ends it (docs/reference/credentials.md#reuse-detection).
  */
 export const refreshValues = (secrets: readonly string[]) => {
-  // Derived from the signing secrets, so a mark is never a token's MAC or a device cookie's.
+  // Derived from the signing secrets by its own label, so a mark is never a token's MAC.
   const marks = secretsMac(secrets, 'latchkey refresh value v1', MARK_LENGTH)
   return {
     /** A new value for the session `sessionId` whose key is `key`. */

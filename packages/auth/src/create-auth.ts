@@ -173,7 +173,6 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     box,
   })
   const devices = deviceCore({
-    secrets: resolved.secrets,
     secure: resolved.secureCookies,
     path: resolved.cookiePath,
     store: options.store,

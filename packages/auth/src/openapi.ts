@@ -126,8 +126,8 @@ export const jsonContent = <T extends z.ZodType>(schema: T, description: string)
 /** The cookies an answer sets, as the `Set-Cookie` fields it carries (one per cookie). */
 const COOKIES = {
   signedIn:
-    'The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year)',
-  device: 'The device cookie (`device`, `__Secure-device` where cookies are secure; HttpOnly, one year)',
+    'The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year)',
+  device: 'The device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year)',
   refreshed: 'The next refresh cookie; the one presented stops working',
   cleared: 'The refresh cookie, cleared (`Max-Age=0`)',
 } as const

@@ -74,6 +74,8 @@ interface Ceremony {
   challenge?: string
   /** `webauthn.create` / `webauthn.get` unless overridden. */
   type?: string
+  /** The ceremony ran in a frame of another site (`crossOrigin: true`, and the frame's top origin when given). */
+  crossOrigin?: { topOrigin?: string }
 }
 
 interface Credential {
@@ -108,8 +110,8 @@ export const softAuthenticator = ({
 } = {}) => {
   const credentials: Credential[] = []
   const rpHash = (rpId: string) => sha256(rpId)
-  const clientData = (type: string, challenge: string, o: string) =>
-    new TextEncoder().encode(JSON.stringify({ type, challenge, origin: o, crossOrigin: false }))
+  const clientData = (type: string, challenge: string, o: string, framed?: { topOrigin?: string }) =>
+    new TextEncoder().encode(JSON.stringify({ type, challenge, origin: o, crossOrigin: framed !== undefined, ...framed }))
 
   const newKeys = (): Promise<CryptoKeyPair> =>
     algorithm === 'ES256'
@@ -177,7 +179,12 @@ export const softAuthenticator = ({
         type: 'public-key' as const,
         response: {
           clientDataJSON: b64url(
-            clientData(ceremony.type ?? 'webauthn.create', ceremony.challenge ?? options.challenge, ceremony.origin ?? origin),
+            clientData(
+              ceremony.type ?? 'webauthn.create',
+              ceremony.challenge ?? options.challenge,
+              ceremony.origin ?? origin,
+              ceremony.crossOrigin,
+            ),
           ),
           attestationObject: b64url(attestationObject),
           transports: ['internal', 'hybrid'],
@@ -202,6 +209,7 @@ export const softAuthenticator = ({
         ceremony.type ?? 'webauthn.get',
         ceremony.challenge ?? options.challenge,
         ceremony.origin ?? origin,
+        ceremony.crossOrigin,
       )
       const signature = await sign(credential.keys, concat(authenticatorData, sha256(clientDataJSON)))
       if (ceremony.tamper) signature[signature.length - 1] = ((signature.at(-1) as number) ^ 0x01) & 0xff

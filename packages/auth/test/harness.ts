@@ -157,7 +157,7 @@ export const refreshCookie = (res: Response): string | undefined => {
 /** The value of the device cookie a response sets, `undefined` when it sets none. */
 export const deviceCookie = (res: Response): string | undefined => {
   for (const line of res.headers.getSetCookie()) {
-    const m = /^(?:__Secure-)?device=([^;]*)/.exec(line)
+    const m = /^(?:__Host-)?device=([^;]*)/.exec(line)
     if (m) return m[1]
   }
   return undefined

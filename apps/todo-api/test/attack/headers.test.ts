@@ -219,9 +219,9 @@ describe('refresh cookie attributes', () => {
     expect(out.status).toBe(204)
     const cleared = setCookie(out, name)
     // Beside the refresh cookie only the sign-in's device cookie: the library never sets the `token` cookie.
-    const deviceName = name.replace('refresh_token', 'device')
+    const deviceName = name.replace('__Secure-refresh_token', '__Host-device').replace('refresh_token', 'device')
     const device = setCookie(login, deviceName)
-    expect(device.value).toMatch(/^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/)
+    expect(device.value).toMatch(/^[A-Za-z0-9_-]{22}$/)
     for (const reply of [login, refreshed, out])
       expect(
         reply.headers
@@ -257,8 +257,9 @@ describe('refresh cookie attributes', () => {
       const { server, smtp } = await startServerWithMail({ env })
       try {
         const { issued, rotated, cleared, device, member } = await cookieLife(server, '__Secure-refresh_token')
-        // The device cookie is Secure wherever the refresh cookie is.
-        expect(device.attributes).toEqual({ 'max-age': '31536000', path: '/auth', httponly: '', secure: '', samesite: 'Lax' })
+        // The device cookie is Secure wherever the refresh cookie is, and a __Host- cookie (Path=/,
+        // no Domain) so that no sibling host can plant or shadow it.
+        expect(device.attributes).toEqual({ 'max-age': '31536000', path: '/', httponly: '', secure: '', samesite: 'Lax' })
         const expected = { 'max-age': THIRTY_DAYS, path: '/auth', httponly: '', secure: '', samesite: 'Strict' }
         expect(issued.attributes).toEqual(expected)
         expect(rotated.attributes).toEqual(expected)

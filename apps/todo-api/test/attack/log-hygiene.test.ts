@@ -48,7 +48,7 @@ const endToEnd = async (
     const cookie = refreshOf(reply)
     const value = cookie?.split('=')[1]
     keep(token, token?.split('.')[2], value, value && sha256(value))
-    // The device cookie (`<id>.<mac>`): its value, its id, and the id's hash the store keeps.
+    // The device cookie (a random id): its value, and the id's hash the store keeps.
     const device = cookieFrom(reply, 'device')
     const deviceId = device?.split('=')[1]?.split('.')[0]
     keep(device?.split('=')[1], deviceId, deviceId && sha256(deviceId))

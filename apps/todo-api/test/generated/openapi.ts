@@ -1203,7 +1203,7 @@ export interface operations {
       /** @description Account created and signed in; the refresh cookie and the device cookie are set */
       201: {
         headers: {
-          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year) */
           'Set-Cookie': string
           [name: string]: unknown
         }
@@ -1300,7 +1300,7 @@ export interface operations {
       /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
-          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year) */
           'Set-Cookie': string
           [name: string]: unknown
         }
@@ -1311,7 +1311,7 @@ export interface operations {
       /** @description The password is right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify */
       202: {
         headers: {
-          /** @description The device cookie (`device`, `__Secure-device` where cookies are secure; HttpOnly, one year) */
+          /** @description The device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year) */
           'Set-Cookie': string
           [name: string]: unknown
         }
@@ -3095,7 +3095,7 @@ export interface operations {
       /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
-          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year) */
           'Set-Cookie': string
           [name: string]: unknown
         }
@@ -3258,7 +3258,7 @@ export interface operations {
       /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
-          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year) */
           'Set-Cookie': string
           [name: string]: unknown
         }
@@ -3269,7 +3269,7 @@ export interface operations {
       /** @description The mail was right and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify */
       202: {
         headers: {
-          /** @description The device cookie (`device`, `__Secure-device` where cookies are secure; HttpOnly, one year) */
+          /** @description The device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year) */
           'Set-Cookie': string
           [name: string]: unknown
         }
@@ -3419,7 +3419,7 @@ export interface operations {
       /** @description Signed in; the refresh cookie and the device cookie are set */
       200: {
         headers: {
-          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`; HttpOnly, one year) */
+          /** @description The refresh cookie (`refresh_token`, `__Secure-refresh_token` where cookies are secure; HttpOnly, Path under the auth routes) and the device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year) */
           'Set-Cookie': string
           [name: string]: unknown
         }
@@ -3430,7 +3430,7 @@ export interface operations {
       /** @description The passkey did not verify the user and the account has two-factor authentication on: no token and no refresh cookie yet (the device cookie is set); finish with POST /auth/two-factor/verify */
       202: {
         headers: {
-          /** @description The device cookie (`device`, `__Secure-device` where cookies are secure; HttpOnly, one year) */
+          /** @description The device cookie (`device`, `__Host-device` with Path=/ where cookies are secure; HttpOnly, one year) */
           'Set-Cookie': string
           [name: string]: unknown
         }

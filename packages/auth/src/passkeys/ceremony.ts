@@ -3,7 +3,10 @@
  * with Web Crypto only and so runs unchanged on Node, Bun, Deno and Workers. This module makes the
  * options, keeps each challenge hashed and single use, and judges a response: the library checks
  * the type, challenge, origin, rpId hash, user presence and the signature; the counter is judged
- * here by the store's compare-and-set, so two uses of one counter cannot both pass.
+ * here by the store's compare-and-set, so two uses of one counter cannot both pass. A ceremony
+ * run in a frame of another site (`crossOrigin` in its client data) is refused here too: the
+ * library lets one through when the browser names no top origin, and the site embeds no such frame
+ * (docs/reference/passkeys.md#what-is-refused).
  */
 
 import { decodeBase64urlIgnorePadding } from '@oslojs/encoding'
@@ -31,16 +34,29 @@ export const PASSKEY_ALGORITHMS = [-7, -8, -257]
 
 const TRANSPORTS = new Set<string>(['ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb'])
 
-/** The challenge a response answers, read from its client data; `null` when it has none. */
-export const challengeOf = (clientDataJSON: string): string | null => {
+/** What the server reads of a response's client data before the library judges it. */
+interface ClientData {
+  /** The challenge it answers. */
+  challenge: string
+  /** Run in a frame of another site: anything but an absent or `false` `crossOrigin`. */
+  crossOrigin: boolean
+}
+
+/** A response's client data, or `null` when it names no challenge. */
+const clientDataOf = (clientDataJSON: string): ClientData | null => {
   try {
     const data: unknown = JSON.parse(new TextDecoder().decode(decodeBase64urlIgnorePadding(clientDataJSON)))
-    const challenge = typeof data === 'object' && data !== null ? (data as { challenge?: unknown }).challenge : undefined
-    return typeof challenge === 'string' && challenge.length <= 1024 ? challenge : null
+    if (typeof data !== 'object' || data === null) return null
+    const { challenge, crossOrigin } = data as { challenge?: unknown; crossOrigin?: unknown }
+    if (typeof challenge !== 'string' || challenge.length > 1024) return null
+    return { challenge, crossOrigin: crossOrigin !== undefined && crossOrigin !== false }
   } catch {
     return null
   }
 }
+
+/** The challenge a response answers, read from its client data; `null` when it has none. */
+export const challengeOf = (clientDataJSON: string): string | null => clientDataOf(clientDataJSON)?.challenge ?? null
 
 /** The WebAuthn user handle of a user: its id's UTF-8 bytes (an opaque id, no personal data). */
 const userHandle = (userId: string) => base64url(utf8(userId))
@@ -122,28 +138,39 @@ export const passkeyCore = ({ store, options, now }: { store: PasskeyStore; opti
     },
 
     /**
-     * Verifies a registration answering a challenge that `userId` asked for, spending it. Answers
-     * the passkey to store (without a name), or `null` for any refusal.
+     * Verifies a registration answering a challenge that `userId` asked for. Answers the passkey
+     * to store (without a name), or `null` for any refusal, which spends the challenge. `prove`
+     * runs once the response is judged good and before the challenge is spent: when it throws (a
+     * wrong mailed code), the challenge stays usable for the same response with the right code.
      */
-    async verifyRegistration(userId: string, response: RegistrationResponseJSON) {
-      const expected = challengeOf(response.response.clientDataJSON)
-      if (!expected) return null
-      const claimed = await store.claimPasskeyChallenge(tokenHash(expected), 'register', now())
-      if (!claimed || claimed.userId !== userId) return null
+    async verifyRegistration(userId: string, response: RegistrationResponseJSON, prove: () => Promise<void>) {
+      const data = clientDataOf(response.response.clientDataJSON)
+      if (!data) return null
+      const hash = tokenHash(data.challenge)
+      const refuse = async () => {
+        await store.claimPasskeyChallenge(hash, 'register', now())
+        return null
+      }
+      const live = await store.findPasskeyChallenge(hash, 'register', now())
+      if (!live || live.userId !== userId || data.crossOrigin) return refuse()
       let info: Awaited<ReturnType<typeof verifyRegistrationResponse>>['registrationInfo']
       try {
         ;({ registrationInfo: info } = await verifyRegistrationResponse({
           response,
-          expectedChallenge: expected,
+          expectedChallenge: data.challenge,
           expectedOrigin: origins,
           expectedRPID: options.rpId,
           requireUserVerification: false,
           supportedAlgorithmIDs: PASSKEY_ALGORITHMS,
         }))
       } catch {
-        return null
+        return refuse()
       }
-      if (!info) return null
+      if (!info) return refuse()
+      await prove()
+      // Claimed only now, atomically: of concurrent registrations with one response one wins.
+      const claimed = await store.claimPasskeyChallenge(hash, 'register', now())
+      if (!claimed || claimed.userId !== userId) return null
       const { credential } = info
       return {
         id: credential.id,
@@ -177,6 +204,7 @@ export const passkeyCore = ({ store, options, now }: { store: PasskeyStore; opti
       // A discoverable credential names its user; it must be the passkey's.
       if (response.response.userHandle !== undefined && response.response.userHandle !== userHandle(passkey.userId))
         return refused
+      if (clientDataOf(response.response.clientDataJSON)?.crossOrigin !== false) return refused
       let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>
       try {
         verified = await verifyAuthenticationResponse({

@@ -83,6 +83,14 @@ export const postgresPasskeyStore = (db: NodePgDatabase<typeof schema>): Passkey
     await db.insert(passkeyChallenges).values(input)
   },
 
+  async findPasskeyChallenge(hash, purpose, now) {
+    const [live] = await db
+      .select(boundColumns(passkeyChallenges))
+      .from(passkeyChallenges)
+      .where(claimablePasskeyChallenge(passkeyChallenges, hash, purpose, now))
+    return live ?? null
+  },
+
   async claimPasskeyChallenge(hash, purpose, now) {
     const [claimed] = await db
       .update(passkeyChallenges)

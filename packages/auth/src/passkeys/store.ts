@@ -74,6 +74,16 @@ export interface PasskeyStore {
   /** Stores a challenge, and deletes every used one and every one expired at `now` (they live minutes). */
   createPasskeyChallenge(input: NewPasskeyChallenge, now: Date): Promise<void>
   /**
+   * An unused, unexpired challenge of `purpose`, read without claiming it: who it is bound to, or
+   * `null`. (A registration is judged before its challenge is spent: a wrong mailed code spends
+   * the code's tries, not the challenge.)
+   */
+  findPasskeyChallenge(
+    hash: string,
+    purpose: PasskeyChallengePurpose,
+    now: Date,
+  ): Promise<{ userId: string | null; boundTo: string | null } | null>
+  /**
    * Claims an unused, unexpired challenge of `purpose`, atomically: of concurrent claims exactly
    * one gets it, and it stays used. Answers who it was bound to, or `null`.
    */

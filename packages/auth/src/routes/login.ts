@@ -26,9 +26,9 @@ const LoginBody = z.object({ email: EmailField, password: PasswordField }).opena
 const LoginPeek = { email: z.string() }
 
 /**
- * The browser of a login when the account its email names has signed in from it before. Without
- * a signed device cookie nothing is looked up. The device is looked up for an unknown email too
- * (under no account), so both cost the same queries.
+ * The browser of a login when the account its email names has signed in from it before (with any
+ * of the device cookies the request carries). Without a device cookie nothing is looked up. The
+ * device is looked up for an unknown email too (under no account), so both cost the same queries.
  */
 const knownDevice =
   <U extends UserRecord>({ store, devices }: Pick<RouteDeps<U>, 'store' | 'devices'>) =>
@@ -39,8 +39,8 @@ const knownDevice =
     // Read before validation: only what could be a stored address is looked up (PostgreSQL refuses NUL).
     if (email.length > 254 || !isStorableText(email)) return null
     const userId = (await store.findUserByEmail(email))?.user.id ?? null
-    const known = await store.knowsDevice(userId ?? '', device.hash)
-    return userId && known ? { userId, deviceHash: device.hash } : null
+    const deviceHash = await devices.knownTo(c, userId ?? '')
+    return userId && deviceHash ? { userId, deviceHash } : null
   }
 
 export const login = <U extends UserRecord>(

@@ -1,8 +1,10 @@
 /**
  * POST /passkeys/register: stores the passkey that answered the user's creation options, with the
  * code they mailed (docs/reference/two-factor.md#adding-a-factor-needs-the-mailbox). A wrong origin
- * or rpId, a challenge that is not this user's live one, or a bad attestation → 400, and the mailed
- * code stays usable; a wrong mailed code → 400 and counts toward its five tries.
+ * or rpId, a ceremony in another site's frame, a challenge that is not this user's live one, or a
+ * bad attestation → 400, and the mailed code stays usable; a wrong mailed code → 400 and counts
+ * toward its five tries, and the challenge stays usable (the response is judged, the code spent,
+ * and only then the challenge).
  */
 import { z } from '@hono/zod-openapi'
 import { AuthError } from '../../errors.js'
@@ -50,9 +52,10 @@ export const passkeyRegister = <U extends UserRecord>(deps: PasskeyDeps<U>) =>
     async (c) => {
       const { response, emailCode, name } = c.req.valid('json')
       const { user } = c.var
-      const verified = await deps.passkeys.verifyRegistration(user.id, response)
+      const verified = await deps.passkeys.verifyRegistration(user.id, response, () =>
+        deps.addCredential.spend(user.id, emailCode),
+      )
       if (!verified) throw invalidPasskey()
-      await deps.addCredential.spend(user.id, emailCode)
       const passkey = { ...verified, name: name ?? 'Passkey' }
       if (!(await deps.store.createPasskey(passkey))) throw invalidPasskey()
       deps.notify.event(c, { type: 'passkey.added', userId: user.id, passkeyId: passkey.id })

@@ -103,16 +103,22 @@ export const passkeysConformance = (t: Conformance) => {
       expect(await t.store.usePasskey({ id: 'unknown', counter: 9, backedUp: true, now: at(5) })).toBe(false)
     })
 
-    it('claims a challenge once, for its purpose, before it expires; of 20 concurrent claims one wins', async () => {
+    it('reads and claims a challenge for its purpose before it expires, claims it once; of 20 concurrent claims one wins', async () => {
       const ada = await newUser()
       const expiresAt = at(300_000)
       await t.store.createPasskeyChallenge({ hash: 'h-login', purpose: 'login', userId: null, boundTo: null, expiresAt }, T0)
       await t.store.createPasskeyChallenge({ hash: 'h-reg', purpose: 'register', userId: ada.id, boundTo: null, expiresAt }, T0)
       await t.store.createPasskeyChallenge({ hash: 'h-2fa', purpose: 'two-factor', userId: ada.id, boundTo: 'c1', expiresAt }, T0)
       expect(await t.store.claimPasskeyChallenge('h-login', 'register', at(1))).toBeNull()
+      // Reading one spends nothing.
+      expect(await t.store.findPasskeyChallenge('h-reg', 'register', at(1))).toEqual({ userId: ada.id, boundTo: null })
+      expect(await t.store.findPasskeyChallenge('h-reg', 'register', at(1))).toEqual({ userId: ada.id, boundTo: null })
+      expect(await t.store.findPasskeyChallenge('h-reg', 'login', at(1))).toBeNull()
+      expect(await t.store.findPasskeyChallenge('h-reg', 'register', expiresAt)).toBeNull()
       const claims = await race(20, () => t.store.claimPasskeyChallenge('h-login', 'login', at(1)))
       expect(claims.filter((c) => c !== null)).toEqual([{ userId: null, boundTo: null }])
       expect(await t.store.claimPasskeyChallenge('h-login', 'login', at(2))).toBeNull()
+      expect(await t.store.findPasskeyChallenge('h-login', 'login', at(2))).toBeNull()
       expect(await t.store.claimPasskeyChallenge('h-reg', 'register', expiresAt)).toBeNull()
       expect(await t.store.claimPasskeyChallenge('h-2fa', 'two-factor', at(299_999))).toEqual({ userId: ada.id, boundTo: 'c1' })
       expect(await t.store.claimPasskeyChallenge('unknown', 'login', at(1))).toBeNull()
