@@ -21,7 +21,7 @@ export interface Subject {
   userId?: string
   /** The email of that account. */
   email?: string
-  /** A browser the account has signed in from (login): counted instead of the body's email. */
+  /** A browser the account has signed in from (login, email-sign-in, forgot-password): counted instead of the body's email. */
   deviceHash?: string
   /** The session a refresh cookie names (its id, or the value's hash for one without). */
   session?: string
@@ -52,7 +52,7 @@ const address = ({ c }: LimitFacts, options: ResolvedOptions) => rateLimitAddres
 const bodyEmail =
   (field: string) =>
   ({ peek, subject }: LimitFacts): string | null => {
-    // A login from a browser the account knows counts on its device, not on the email.
+    // A request from a browser the account knows counts on its device, not on the email.
     if (subject?.deviceHash) return null
     const value = peek[field]
     return typeof value === 'string' ? canonicalEmail(value) : null
@@ -70,7 +70,7 @@ export const limitBy = {
   ownerEmail: { kind: 'email', limit: (o) => o.emailLimit, valueOf: ({ subject }) => subject?.email ?? null },
   /** The signed-in user, or the subject's account (a challenge's). */
   user: { kind: 'user', limit: (o) => o.userLimit, valueOf: ({ userId, subject }) => userId ?? subject?.userId ?? null },
-  /** A browser the subject's account has signed in from (login). */
+  /** A browser the subject's account has signed in from (the routes keyed by an email: `known-device.ts`). */
   device: {
     kind: 'device',
     limit: (o) => o.deviceLimit,

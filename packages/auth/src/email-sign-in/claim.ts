@@ -1,6 +1,7 @@
 /**
- * A claim on a sign-in by email as every bundled store runs it: one conditional UPDATE … RETURNING
- * whose WHERE and SET are the same in every dialect but for how `now` is written inside SQL.
+ * Sign-in by email as every bundled store runs it: which earlier mails a new one replaces, and a
+ * claim, one conditional UPDATE … RETURNING whose WHERE and SET are the same in every dialect but
+ * for how `now` is written inside SQL.
  */
 import { and, type Column, eq, gt, isNull, lt, type SQL, sql } from 'drizzle-orm'
 import type { EmailSignInClaim, EmailSignInProof } from './store.js'
@@ -10,11 +11,19 @@ interface SignInColumns {
   tokenHash: Column
   codeHash: Column
   email: Column
+  deviceHash: Column
   userId: Column
   attempts: Column
   expiresAt: Column
   usedAt: Column
 }
+
+/**
+ * The earlier mails a new one for `email` from `deviceHash` replaces: the address's mails for the
+ * same browser the account knows, or (`null`) those of every other request; never another's.
+ */
+export const sameSlot = (t: SignInColumns, email: string, deviceHash: string | null) =>
+  and(eq(t.email, email), deviceHash === null ? isNull(t.deviceHash) : eq(t.deviceHash, deviceHash)) as SQL
 
 /** A sign-in that can still be spent at `now`: unused, unexpired, fewer than `maxAttempts` codes tried. */
 export const liveSignIn = (t: SignInColumns, now: Date, maxAttempts: number) =>
