@@ -19,7 +19,7 @@ import type { Limit } from './rate-limit.js'
 export interface Subject {
   /** The account (a token's owner, a challenge's account, a known device's account). */
   userId?: string
-  /** The email of that account. */
+  /** The email of that account (of a sign-up by email: the address, which has none yet). */
   email?: string
   /** A browser the account has signed in from (login, email-sign-in, forgot-password): counted instead of the body's email. */
   deviceHash?: string
@@ -43,6 +43,8 @@ export interface LimitKey {
   limit(options: ResolvedOptions): Limit
   /** `null`: the request has no such key (no email in the body); it counts on the others. */
   valueOf(facts: LimitFacts, options: ResolvedOptions): string | null
+  /** The answer when this key refuses, instead of the 429 (email sign-in's codes: its one 401). */
+  refusal?: () => Error
 }
 
 // IPv6 clients count per /64 by default: one host holds a whole prefix.
@@ -76,9 +78,19 @@ export const limitBy = {
     limit: (o) => o.deviceLimit,
     valueOf: ({ subject }) => (subject?.deviceHash && subject.userId ? `${subject.userId}:${subject.deviceHash}` : null),
   },
+  /**
+   * The codes tried on email sign-in flows, per the flow's account (a sign-up's: per its address),
+   * refused as `refusal` answers (docs/reference/email-sign-in.md#signing-in).
+   */
+  codes: (refusal: () => Error): LimitKey => ({
+    kind: 'user',
+    limit: (o) => o.userLimit,
+    valueOf: ({ subject }) => subject?.userId ?? subject?.email ?? null,
+    refusal,
+  }),
   /** The session a refresh cookie names. */
   session: { kind: 'session', limit: (o) => o.refreshSessionLimit, valueOf: ({ subject }) => subject?.session ?? null },
-} satisfies Record<string, LimitKey | ((field?: string) => LimitKey)>
+} satisfies Record<string, LimitKey | ((arg: never) => LimitKey)>
 
 /** What a limited endpoint counts: its name (in `RateLimit-Policy` and the `rate_limited` event) and its keys. */
 export interface RouteLimit {

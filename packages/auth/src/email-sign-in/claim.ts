@@ -29,6 +29,16 @@ export const sameSlot = (t: SignInColumns, email: string, deviceHash: string | n
 export const liveSignIn = (t: SignInColumns, now: Date, maxAttempts: number) =>
   and(isNull(t.usedAt), gt(t.expiresAt, now), lt(t.attempts, maxAttempts)) as SQL
 
+/** The live sign-in of a flow. */
+export const liveFlow = (t: SignInColumns, flowHash: string, now: Date, maxAttempts: number) =>
+  and(eq(t.flowHash, flowHash), liveSignIn(t, now, maxAttempts)) as SQL
+
+/** What a flow's owner is read as: its address and account. */
+export const flowColumns = <T extends SignInColumns>(t: T): { email: T['email']; userId: T['userId'] } => ({
+  email: t.email,
+  userId: t.userId,
+})
+
 /**
  * The claim's WHERE and SET. By token: spends a live sign-in. By code: counts one try on a live
  * flow and spends it when the code's hash matches (`nowSql`: `now` as the dialect writes it).
@@ -39,18 +49,14 @@ export const claimStep = (t: SignInColumns, proof: EmailSignInProof, now: Date, 
     ? { set: { usedAt: now }, where: and(eq(t.tokenHash, proof.tokenHash), live) as SQL }
     : {
         set: { attempts: sql`${t.attempts} + 1`, usedAt: sql`case when ${t.codeHash} = ${proof.codeHash} then ${nowSql} end` },
-        where: and(eq(t.flowHash, proof.flowHash), live) as SQL,
+        where: liveFlow(t, proof.flowHash, now, maxAttempts),
       }
 }
 
 /** What the claim's UPDATE returns. */
 export const claimedColumns = <T extends SignInColumns>(
   t: T,
-): { email: T['email']; userId: T['userId']; usedAt: T['usedAt'] } => ({
-  email: t.email,
-  userId: t.userId,
-  usedAt: t.usedAt,
-})
+): { email: T['email']; userId: T['userId']; usedAt: T['usedAt'] } => ({ ...flowColumns(t), usedAt: t.usedAt })
 
 /** The claim's answer from the row it returned. */
 export const claimOutcome = (

@@ -11,7 +11,7 @@ import { lastRows, revokeD1 } from '../d1/revoke.js'
 import type * as schema from '../sqlite/schema.js'
 import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import { claimedColumns, claimOutcome, claimStep, sameSlot } from './claim.js'
+import { claimedColumns, claimOutcome, claimStep, flowColumns, liveFlow, sameSlot } from './claim.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
@@ -32,6 +32,14 @@ export const emailSignInD1 = (db: Db): EmailSignInStore => ({
       db.select({ userId: users.id, email: users.email }).from(users).where(eq(users.email, email)),
     ])
     return found[0] ?? null
+  },
+
+  async findEmailSignInFlow(flowHash, now, maxAttempts) {
+    const [row] = await db
+      .select(flowColumns(emailSignIns))
+      .from(emailSignIns)
+      .where(liveFlow(emailSignIns, flowHash, now, maxAttempts))
+    return row ?? null
   },
 
   async claimEmailSignIn(proof, now, maxAttempts) {

@@ -13,7 +13,7 @@ import { revokePostgres } from '../postgres/revoke.js'
 import type * as schema from '../postgres/schema.js'
 import { emailSignIns, users } from '../postgres/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import { claimedColumns, claimOutcome, claimStep, sameSlot } from './claim.js'
+import { claimedColumns, claimOutcome, claimStep, flowColumns, liveFlow, sameSlot } from './claim.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
@@ -39,6 +39,14 @@ export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
       })
       return account ? { userId: account.id, email: account.email } : null
     })
+  },
+
+  async findEmailSignInFlow(flowHash, now, maxAttempts) {
+    const [row] = await db
+      .select(flowColumns(emailSignIns))
+      .from(emailSignIns)
+      .where(liveFlow(emailSignIns, flowHash, now, maxAttempts))
+    return row ?? null
   },
 
   async claimEmailSignIn(proof, now, maxAttempts) {

@@ -9,7 +9,7 @@ import { revokeSync } from '../sqlite/revoke.js'
 import type * as schema from '../sqlite/schema.js'
 import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import { claimedColumns, claimOutcome, claimStep, sameSlot } from './claim.js'
+import { claimedColumns, claimOutcome, claimStep, flowColumns, liveFlow, sameSlot } from './claim.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
@@ -40,6 +40,16 @@ export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): Em
           .run()
         return account ? { userId: account.id, email: account.email } : null
       }, immediate)
+    },
+
+    async findEmailSignInFlow(flowHash, now, maxAttempts) {
+      return (
+        db
+          .select(flowColumns(emailSignIns))
+          .from(emailSignIns)
+          .where(liveFlow(emailSignIns, flowHash, now, maxAttempts))
+          .get() ?? null
+      )
     },
 
     async claimEmailSignIn(proof, now, maxAttempts) {

@@ -75,6 +75,12 @@ export interface EmailSignInStore {
    */
   startEmailSignIn(input: NewEmailSignIn): Promise<{ userId: string; email: string } | null>
   /**
+   * The address and account (`null`: none) of the live sign-in of `flowHash` (live as for
+   * {@link claimEmailSignIn}), without counting a try; `null` when there is none. Its codes are
+   * counted per account before they are tried.
+   */
+  findEmailSignInFlow(flowHash: string, now: Date, maxAttempts: number): Promise<{ email: string; userId: string | null } | null>
+  /**
    * One atomic claim. By token: spends a live sign-in. By code: counts one try on a live flow and
    * spends it when the code's hash matches. Live: unused, unexpired, fewer than `maxAttempts`
    * codes tried. Of concurrent claims on one sign-in at most one is `claimed`.

@@ -112,6 +112,24 @@ export const emailSignInConformance = (t: Conformance) => {
       expect(await t.store.claimEmailSignIn({ tokenHash: dead.tokenHash }, at(3000), MAX)).toEqual({ status: 'invalid' })
     })
 
+    it('reads the address and account of a live flow without counting a try', async () => {
+      const user = await newUser()
+      const m = mail(user.email)
+      await t.store.startEmailSignIn(m)
+      const find = (flowHash: string) => t.store.findEmailSignInFlow(flowHash, at(1000), MAX)
+      for (let i = 0; i < 5; i++) expect(await find(m.flowHash)).toEqual({ email: user.email, userId: user.id })
+      for (let i = 0; i < 4; i++) await t.store.claimEmailSignIn({ flowHash: m.flowHash, codeHash: 'wrong' }, at(1000), MAX)
+      expect((await t.store.claimEmailSignIn({ flowHash: m.flowHash, codeHash: m.codeHash }, at(1000), MAX)).status).toBe(
+        'claimed',
+      )
+      expect(await find(m.flowHash)).toBeNull()
+      const signUp = mail('joiner@example.com', 0, true)
+      await t.store.startEmailSignIn(signUp)
+      expect(await find(signUp.flowHash)).toEqual({ email: 'joiner@example.com', userId: null })
+      expect(await find('unknown')).toBeNull()
+      expect(await t.store.findEmailSignInFlow(signUp.flowHash, at(15 * MINUTE), MAX)).toBeNull()
+    })
+
     it('counts at most five tries of 20 concurrent wrong codes', async () => {
       const user = await newUser()
       const m = mail(user.email)
