@@ -19,9 +19,9 @@ import type { Limit } from './rate-limit.js'
 export interface Subject {
   /** The account (a token's owner, a challenge's account, a known device's account). */
   userId?: string
-  /** The email of that account. */
+  /** The email of that account (of a sign-up by email: the address, which has none yet). */
   email?: string
-  /** A browser the account has signed in from (login): counted instead of the body's email. */
+  /** A browser the account has signed in from (login, email-sign-in, forgot-password): counted instead of the body's email. */
   deviceHash?: string
   /** The session a refresh cookie names (its id, or the value's hash for one without). */
   session?: string
@@ -43,6 +43,8 @@ export interface LimitKey {
   limit(options: ResolvedOptions): Limit
   /** `null`: the request has no such key (no email in the body); it counts on the others. */
   valueOf(facts: LimitFacts, options: ResolvedOptions): string | null
+  /** The answer when this key refuses, instead of the 429 (email sign-in's codes: its one 401). */
+  refusal?: () => Error
 }
 
 // IPv6 clients count per /64 by default: one host holds a whole prefix.
@@ -52,7 +54,7 @@ const address = ({ c }: LimitFacts, options: ResolvedOptions) => rateLimitAddres
 const bodyEmail =
   (field: string) =>
   ({ peek, subject }: LimitFacts): string | null => {
-    // A login from a browser the account knows counts on its device, not on the email.
+    // A request from a browser the account knows counts on its device, not on the email.
     if (subject?.deviceHash) return null
     const value = peek[field]
     return typeof value === 'string' ? canonicalEmail(value) : null
@@ -70,15 +72,25 @@ export const limitBy = {
   ownerEmail: { kind: 'email', limit: (o) => o.emailLimit, valueOf: ({ subject }) => subject?.email ?? null },
   /** The signed-in user, or the subject's account (a challenge's). */
   user: { kind: 'user', limit: (o) => o.userLimit, valueOf: ({ userId, subject }) => userId ?? subject?.userId ?? null },
-  /** A browser the subject's account has signed in from (login). */
+  /** A browser the subject's account has signed in from (the routes keyed by an email: `known-device.ts`). */
   device: {
     kind: 'device',
     limit: (o) => o.deviceLimit,
     valueOf: ({ subject }) => (subject?.deviceHash && subject.userId ? `${subject.userId}:${subject.deviceHash}` : null),
   },
+  /**
+   * The codes tried on email sign-in flows, per the flow's account (a sign-up's: per its address),
+   * refused as `refusal` answers (docs/reference/email-sign-in.md#signing-in).
+   */
+  codes: (refusal: () => Error): LimitKey => ({
+    kind: 'user',
+    limit: (o) => o.userLimit,
+    valueOf: ({ subject }) => subject?.userId ?? subject?.email ?? null,
+    refusal,
+  }),
   /** The session a refresh cookie names. */
   session: { kind: 'session', limit: (o) => o.refreshSessionLimit, valueOf: ({ subject }) => subject?.session ?? null },
-} satisfies Record<string, LimitKey | ((field?: string) => LimitKey)>
+} satisfies Record<string, LimitKey | ((arg: never) => LimitKey)>
 
 /** What a limited endpoint counts: its name (in `RateLimit-Policy` and the `rate_limited` event) and its keys. */
 export interface RouteLimit {

@@ -155,9 +155,9 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
     /** Per canonical email on signup, login, forgot- and reset-password. Default 10 per 15 minutes. */
     email?: Limit
     /**
-     * Login from a browser the account has signed in from (its signed device cookie): counted per
-     * that device instead of per email, so a flood from elsewhere never refuses it. Default 10 per
-     * 15 minutes.
+     * A request keyed by an email (login, forgot-password, email-sign-in) from a browser the
+     * account has signed in from (its device cookie): counted per that device instead of per
+     * email, so a flood from elsewhere never refuses it. Default 10 per 15 minutes.
      */
     device?: Limit
     /**

@@ -224,6 +224,8 @@ export interface KeyRule<F> {
   limit: Limit
   /** `null`: the request has no such key (no email in the body); it counts on the others. */
   valueOf(facts: F): string | null | Promise<string | null>
+  /** The answer when this key refuses, instead of the 429. */
+  refusal?: () => Error
 }
 
 /** The name of a limit in the `RateLimit-Policy` and `RateLimit` fields: `login-ip`, `login-email`. */
@@ -263,6 +265,7 @@ export const rateLimiter =
       const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000))
       const refused = counted.find(({ check }) => check.key === attempt.refusedBy)?.rule ?? counted[0]?.rule
       onRefused(facts)
+      if (refused?.refusal) throw refused.refusal()
       throw new AuthError('rate_limited', {
         detail: `Too many attempts. Try again in ${retryAfter} seconds.`,
         headers: {

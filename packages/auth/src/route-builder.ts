@@ -127,7 +127,12 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
       limit &&
       limiter<LimitFacts>(
         limit.name,
-        limit.keys.map((key) => ({ kind: key.kind, limit: key.limit(options), valueOf: (f) => key.valueOf(f, options) })),
+        limit.keys.map((key) => ({
+          kind: key.kind,
+          limit: key.limit(options),
+          valueOf: (f) => key.valueOf(f, options),
+          ...(key.refusal ? { refusal: key.refusal } : {}),
+        })),
         ({ c, userId, subject }) => {
           const account = userId ?? subject?.userId
           deps.notify.event(c, { type: 'rate_limited', endpoint: limit.name, ...(account ? { userId: account } : {}) })

@@ -392,7 +392,7 @@ export interface paths {
     put?: never
     /**
      * Mail a sign-in link and code
-     * @description Answers 202 and a `flow` for every address alike. For an account it mails (`kind: sign-in`) a link token and a 6-digit code bound to this `flow`, both spent by POST /auth/email-sign-in/verify within 15 minutes; a new request for the address kills the previous mail. An address without an account gets no mail unless sign-up by email is on.
+     * @description Answers 202 and a `flow` for every address alike. For an account it mails (`kind: sign-in`) a link token and a 6-digit code bound to this `flow`, both spent by POST /auth/email-sign-in/verify within 15 minutes; a new request for the address kills the previous mail of the same browser when the account knows that browser, else the previous mail of every other request (never the mail of a known browser). An address without an account gets no mail unless sign-up by email is on.
      */
     post: operations['emailSignIn']
     delete?: never
@@ -3286,7 +3286,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description An invalid, used or expired link, a wrong code (the fifth kills the mail), or an unknown or dead flow: one answer for all */
+      /** @description An invalid, used or expired link, a wrong code (the fifth kills the mail), an unknown or dead flow, or any code while its account has had 10 codes tried in 15 minutes: one answer for all */
       401: {
         headers: {
           /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */

@@ -113,4 +113,8 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     tag: '0015_challenge_first_factor',
     statements: ["ALTER TABLE `auth_challenges` ADD `first_factor` text DEFAULT 'pwd' NOT NULL;"],
   },
+  {
+    tag: '0016_email_sign_in_device',
+    statements: ['ALTER TABLE `auth_email_sign_ins` ADD `device_hash` text;'],
+  },
 ]

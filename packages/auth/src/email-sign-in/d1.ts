@@ -1,6 +1,6 @@
 /**
  * The sign-in-by-email facet on Cloudflare D1. D1 has no interactive transaction, but a batch runs
- * as one, and one at a time: starting a sign-in is one batch (delete the address's earlier mails,
+ * as one, and one at a time: starting a sign-in is one batch (delete the earlier mails it replaces,
  * store this one, read the account), a claim one conditional `UPDATE … RETURNING`, and settling
  * one batch whose every statement carries the guard "the account is still unverified", with the
  * statement that verifies it last (the d1 store's rule: no read-then-write in code).
@@ -11,7 +11,7 @@ import { lastRows, revokeD1 } from '../d1/revoke.js'
 import type * as schema from '../sqlite/schema.js'
 import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import { claimedColumns, claimOutcome, claimStep } from './claim.js'
+import { claimedColumns, claimOutcome, claimStep, flowColumns, liveFlow, sameSlot } from './claim.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
@@ -20,18 +20,26 @@ const accountColumns = { id: users.id, emailVerified: users.emailVerified, crede
 type Db = DrizzleD1Database<typeof schema>
 
 export const emailSignInD1 = (db: Db): EmailSignInStore => ({
-  async startEmailSignIn({ flowHash, tokenHash, codeHash, email, expiresAt, now, signUp }) {
+  async startEmailSignIn({ flowHash, tokenHash, codeHash, email, deviceHash, expiresAt, now, signUp }) {
     const account = sql`(select ${users.id} from ${users} where ${users.email} = ${email})`
     const [, , found] = await db.batch([
-      db.delete(emailSignIns).where(eq(emailSignIns.email, email)),
-      // The columns in the table's order: flow, token, code, email, account, attempts, expiry, used.
+      db.delete(emailSignIns).where(sameSlot(emailSignIns, email, deviceHash)),
+      // The columns in the table's order: flow, token, code, email, account, attempts, expiry, used, device.
       db.insert(emailSignIns).select(
         sql`select ${flowHash}, ${tokenHash}, ${codeHash}, ${email}, ${account}, 0, ${expiresAt.getTime()},
-                case when ${account} is null and ${signUp ? 0 : 1} then ${now.getTime()} end`,
+                case when ${account} is null and ${signUp ? 0 : 1} then ${now.getTime()} end, ${deviceHash}`,
       ),
       db.select({ userId: users.id, email: users.email }).from(users).where(eq(users.email, email)),
     ])
     return found[0] ?? null
+  },
+
+  async findEmailSignInFlow(flowHash, now, maxAttempts) {
+    const [row] = await db
+      .select(flowColumns(emailSignIns))
+      .from(emailSignIns)
+      .where(liveFlow(emailSignIns, flowHash, now, maxAttempts))
+    return row ?? null
   },
 
   async claimEmailSignIn(proof, now, maxAttempts) {

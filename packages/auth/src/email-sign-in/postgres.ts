@@ -2,7 +2,8 @@
  * The sign-in-by-email facet on PostgreSQL (READ COMMITTED, many connections and instances).
  * A claim is one conditional `UPDATE … RETURNING`: of concurrent claims on one row the others
  * wait for the first and then find it spent. Starting a sign-in takes a transaction-scoped
- * advisory lock on the address, so two requests for one address cannot both leave a live mail.
+ * advisory lock on the address, so two requests for one address and browser cannot both leave a
+ * live mail.
  * Settling locks the user's row first (the store's lock order: users → tokens, second factor,
  * challenges → sessions).
  */
@@ -12,7 +13,7 @@ import { revokePostgres } from '../postgres/revoke.js'
 import type * as schema from '../postgres/schema.js'
 import { emailSignIns, users } from '../postgres/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import { claimedColumns, claimOutcome, claimStep } from './claim.js'
+import { claimedColumns, claimOutcome, claimStep, flowColumns, liveFlow, sameSlot } from './claim.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
@@ -21,11 +22,11 @@ const accountColumns = { id: users.id, emailVerified: users.emailVerified, crede
 type Db = NodePgDatabase<typeof schema>
 
 export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
-  async startEmailSignIn({ flowHash, tokenHash, codeHash, email, expiresAt, now, signUp }) {
+  async startEmailSignIn({ flowHash, tokenHash, codeHash, email, deviceHash, expiresAt, now, signUp }) {
     return db.transaction(async (tx) => {
       await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`latchkey:email-sign-in:${email}`}, 0))`)
       const [account] = await tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, email))
-      await tx.delete(emailSignIns).where(eq(emailSignIns.email, email))
+      await tx.delete(emailSignIns).where(sameSlot(emailSignIns, email, deviceHash))
       await tx.insert(emailSignIns).values({
         flowHash,
         tokenHash,
@@ -34,9 +35,18 @@ export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
         userId: account?.id ?? null,
         expiresAt,
         usedAt: account || signUp ? null : now,
+        deviceHash,
       })
       return account ? { userId: account.id, email: account.email } : null
     })
+  },
+
+  async findEmailSignInFlow(flowHash, now, maxAttempts) {
+    const [row] = await db
+      .select(flowColumns(emailSignIns))
+      .from(emailSignIns)
+      .where(liveFlow(emailSignIns, flowHash, now, maxAttempts))
+    return row ?? null
   },
 
   async claimEmailSignIn(proof, now, maxAttempts) {

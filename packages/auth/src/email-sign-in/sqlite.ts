@@ -9,7 +9,7 @@ import { revokeSync } from '../sqlite/revoke.js'
 import type * as schema from '../sqlite/schema.js'
 import { emailSignIns, users } from '../sqlite/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import { claimedColumns, claimOutcome, claimStep } from './claim.js'
+import { claimedColumns, claimOutcome, claimStep, flowColumns, liveFlow, sameSlot } from './claim.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
@@ -20,10 +20,12 @@ type Db = BaseSQLiteDatabase<'sync', { changes: number }, typeof schema>
 export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): EmailSignInStore => {
   const immediate = { behavior: 'immediate' } as const
   return {
-    async startEmailSignIn({ flowHash, tokenHash, codeHash, email, expiresAt, now, signUp }) {
+    async startEmailSignIn({ flowHash, tokenHash, codeHash, email, deviceHash, expiresAt, now, signUp }) {
       return db.transaction((tx) => {
         const account = tx.select({ id: users.id, email: users.email }).from(users).where(eq(users.email, email)).get()
-        tx.delete(emailSignIns).where(eq(emailSignIns.email, email)).run()
+        tx.delete(emailSignIns)
+          .where(sameSlot(emailSignIns, email, deviceHash))
+          .run()
         tx.insert(emailSignIns)
           .values({
             flowHash,
@@ -33,10 +35,21 @@ export const emailSignInSqlite = (db: Db, durable: <T>(write: () => T) => T): Em
             userId: account?.id ?? null,
             expiresAt,
             usedAt: account || signUp ? null : now,
+            deviceHash,
           })
           .run()
         return account ? { userId: account.id, email: account.email } : null
       }, immediate)
+    },
+
+    async findEmailSignInFlow(flowHash, now, maxAttempts) {
+      return (
+        db
+          .select(flowColumns(emailSignIns))
+          .from(emailSignIns)
+          .where(liveFlow(emailSignIns, flowHash, now, maxAttempts))
+          .get() ?? null
+      )
     },
 
     async claimEmailSignIn(proof, now, maxAttempts) {

@@ -1,13 +1,14 @@
 /**
  * POST /email-sign-in (docs/reference/email-sign-in.md#asking-for-a-mail): the same 202 and a
  * fresh `flow` for every address. The values are made for every request alike; the store write
- * (which kills the address's earlier mail) and the mail run after the answer, on the fixed beat of
+ * (which kills the earlier mail it replaces) and the mail run after the answer, on the fixed beat of
  * paced work (`background.ts`), and the write is the same for an address with an account and one
  * without, so neither the answer nor the request after it tells them apart (the forgot-password
  * rule, docs/reference/endpoints.md#forgot-password).
  */
 import { z } from '@hono/zod-openapi'
 import { EmailField } from '../fields.js'
+import { EmailPeek, knownDevice } from '../known-device.js'
 import { limitBy } from '../limits.js'
 import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
@@ -37,7 +38,8 @@ export const startEmailSignIn = <U extends UserRecord>({
   notify,
   afterAnswer,
   options,
-}: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'afterAnswer' | 'options'>) =>
+  devices,
+}: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'afterAnswer' | 'options' | 'devices'>) =>
   route.public(
     {
       method: 'post',
@@ -46,16 +48,23 @@ export const startEmailSignIn = <U extends UserRecord>({
       tags: ['auth'],
       summary: 'Mail a sign-in link and code',
       description:
-        'Answers 202 and a `flow` for every address alike. For an account it mails (`kind: sign-in`) a link token and a 6-digit code bound to this `flow`, both spent by POST /auth/email-sign-in/verify within 15 minutes; a new request for the address kills the previous mail. An address without an account gets no mail unless sign-up by email is on.',
+        'Answers 202 and a `flow` for every address alike. For an account it mails (`kind: sign-in`) a link token and a 6-digit code bound to this `flow`, both spent by POST /auth/email-sign-in/verify within 15 minutes; a new request for the address kills the previous mail of the same browser when the account knows that browser, else the previous mail of every other request (never the mail of a known browser). An address without an account gets no mail unless sign-up by email is on.',
       request: { body: jsonBody(StartBody) },
       responses: {
         202: jsonContent(EmailSignInStarted, 'Accepted, whether or not the address has an account'),
         400: problemResponse('Invalid input'),
       },
     },
-    { peek: { email: z.string() }, limit: { name: 'email-sign-in', keys: [limitBy.ip, limitBy.email()] } },
+    {
+      peek: EmailPeek,
+      // From a browser the account knows: counted on its device instead of the email
+      // (docs/reference/limits.md#keys), and its mail is its own, which no other request ends.
+      lookup: knownDevice({ store, devices }),
+      limit: { name: 'email-sign-in', keys: [limitBy.ip, limitBy.email(), limitBy.device] },
+    },
     async (c) => {
       const { email } = c.req.valid('json')
+      const deviceHash = c.var.subject?.deviceHash ?? null
       const { flow, token, code, hashes } = newSignIn()
       const now = options.now()
       // Not now, but at the next beat of a clock that does not depend on this request: a request
@@ -64,6 +73,7 @@ export const startEmailSignIn = <U extends UserRecord>({
         const account = await store.startEmailSignIn({
           ...hashes,
           email,
+          deviceHash,
           now,
           expiresAt: new Date(now.getTime() + SIGN_IN_TTL_MS),
           signUp: options.emailSignUp,

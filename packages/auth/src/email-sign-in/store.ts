@@ -15,6 +15,11 @@ export interface NewEmailSignIn {
   codeHash: string
   /** Canonical email of the request. */
   email: string
+  /**
+   * SHA-256 of the device id when the request came from a browser the address's account has
+   * signed in from; `null` for every other request. The address keeps one pending mail per value.
+   */
+  deviceHash: string | null
   expiresAt: Date
   now: Date
   /**
@@ -63,11 +68,18 @@ export interface SettledEmailSignIn {
 
 export interface EmailSignInStore {
   /**
-   * Stores a sign-in for `email`, atomically deleting every earlier one of the address (a new
-   * mail kills the previous one's link and code). Answers the address's account as it is stored
-   * (`null` when there is none): the mail goes to that stored address only.
+   * Stores a sign-in for `email`, atomically deleting every earlier one of the address with the
+   * same `deviceHash` (a new mail kills the previous one's link and code, and never another
+   * browser's). Answers the address's account as it is stored (`null` when there is none): the
+   * mail goes to that stored address only.
    */
   startEmailSignIn(input: NewEmailSignIn): Promise<{ userId: string; email: string } | null>
+  /**
+   * The address and account (`null`: none) of the live sign-in of `flowHash` (live as for
+   * {@link claimEmailSignIn}), without counting a try; `null` when there is none. Its codes are
+   * counted per account before they are tried.
+   */
+  findEmailSignInFlow(flowHash: string, now: Date, maxAttempts: number): Promise<{ email: string; userId: string | null } | null>
   /**
    * One atomic claim. By token: spends a live sign-in. By code: counts one try on a live flow and
    * spends it when the code's hash matches. Live: unused, unexpired, fewer than `maxAttempts`

@@ -10,25 +10,26 @@ import type { Context } from 'hono'
 import { accountEvents } from '../account-events.js'
 import { AuthError } from '../errors.js'
 import { storableString } from '../fields.js'
-import { limitBy } from '../limits.js'
+import { limitBy, type Subject } from '../limits.js'
 import { tokenHash } from '../opaque-token.js'
 import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../openapi.js'
+import type { LookupFacts } from '../route-builder.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
 import { AuthResultSchema } from '../user-json.js'
 import { codeHash, SIGN_IN_MAX_ATTEMPTS } from './flow.js'
 
-const ByToken = z.object({ token: storableString().min(1).max(1024) }).openapi('EmailSignInToken')
-const ByCode = z
-  .object({
-    flow: storableString().min(1).max(1024),
-    code: z
-      .string()
-      .regex(/^[0-9]{6}$/, 'Code must be the 6 digits from the mail')
-      .openapi({ example: '042917', maxLength: 6 }),
-  })
-  .openapi('EmailSignInCode')
+const Token = storableString().min(1).max(1024)
+const Flow = storableString().min(1).max(1024)
+const Code = z
+  .string()
+  .regex(/^[0-9]{6}$/, 'Code must be the 6 digits from the mail')
+  .openapi({ example: '042917', maxLength: 6 })
+const ByToken = z.object({ token: Token }).openapi('EmailSignInToken')
+const ByCode = z.object({ flow: Flow, code: Code }).openapi('EmailSignInCode')
 const VerifyBody = z.union([ByToken, ByCode]).openapi('EmailSignInVerifyRequest')
+/** Each field read as the body's schema reads it: a body is a code exactly when it has no valid `token` and a valid flow and code. */
+const VerifyPeek = { token: Token, flow: Flow, code: Code }
 
 /** One answer for an invalid, used or expired link, a wrong code, and an unknown or dead flow. */
 const invalidSignIn = () =>
@@ -39,6 +40,18 @@ const invalidSignIn = () =>
 
 /** A local part fit for a name (1 to 100 characters): the name of an account created by email. */
 const nameFrom = (email: string) => [...(email.split('@')[0] || email)].slice(0, 100).join('')
+
+/**
+ * The flow a code is tried on, while it is live: its account (a sign-up's: its address), whose
+ * codes count together before one is tried. A link, or a code on no live flow, finds nothing.
+ */
+const codeFlow =
+  <U extends UserRecord>({ store, options }: Pick<RouteDeps<U>, 'store' | 'options'>) =>
+  async ({ peek }: LookupFacts<typeof VerifyPeek>): Promise<Subject | null> => {
+    if (peek.token !== undefined || peek.flow === undefined || peek.code === undefined) return null
+    const flow = await store.findEmailSignInFlow(tokenHash(peek.flow), options.now(), SIGN_IN_MAX_ATTEMPTS)
+    return flow && (flow.userId ? { userId: flow.userId } : { email: flow.email })
+  }
 
 export const verifyEmailSignIn = <U extends UserRecord>(
   deps: Pick<RouteDeps<U>, 'route' | 'store' | 'sessions' | 'notify' | 'options' | 'devices' | 'secondStep'>,
@@ -65,12 +78,18 @@ export const verifyEmailSignIn = <U extends UserRecord>(
         202: secondStep.response('The mail was right'),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse(
-          'An invalid, used or expired link, a wrong code (the fifth kills the mail), or an unknown or dead flow: one answer for all',
+          'An invalid, used or expired link, a wrong code (the fifth kills the mail), an unknown or dead flow, or any code while its account has had 10 codes tried in 15 minutes: one answer for all',
         ),
       },
     },
-    // Per address only: each mail's flow has five tries of its own (docs/reference/limits.md#rate-limits).
-    { limit: { name: 'email-sign-in-verify', keys: [limitBy.ip] } },
+    {
+      peek: VerifyPeek,
+      lookup: codeFlow(deps),
+      // Per address; and codes per account across its flows, refused with the one 401 before the
+      // code is tried, so a refusal spends no try and tells nothing of the code
+      // (docs/reference/limits.md#rate-limits). Links are counted per address only.
+      limit: { name: 'email-sign-in-verify', keys: [limitBy.ip, limitBy.codes(invalidSignIn)] },
+    },
     async (c) => {
       const body = c.req.valid('json')
       const proof =

@@ -6,6 +6,7 @@
  */
 import { z } from '@hono/zod-openapi'
 import { EmailField } from '../fields.js'
+import { EmailPeek, knownDevice } from '../known-device.js'
 import { limitBy } from '../limits.js'
 import { opaqueToken, tokenHash } from '../opaque-token.js'
 import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
@@ -22,7 +23,8 @@ export const forgotPassword = <U extends UserRecord>({
   notify,
   afterAnswer,
   options,
-}: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'afterAnswer' | 'options'>) =>
+  devices,
+}: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'afterAnswer' | 'options' | 'devices'>) =>
   route.public(
     {
       method: 'post',
@@ -36,7 +38,12 @@ export const forgotPassword = <U extends UserRecord>({
         400: problemResponse('Invalid input'),
       },
     },
-    { peek: { email: z.string() }, limit: { name: 'forgot-password', keys: [limitBy.ip, limitBy.email()] } },
+    {
+      peek: EmailPeek,
+      // From a browser the account knows, on its device instead of the email (docs/reference/limits.md#keys).
+      lookup: knownDevice({ store, devices }),
+      limit: { name: 'forgot-password', keys: [limitBy.ip, limitBy.email(), limitBy.device] },
+    },
     async (c) => {
       const { email } = c.req.valid('json')
       // Answer first; look the account up, write the token and mail it off the request path, so

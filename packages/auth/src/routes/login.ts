@@ -4,13 +4,12 @@
  * account with a second factor gets the second step's 202 instead of a session.
  */
 import { z } from '@hono/zod-openapi'
-import { canonicalEmail } from '../email.js'
 import { AuthError } from '../errors.js'
-import { EmailField, isStorableText, PasswordField } from '../fields.js'
-import { limitBy, type Subject } from '../limits.js'
+import { EmailField, PasswordField } from '../fields.js'
+import { EmailPeek, knownDevice } from '../known-device.js'
+import { limitBy } from '../limits.js'
 import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../openapi.js'
 import { normalizePassword } from '../password.js'
-import type { LookupFacts } from '../route-builder.js'
 import type { RouteDeps } from '../route-deps.js'
 import { amrOf } from '../session-core.js'
 import type { UserRecord } from '../store/types.js'
@@ -23,25 +22,6 @@ const invalidCredentials = () =>
   })
 
 const LoginBody = z.object({ email: EmailField, password: PasswordField }).openapi('LoginRequest')
-const LoginPeek = { email: z.string() }
-
-/**
- * The browser of a login when the account its email names has signed in from it before (with any
- * of the device cookies the request carries). Without a device cookie nothing is looked up. The
- * device is looked up for an unknown email too (under no account), so both cost the same queries.
- */
-const knownDevice =
-  <U extends UserRecord>({ store, devices }: Pick<RouteDeps<U>, 'store' | 'devices'>) =>
-  async ({ c, peek }: LookupFacts<typeof LoginPeek>): Promise<Subject | null> => {
-    const device = devices.of(c)
-    if (!device.presented || peek.email === undefined) return null
-    const email = canonicalEmail(peek.email)
-    // Read before validation: only what could be a stored address is looked up (PostgreSQL refuses NUL).
-    if (email.length > 254 || !isStorableText(email)) return null
-    const userId = (await store.findUserByEmail(email))?.user.id ?? null
-    const deviceHash = await devices.knownTo(c, userId ?? '')
-    return userId && deviceHash ? { userId, deviceHash } : null
-  }
 
 export const login = <U extends UserRecord>(
   deps: Pick<RouteDeps<U>, 'route' | 'store' | 'sessions' | 'decoy' | 'notify' | 'secondStep' | 'devices'>,
@@ -63,7 +43,7 @@ export const login = <U extends UserRecord>(
       },
     },
     {
-      peek: LoginPeek,
+      peek: EmailPeek,
       // From a browser the account knows, the login counts on its device instead of the email
       // (docs/reference/limits.md#keys), so failures from elsewhere never refuse the owner's known browser.
       lookup: knownDevice(deps),

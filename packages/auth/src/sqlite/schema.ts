@@ -182,6 +182,8 @@ export const challenges = sqliteTable(
  * bound to the flow the request answered, all three as SHA-256 (the code's hash includes the
  * flow). `user_id` is the account of the address when the request came, `null` for an address
  * without one. `attempts` counts codes tried; one use (`used_at`) spends the link and the code.
+ * An address keeps one pending mail per `device_hash`: one per browser the account knows, and
+ * one (`null`) for every other request.
  */
 export const emailSignIns = sqliteTable(
   'auth_email_sign_ins',
@@ -194,6 +196,8 @@ export const emailSignIns = sqliteTable(
     attempts: integer('attempts').notNull().default(0),
     expiresAt: tsMs('expires_at').notNull(),
     usedAt: tsMs('used_at'),
+    /** SHA-256 of the device id when a browser the account knows asked; `null` for every other request. */
+    deviceHash: text('device_hash'),
   },
   (t) => [
     uniqueIndex('auth_email_sign_ins_token_idx').on(t.tokenHash),

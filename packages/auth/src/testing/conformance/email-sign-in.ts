@@ -1,9 +1,10 @@
 /**
- * Sign-in by email (docs/reference/email-sign-in.md): one mail per address (a new one kills the
- * last), a link and a code that one claim spends together, with 20 concurrent claims; five tries
- * per flow; an address without an account stored as spent unless sign-up is on; and the settling
- * step: an account created without a password, the first proof of an unverified account removing
- * its password, second factor, pending email change and sessions, and nothing else.
+ * Sign-in by email (docs/reference/email-sign-in.md): one mail per address and known browser, and
+ * one for every other request (a new one kills the last of its own, never another's); a link and
+ * a code that one claim spends together, with 20 concurrent claims; five tries per flow; an
+ * address without an account stored as spent unless sign-up is on; and the settling step: an
+ * account created without a password, the first proof of an unverified account removing its
+ * password, second factor, pending email change and sessions, and nothing else.
  */
 import { describe, expect, it } from 'vitest'
 import { accountEvents } from '../../account-events.js'
@@ -16,14 +17,15 @@ const MAX = 5
 export const emailSignInConformance = (t: Conformance) => {
   const { newUser, newSession } = t
   let n = 0
-  /** A sign-in for `email` asked at `ms`, living 15 minutes; its hashes are unique to the call. */
-  const mail = (email: string, ms = 0, signUp = false): NewEmailSignIn => {
+  /** A sign-in for `email` asked at `ms` (from `deviceHash`, a browser the account knows), living 15 minutes; its hashes are unique to the call. */
+  const mail = (email: string, ms = 0, signUp = false, deviceHash: string | null = null): NewEmailSignIn => {
     n++
     return {
       flowHash: `flow-${n}-${crypto.randomUUID()}`,
       tokenHash: `token-${n}-${crypto.randomUUID()}`,
       codeHash: `code-${n}`,
       email,
+      deviceHash,
       now: at(ms),
       expiresAt: at(ms + 15 * MINUTE),
       signUp,
@@ -48,6 +50,22 @@ export const emailSignInConformance = (t: Conformance) => {
         email: user.email,
         userId: user.id,
       })
+    })
+
+    it('keeps one mail per known browser and one for every other request: none ends another', async () => {
+      const user = await newUser()
+      const live = async (m: NewEmailSignIn) => (await t.store.claimEmailSignIn({ tokenHash: m.tokenHash }, at(5000), MAX)).status
+      const owner = mail(user.email, 0, false, 'device-a')
+      const other = mail(user.email, 0, false, 'device-b')
+      await t.store.startEmailSignIn(owner)
+      await t.store.startEmailSignIn(other)
+      const strangers = [mail(user.email, 1000), mail(user.email, 2000)]
+      for (const m of strangers) expect(await t.store.startEmailSignIn(m)).toEqual({ userId: user.id, email: user.email })
+      const again = mail(user.email, 3000, false, 'device-b')
+      await t.store.startEmailSignIn(again)
+      expect(await live(strangers[0] as NewEmailSignIn)).toBe('invalid')
+      expect(await live(other)).toBe('invalid')
+      for (const m of [owner, strangers[1] as NewEmailSignIn, again]) expect(await live(m)).toBe('claimed')
     })
 
     it('spends link and code together, once, of 20 concurrent claims', async () => {
@@ -92,6 +110,24 @@ export const emailSignInConformance = (t: Conformance) => {
         status: 'invalid',
       })
       expect(await t.store.claimEmailSignIn({ tokenHash: dead.tokenHash }, at(3000), MAX)).toEqual({ status: 'invalid' })
+    })
+
+    it('reads the address and account of a live flow without counting a try', async () => {
+      const user = await newUser()
+      const m = mail(user.email)
+      await t.store.startEmailSignIn(m)
+      const find = (flowHash: string) => t.store.findEmailSignInFlow(flowHash, at(1000), MAX)
+      for (let i = 0; i < 5; i++) expect(await find(m.flowHash)).toEqual({ email: user.email, userId: user.id })
+      for (let i = 0; i < 4; i++) await t.store.claimEmailSignIn({ flowHash: m.flowHash, codeHash: 'wrong' }, at(1000), MAX)
+      expect((await t.store.claimEmailSignIn({ flowHash: m.flowHash, codeHash: m.codeHash }, at(1000), MAX)).status).toBe(
+        'claimed',
+      )
+      expect(await find(m.flowHash)).toBeNull()
+      const signUp = mail('joiner@example.com', 0, true)
+      await t.store.startEmailSignIn(signUp)
+      expect(await find(signUp.flowHash)).toEqual({ email: 'joiner@example.com', userId: null })
+      expect(await find('unknown')).toBeNull()
+      expect(await t.store.findEmailSignInFlow(signUp.flowHash, at(15 * MINUTE), MAX)).toBeNull()
     })
 
     it('counts at most five tries of 20 concurrent wrong codes', async () => {

@@ -1,0 +1,1 @@
+ALTER TABLE "auth_email_sign_ins" ADD COLUMN "device_hash" text;
