@@ -254,8 +254,10 @@ describe.each(STORES)('sign-in by email on $name', ({ skip, open }) => {
       'a@v.com,b@x.com',
       'a@v.com, b@x.com',
       'a@v.com;b@x.com',
-      'victim＠corp.com',
-      'victim@corp．com',
+      // Typed in full width, an address is its ASCII form (full-width-email.test.ts); these are
+      // refused for what they are once normalised: a list and a quoted local part.
+      'victim＠corp．com，b＠x．com',
+      '＂e@a.com＂＠v.com',
       'Victim <victim@corp.com>',
       'victim@corp.com\nBcc: b@x.com',
     ]) {
