@@ -42,9 +42,17 @@ describe.skipIf(skipReason !== null)('in headless Chromium', () => {
 
   /**
    * Opens a mailed link, then reads `state` (the page is open, its button not pressed: the token
-   * must still be unspent), presses the button and waits for `done`. Answers what `state` read.
+   * must still be unspent), types `password` when given, presses the button and waits for `done`.
+   * Answers what `state` read.
    */
-  const pressThrough = async <T>(link: string, token: string, done: string, shot: string, state: () => Promise<T>) => {
+  const pressThrough = async <T>(
+    link: string,
+    token: string,
+    done: string,
+    shot: string,
+    state: () => Promise<T>,
+    password?: string,
+  ) => {
     const context = await browser.newContext()
     const page = await context.newPage()
     const problems = watch(page, new URL(link).origin)
@@ -52,6 +60,7 @@ describe.skipIf(skipReason !== null)('in headless Chromium', () => {
     expect(page.url()).not.toContain(token)
     await page.screenshot({ path: join(ARTIFACTS, `${shot}-opened.png`) })
     const before = await state()
+    if (password !== undefined) await page.fill('#password', password)
     await page.click('#confirm')
     await page.locator('#status', { hasText: done }).waitFor({ timeout: 10_000 })
     await page.screenshot({ path: join(ARTIFACTS, `${shot}-done.png`) })
@@ -67,10 +76,26 @@ describe.skipIf(skipReason !== null)('in headless Chromium', () => {
     expect(new URL(link).origin).toBe(`http://localhost:${server.port}`)
     const me = async () =>
       (await request(server.base, 'GET', '/auth/me', { token: account.token })).body as { emailVerified: boolean }
-    const before = await pressThrough(link, token, 'Your email address is confirmed', 'verify-email', me)
+    // Not signed in here: the page asks for the password, and the holder who types it keeps it.
+    const before = await pressThrough(link, token, 'Your email address is confirmed', 'verify-email', me, account.password)
     expect(before.emailVerified).toBe(false)
     expect((await me()).emailVerified).toBe(true)
     expect((await request(server.base, 'POST', '/auth/verify-email', { body: { token } })).status).toBe(400)
+  })
+
+  it('verifies an email without the password: the page says so, and the password and sessions are gone', {
+    timeout: 60_000,
+  }, async () => {
+    const mailsBefore = smtp.mails.length
+    const account = await signup(server.base)
+    const { link, token } = await linkOf(account.email, 'verify-email', 'verify-email', mailsBefore)
+    const me = async () => (await request(server.base, 'GET', '/auth/me', { token: account.token })).status
+    expect(await pressThrough(link, token, 'password set for this account was removed', 'verify-email-settled', me)).toBe(200)
+    expect(await me()).toBe(401)
+    const login = await request(server.base, 'POST', '/auth/login', {
+      body: { email: account.email, password: account.password },
+    })
+    expect(login.status).toBe(401)
   })
 
   it('changes an email: the request mails the new address, its page confirms, the old address is told', {

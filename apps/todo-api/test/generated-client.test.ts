@@ -152,7 +152,7 @@ describe('a full flow through openapi-fetch', () => {
     const unverified = await client.POST('/auth/two-factor/setup', { body: { currentPassword: password }, headers: bearer })
     expect(unverified.response.status).toBe(403)
     expect(unverified.error).toMatchObject({ type: 'urn:latchkey:problem:email-unverified' })
-    await verifyByDevMail(server, email)
+    await verifyByDevMail(server, email, password)
 
     const setup = await client.POST('/auth/two-factor/setup', { body: { currentPassword: password }, headers: bearer })
     if (!setup.data) throw new Error(`setup failed: ${JSON.stringify(setup.error)}`)

@@ -102,7 +102,7 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
     timeout: 120_000,
   }, async () => {
     const account = await signup(server.base)
-    await verifyByDevMail(server, account.email)
+    await verifyByDevMail(server, account.email, account.password)
     const context = await browser.newContext()
     const { page, credentials } = await withAuthenticator(context)
     const problems = watch(page, `http://localhost:${server.port}`)
@@ -141,7 +141,7 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
 
   it('a two-factor account finishes its challenge with the passkey ("Use a passkey instead")', { timeout: 90_000 }, async () => {
     const account = await signup(server.base, 'Grace')
-    await verifyByDevMail(server, account.email)
+    await verifyByDevMail(server, account.email, account.password)
     const context = await browser.newContext()
     const { page } = await withAuthenticator(context)
     await withoutAutofill(page)

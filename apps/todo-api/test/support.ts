@@ -325,11 +325,14 @@ export const devMailCount = (server: RunningServer, what: string, to: string) =>
     .split('\n')
     .filter((l) => l.startsWith(`[dev mail] ${what} for ${to}: `)).length
 
-/** In development without SMTP: redeems the verification link printed for `email`. */
-export const verifyByDevMail = async (server: RunningServer, email: string) => {
+/**
+ * In development without SMTP: redeems the verification link printed for `email`, with the
+ * account's `password`, so its holder keeps it (docs/reference/lifecycle.md#the-first-proof-of-the-mailbox).
+ */
+export const verifyByDevMail = async (server: RunningServer, email: string, password: string) => {
   const link = await devMail(server, 'email verification link', email)
   const token = new URL(link).searchParams.get('token') ?? ''
-  const reply = await request(server.base, 'POST', '/auth/verify-email', { body: { token } })
+  const reply = await request(server.base, 'POST', '/auth/verify-email', { body: { token, password } })
   if (reply.status !== 204) throw new Error(`verify-email answered ${reply.status}: ${reply.text}`)
 }
 

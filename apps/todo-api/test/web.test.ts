@@ -297,7 +297,7 @@ describe.skipIf(skipReason !== null)('the front end in headless Chromium', () =>
     // Two-factor needs a verified address: the link from the mail.
     const verifyMail = await smtp.waitFor(email, mailsBefore, 5_000, 'verify-email')
     const token = decodeURIComponent(/verify-email\?token=([\w%.~-]+)/.exec(verifyMail.text)?.[1] ?? '')
-    expect((await request(server.base, 'POST', '/auth/verify-email', { body: { token } })).status).toBe(204)
+    expect((await request(server.base, 'POST', '/auth/verify-email', { body: { token, password: pass } })).status).toBe(204)
     await page.getByRole('link', { name: 'Account' }).click()
     await screen(page, 'Account')
     const section = page.getByRole('region', { name: 'Two-factor sign-in' })

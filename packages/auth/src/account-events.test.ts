@@ -18,6 +18,8 @@ const deciding = (store: Store<UserRecord>): Store<UserRecord> => ({
   replacePassword: (input) => store.replacePassword({ ...input, revoke: accountEvents['password-changed'] }),
   consumeResetToken: (input) => store.consumeResetToken({ ...input, revoke: accountEvents['password-reset'] }),
   verifyEmail: (input) => store.verifyEmail({ ...input, revoke: accountEvents['email-verified'] }),
+  settleEmailVerification: (input) =>
+    store.settleEmailVerification({ ...input, revoke: accountEvents['email-verification-settled'] }),
   confirmEmailChange: (input) => store.confirmEmailChange({ ...input, revoke: accountEvents['email-change-confirmed'] }),
   enableTwoFactor: (input) => store.enableTwoFactor({ ...input, revoke: accountEvents['two-factor-enabled'] }),
   deleteTwoFactor: (input) => store.deleteTwoFactor({ ...input, revoke: accountEvents['two-factor-disabled'] }),
@@ -29,8 +31,12 @@ const additions = (Object.keys(accountEvents) as AccountEvent[])
   .filter((event) => !['passkey-added', 'passkey-removed', 'account-deleted'].includes(event))
   .flatMap((event) => {
     const row: Revocation = accountEvents[event]
-    // Enabling makes the factor itself: that it would then revoke it is not observable.
-    const observable = REVOCATION_TARGETS.filter((target) => !(event === 'two-factor-enabled' && target === 'twoFactor'))
+    // Enabling makes the factor itself: that it would then revoke it is not observable. Nor that a
+    // settling verification would delete every kind of email token: its own kind has one, the spent one.
+    const unobservable = (target: keyof Revocation) =>
+      (event === 'two-factor-enabled' && target === 'twoFactor') ||
+      (event === 'email-verification-settled' && target === 'emailTokens')
+    const observable = REVOCATION_TARGETS.filter((target) => !unobservable(target))
     return observable
       .filter((target) => row[target] === undefined || row[target] === 'change-email')
       .map((target): [AccountEvent, Revocation] => [

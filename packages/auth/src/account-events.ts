@@ -44,14 +44,32 @@ type Sessionless = Revocation & { sessions?: 'all' }
 /** An event whose store method takes no revocation yet: a rule here is a compile error until it does. */
 type Fixed = Record<never, never>
 
+/**
+ * The first proof of the mailbox of an unverified account, by whichever mail: what was set up
+ * before it (by whoever typed the address) goes (docs/reference/lifecycle.md#the-first-proof-of-the-mailbox).
+ */
+const FIRST_PROOF = {
+  sessions: 'all',
+  emailTokens: 'change-email',
+  challenges: true,
+  twoFactor: true,
+  password: true,
+  credentialsVersion: true,
+} as const
+
 /** Every account event and what it revokes. */
 export const accountEvents = {
   /** `POST /auth/change-password` (`replacePassword`). */
   'password-changed': { sessions: 'others', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true },
   /** `POST /auth/reset-password` (`consumeResetToken`): the spent token is used, the rest deleted. */
   'password-reset': { sessions: 'all', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true },
-  /** `POST /auth/verify-email` (`verifyEmail`). */
+  /** `POST /auth/verify-email` (`verifyEmail`) from the password's holder: a live session of the account, or its password. */
   'email-verified': {},
+  /**
+   * `POST /auth/verify-email` (`settleEmailVerification`) from anyone else, on an unverified
+   * account: the first proof of the mailbox, as a first sign-in by email.
+   */
+  'email-verification-settled': FIRST_PROOF,
   /** `POST /auth/confirm-email` (`confirmEmailChange`), when the address changed. */
   'email-change-confirmed': { sessions: 'all', resetTokens: true, emailTokens: 'all', credentialsVersion: true },
   /** `POST /auth/two-factor/enable` (`enableTwoFactor`). */
@@ -62,14 +80,7 @@ export const accountEvents = {
    * The first sign-in by email of an unverified account (`settleEmailSignIn`): the first proof of
    * the mailbox, so whatever was set up before it (by whoever typed the address) goes.
    */
-  'email-sign-in-settled': {
-    sessions: 'all',
-    emailTokens: 'change-email',
-    challenges: true,
-    twoFactor: true,
-    password: true,
-    credentialsVersion: true,
-  },
+  'email-sign-in-settled': FIRST_PROOF,
   /** `POST /auth/passkeys` (`createPasskey`). */
   'passkey-added': {},
   /** `DELETE /auth/passkeys/{id}` (`deletePasskey`). */
@@ -91,6 +102,7 @@ export const accountEvents = {
   'password-changed': Revocation
   'password-reset': Sessionless
   'email-verified': Sessionless
+  'email-verification-settled': Sessionless
   'email-change-confirmed': Sessionless
   'two-factor-enabled': Revocation
   'two-factor-disabled': Revocation

@@ -180,9 +180,11 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     clientAddress: resolved.clientAddress,
     now: resolved.now,
   })
+  const identity = makeIdentity<U>({ sessions, tokens, options: resolved })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
+    identify: identity.verify,
     hasher,
     decoy,
     rateLimitStore: options.rateLimit?.store ?? memoryRateLimitStore(),
@@ -197,7 +199,6 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     options: resolved,
   })
 
-  const identity = makeIdentity<U>({ sessions, tokens, options: resolved })
   const auth: Auth<U, Name> = {
     routes,
     wellKnown: wellKnownRoutes(resolved.signingKeys?.map((key) => key.publicJwk) ?? [], resolved.log),

@@ -3,13 +3,40 @@
  * delete-account and the two-factor changes) or, for the latter, a fresh session instead
  * (docs/guide/step-up.md): one that proved its holder within `freshAge` seconds. A request that names no
  * password on a stale session is refused before its limit by the route builder (`orCurrentPassword`).
+ * And the proof verify-email asks of a password set before the mailbox was proven: a live session
+ * of the account, or its password.
  */
+import type { Context } from 'hono'
+import { isCrossSiteUnsafe, readCredential } from './credentials.js'
 import { AuthError, reauthenticationRequired } from './errors.js'
 import type { GuardVariables } from './guard.js'
 import { normalizePassword, type PasswordHasher } from './password.js'
 import type { RouteDeps } from './route-deps.js'
 import { isFresh } from './session-core.js'
 import type { UserRecord, UserWithHash } from './store/types.js'
+
+/**
+ * Whether the request carries a live session of account `userId`: its access token (read as the
+ * guard reads it) or its refresh cookie, looked at only, never rotated or spent. Anything else
+ * counts as none: another account's session, a refused token, a cookie sent from another site
+ * (docs/reference/lifecycle.md#the-first-proof-of-the-mailbox).
+ */
+export const carriesSessionOf = async <U extends UserRecord>(
+  { identify, sessions, cookie, options }: Pick<RouteDeps<U>, 'identify' | 'sessions' | 'cookie' | 'options'>,
+  c: Context,
+  userId: string,
+): Promise<boolean> => {
+  const crossSite = isCrossSiteUnsafe(c, options.trustedOrigins)
+  const credential = readCredential(c)
+  if (
+    credential?.token &&
+    !(credential.source === 'cookie' && crossSite) &&
+    (await identify(credential.token))?.user.id === userId
+  )
+    return true
+  const presented = cookie.read(c)
+  return typeof presented === 'string' && !crossSite && (await sessions.holderOf(presented)) === userId
+}
 
 /** The `c.var` of a guarded route that hashes: the signed-in holder, its session's last proof, the client's hasher (route-builder.ts). */
 export type Holder<U extends UserRecord> = Pick<GuardVariables<U>, 'user' | 'authenticatedAt' | 'amr'> & {
@@ -28,7 +55,7 @@ export const wrongPassword = (path = 'currentPassword') =>
 /** The account as stored, when `password` is its current password; otherwise throws {@link wrongPassword}. */
 export const checkCurrentPassword = async <U extends UserRecord>(
   { store }: Pick<RouteDeps<U>, 'store'>,
-  holder: Holder<U>,
+  holder: { user: { id: string }; hasher: PasswordHasher },
   password: string,
   path?: string,
 ): Promise<UserWithHash<U>> => {

@@ -5,7 +5,6 @@
  */
 
 import { z } from '@hono/zod-openapi'
-import { keepsItsPunctuation } from './email.js'
 import { COMMON_PASSWORD, codePoints, isCommonPassword } from './password.js'
 import { fieldCode, plural } from './validation.js'
 
@@ -30,13 +29,15 @@ export const UNSTORABLE_TEXT = 'must not contain the NUL character or an unpaire
 export const storableString = () =>
   z.string().refine(isStorableText, { message: UNSTORABLE_TEXT, params: fieldCode('unsupported_text') })
 
+/**
+ * An address, normalised before it is validated: an address typed in full width
+ * (`ｕｓｅｒ＠ｅｘａｍｐｌｅ．ｃｏｍ`) is its ASCII form, and what is not one address after
+ * normalising (a quoted local part, a list, a display name, a line break) is refused
+ * (docs/reference/conventions.md#emails).
+ */
 export const EmailField = z
   .string()
   .refine(isStorableText, { message: UNSTORABLE_TEXT, params: fieldCode('unsupported_text') })
-  .refine(keepsItsPunctuation, {
-    message: 'Email must be written with a plain @ and plain punctuation',
-    params: fieldCode('invalid_email'),
-  })
   .trim()
   .overwrite((s) => s.normalize('NFKC'))
   .toLowerCase()

@@ -72,6 +72,15 @@ export const limitBy = {
   ownerEmail: { kind: 'email', limit: (o) => o.emailLimit, valueOf: ({ subject }) => subject?.email ?? null },
   /** The signed-in user, or the subject's account (a challenge's). */
   user: { kind: 'user', limit: (o) => o.userLimit, valueOf: ({ userId, subject }) => userId ?? subject?.userId ?? null },
+  /**
+   * The subject's account when the body's `password` is to be checked against it (verify-email):
+   * counted as every endpoint that verifies a password counts its account.
+   */
+  passwordOwner: {
+    kind: 'user',
+    limit: (o) => o.userLimit,
+    valueOf: ({ peek, subject }) => (typeof peek.password === 'string' ? (subject?.userId ?? null) : null),
+  },
   /** A browser the subject's account has signed in from (the routes keyed by an email: `known-device.ts`). */
   device: {
     kind: 'device',

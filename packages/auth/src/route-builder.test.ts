@@ -117,6 +117,8 @@ describe('the route builder', () => {
         'POST /auth/two-factor/setup',
         'POST /auth/two-factor/disable',
         'POST /auth/two-factor/recovery-codes',
+        // Its optional password keeps a password set before the mailbox was proven.
+        'POST /auth/verify-email',
       ].sort(),
     )
     // Not limited: me, the two-factor state, logout, the session routes, and listing, renaming and removing passkeys.

@@ -5,7 +5,7 @@ import type { AddCredentialCodes } from './add-credential-code.js'
 import type { AfterAnswer } from './background.js'
 import type { RefreshCookie } from './cookies.js'
 import type { DeviceCore } from './device.js'
-import type { GuardEnv, GuardOptions } from './guard.js'
+import type { GuardEnv, GuardOptions, Identity } from './guard.js'
 import type { Notifier } from './notify.js'
 import type { ResolvedOptions } from './options.js'
 import type { PasskeyCore } from './passkeys/ceremony.js'
@@ -22,6 +22,8 @@ export interface RouteDeps<U extends UserRecord> {
   /** The user's guard, for a route that chooses its credential itself (logout); the builder guards the others. */
   guard: (auth: true, options?: GuardOptions) => MiddlewareHandler<GuardEnv<U>>
   sessions: SessionCore<U>
+  /** The user and session a presented access token names, or `null` (the guard's check, refusing nothing). */
+  identify: (token: string) => Promise<Identity<U> | null>
   /** Verified against when the email is unknown, so both login paths cost one verification; made inside the login. */
   decoy: () => Promise<string>
   cookie: RefreshCookie

@@ -240,6 +240,11 @@ export const sessionCore = <U extends UserRecord>({
     const found = await store.findRefresh(sessionId === null ? { currentHash: hash } : { sessionId })
     return found && isCurrentValue(found.session, parsed) ? found.session : null
   }
+  /** The account of the live session whose current refresh value is `presented`, read only; `null` otherwise. */
+  const holderOf = async (presented: string): Promise<string | null> => {
+    const found = await currentOf(presented)
+    return found !== null && sessionRemainingMs(found, now(), lifetimes) > 0 ? found.userId : null
+  }
   const setCookie = (
     c: Context,
     session: Pick<SessionRecord, 'id' | 'createdAt' | 'refreshedAt'>,
@@ -361,9 +366,10 @@ export const sessionCore = <U extends UserRecord>({
      * an invalid one is 401 before the cross-site 403).
      */
     async isCurrent(presented: string): Promise<boolean> {
-      const found = await currentOf(presented)
-      return found !== null && sessionRemainingMs(found, now(), lifetimes) > 0
+      return (await holderOf(presented)) !== null
     },
+
+    holderOf,
 
     /**
      * Ends the session whose CURRENT refresh value is `presented` (logout with the cookie alone,

@@ -115,10 +115,13 @@ export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'ow
     return mail
   }
 
-  /** Redeems the newest verification mail sent to `email`: the account proves its mailbox. */
-  const verifyEmail = async (email = 'ada@example.com') => {
+  /**
+   * Redeems the newest verification mail sent to `email`: the account proves its mailbox, and
+   * the password's holder keeps it (docs/reference/lifecycle.md#the-first-proof-of-the-mailbox).
+   */
+  const verifyEmail = async (email = 'ada@example.com', password = PASSWORD) => {
     const { token } = await mailOf('verify-email', email)
-    const res = await request('POST', '/auth/verify-email', { json: { token } })
+    const res = await request('POST', '/auth/verify-email', { json: { token, password } })
     if (res.status !== 204) throw new Error(`verify-email failed: ${res.status} ${await res.text()}`)
   }
 

@@ -17,7 +17,7 @@ it('sets up, signs in through the challenge, renews the recovery codes and turns
   const auth = createAuthClient({ baseUrl: server.base })
   const input = { name: 'Otto', email: `otto-${randomUUID().slice(0, 8)}@example.com`, password: `plum ${randomUUID()}` }
   await auth.signUp(input)
-  await verifyByDevMail(server, input.email)
+  await verifyByDevMail(server, input.email, input.password)
   expect(await auth.twoFactor.status()).toEqual({ enabled: false, pending: false, recoveryCodesLeft: 0 })
   const { secret, uri } = await auth.twoFactor.setup({ currentPassword: input.password })
   expect(uri).toMatch(/^otpauth:\/\/totp\//)
@@ -59,7 +59,7 @@ it('answers the challenge with a code from the app, once: the same code on a new
   const auth = createAuthClient({ baseUrl: server.base })
   const input = { name: 'Tess', email: `tess-${randomUUID().slice(0, 8)}@example.com`, password: `plum ${randomUUID()}` }
   await auth.signUp(input)
-  await verifyByDevMail(server, input.email)
+  await verifyByDevMail(server, input.email, input.password)
   const { secret } = await auth.twoFactor.setup({ currentPassword: input.password })
   const totp = new OTPAuth.TOTP({ secret: OTPAuth.Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' })
   // Away from a step's edge, so that the server's step is the one the codes were made for.

@@ -17,7 +17,26 @@ interface TokenPage {
   /** The auth route the button POSTs `{ token }` to (relative: the page's own origin). */
   endpoint: string
   done: string
+  /**
+   * verify-email: the page asks for the account's password when the browser is not signed in,
+   * sends it and the browser's refresh cookie (only looked at), and says on a 200 that the
+   * password was removed (docs/reference/lifecycle.md#the-first-proof-of-the-mailbox).
+   */
+  keepsPassword?: { removed: string; dead: string }
 }
+
+/**
+ * The front end's mark that a session may exist in this browser (web/src/main.ts, `SIGNED_IN`):
+ * the page cannot read the HttpOnly refresh cookie, so this decides what it asks for. The server
+ * decides what counts.
+ */
+export const SIGNED_IN_MARK = 'latchkey:signed-in'
+
+const PASSWORD_FIELDS = `<p id="signed-in" hidden>This browser is signed in. If it is signed in to this account, just press the button: your password and sessions stay.</p>
+<p id="signed-out" hidden>This browser is not signed in. If you set a password for this account, enter it to keep it.</p>
+<label for="password">Password of this account (optional)</label>
+<input id="password" type="password" autocomplete="current-password">
+<p>Without the password or a browser signed in to this account, confirming removes the account's password and signs out every session. If someone else signed up with your address, that locks them out; you then sign in with a link mailed to this address.</p>`
 
 const PAGES: TokenPage[] = [
   {
@@ -28,6 +47,12 @@ const PAGES: TokenPage[] = [
     intro: 'Press the button to confirm that this email address is yours.',
     endpoint: 'auth/verify-email',
     done: 'Your email address is confirmed.',
+    keepsPassword: {
+      removed:
+        'Your email address is confirmed. The password set for this account was removed and every session signed out: sign in with a link mailed to this address, or set a new password with “Forgot password”.',
+      // A newer mail kills this one's link (docs/reference/lifecycle.md#resending-the-verification-mail).
+      dead: 'This link is no longer valid: it was used, it expired, or a newer verification mail was sent (use the newest one). A sign-in link by email, or “Forgot password”, proves this address too.',
+    },
   },
   {
     path: '/confirm-email',
@@ -40,9 +65,10 @@ const PAGES: TokenPage[] = [
   },
 ]
 
-const script = ({ endpoint, done }: TokenPage) => `(() => {
+const script = ({ endpoint, done, keepsPassword }: TokenPage) => `(() => {
   const button = document.getElementById('confirm')
   const status = document.getElementById('status')
+  const field = document.getElementById('password')
   const token = new URLSearchParams(location.search).get('token')
   history.replaceState(null, '', location.pathname)
   if (!token) {
@@ -50,23 +76,31 @@ const script = ({ endpoint, done }: TokenPage) => `(() => {
     status.textContent = 'This link has no token. Ask for a new mail.'
     return
   }
+  if (field) document.getElementById(localStorage.getItem(${JSON.stringify(SIGNED_IN_MARK)}) ? 'signed-in' : 'signed-out').hidden = false
   button.addEventListener('click', async () => {
     button.disabled = true
     status.textContent = 'Confirming…'
     try {
+      const body = field && field.value ? { token, password: field.value } : { token }
       const res = await fetch(${JSON.stringify(endpoint)}, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ token }),
-        credentials: 'omit',
+        body: JSON.stringify(body),
+        credentials: ${keepsPassword ? "'same-origin'" : "'omit'"},
       })
-      if (res.status === 204) {
+      if (res.status === 204 || (res.status === 200 && ${keepsPassword ? 'true' : 'false'})) {
         button.hidden = true
-        status.textContent = ${JSON.stringify(done)}
+        if (field) field.closest('.card').querySelectorAll('p:not(#status), label, input').forEach((el) => { el.hidden = true })
+        status.textContent = res.status === 204 ? ${JSON.stringify(done)} : ${JSON.stringify(keepsPassword?.removed ?? done)}
         return
       }
       const problem = await res.json().catch(() => null)
-      status.textContent = (problem && problem.detail) || 'Something went wrong (' + res.status + ').'
+      const dead = ${JSON.stringify(keepsPassword?.dead ?? null)}
+      if (dead && problem && problem.type === 'urn:latchkey:problem:invalid-email-token') {
+        status.textContent = dead
+        return
+      }
+      status.textContent = (problem && ((problem.errors && problem.errors[0] && problem.errors[0].message) || problem.detail)) || 'Something went wrong (' + res.status + ').'
     } catch {
       status.textContent = 'The server could not be reached. Try again.'
     }
@@ -77,7 +111,12 @@ const script = ({ endpoint, done }: TokenPage) => `(() => {
 export const tokenPageRoutes = (app: OpenAPIHono) => {
   for (const page of PAGES) {
     const source = script(page)
-    const html = pageHtml(page.title, `<p>${page.intro}</p>\n<button id="confirm" type="button">${page.button}</button>`, source)
+    const fields = page.keepsPassword ? `\n${PASSWORD_FIELDS}` : ''
+    const html = pageHtml(
+      page.title,
+      `<p>${page.intro}</p>${fields}\n<button id="confirm" type="button">${page.button}</button>`,
+      source,
+    )
     const csp = pageCsp(source)
     app.openapi(
       createRoute({

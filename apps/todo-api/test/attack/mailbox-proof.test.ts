@@ -5,9 +5,10 @@
  * - "register first, then the owner arrives": a squatter signs up with the owner's address and
  *   cannot turn two-factor on (403 email-unverified); the owner's reset, through the mail the
  *   squatter cannot read, kills the squatter's password, sessions and refresh cookies, and the
- *   owner is in without a second factor in the way. Also when the owner first verifies the
- *   address through the mail the squatter's signup sent: the squatter's setup then mails its code
- *   to the owner, so enabling still fails.
+ *   owner is in without a second factor in the way.
+ * - "register first, the owner confirms": the owner presses the verification link the squatter's
+ *   signup mailed, without the squatter's session or password; that removes the squatter's
+ *   password and ends its sessions (200 passwordRemoved), and the owner signs in by email alone.
  * - a thief with a stolen password on a verified account cannot turn two-factor on without the
  *   code mailed to the owner; guessing kills the code at the fifth wrong try.
  */
@@ -55,6 +56,13 @@ describe.each(ATTACK_STORES)('the mailbox proof against a squatter and a thief, 
     cookie: cookieFrom(reply, 'refresh_token') ?? '',
   })
   const not = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
+  const sessionRows = async (email: string) =>
+    (
+      await view.query<{ n: number | string }>(
+        'select count(*) as n from auth_sessions s join auth_users u on u.id = s.user_id where u.email = ?',
+        email,
+      )
+    )[0]?.n
   const factorRows = async (email: string) =>
     (
       await view.query<{ n: number | string }>(
@@ -112,39 +120,49 @@ describe.each(ATTACK_STORES)('the mailbox proof against a squatter and a thief, 
     expect(own.status).toBe(200)
   })
 
-  run('register first, the owner verifies, then resets: the squatter’s factor never turns on', async () => {
+  run('register first, the owner presses "Confirm your email address": the squatter keeps nothing', async () => {
     const email = ownerAddress()
     const squatterPassword = strongPassword()
     const signup = await call('POST', '/auth/signup', { body: { name: 'Squatter', email, password: squatterPassword } })
-    const squatter = party(signup)
-    // The verification link of the squatter's signup went to the owner, who opens it.
+    expect(signup.status).toBe(201)
+    const second = await call('POST', '/auth/login', { body: { email, password: squatterPassword } })
+    const squatter = [party(signup), party(second)]
+    // The verification link of the squatter's signup went to the owner, who presses it from a
+    // browser that holds no session of the account and does not know its password.
     const verify = await tokenFromMail(email, 'verify-email')
-    expect((await call('POST', '/auth/verify-email', { body: { token: verify } })).status).toBe(204)
+    const pressed = await call('POST', '/auth/verify-email', { body: { token: verify } })
+    expect(pressed.status).toBe(200)
+    expect(pressed.body).toEqual({ passwordRemoved: true })
+    // Nothing of the squatter's works any more: not the sessions, not the password.
+    const squatterOut = async () => {
+      expect((await call('POST', '/auth/login', { body: { email, password: squatterPassword } })).status).toBe(401)
+      for (const p of squatter) {
+        expect((await call('GET', '/auth/me', { token: p.token })).status).toBe(401)
+        expect((await call('POST', '/auth/refresh', { cookie: p.cookie })).status).toBe(401)
+      }
+    }
+    await squatterOut()
+    expect(Number(await sessionRows(email))).toBe(0)
 
-    // Verified now, so setup works, but its code goes to the owner's mailbox.
+    // The owner signs in by email; the squatter is still out.
     const before = smtp.mails.length
-    const setup = await call('POST', '/auth/two-factor/setup', {
-      token: squatter.token,
-      body: { currentPassword: squatterPassword },
-    })
-    expect(setup.status).toBe(200)
-    const totp = OTPAuth.URI.parse((setup.body as { uri: string }).uri)
-    const mailed = await codeFromMail(email, before)
-    const enable = (emailCode: string) =>
-      call('POST', '/auth/two-factor/enable', { token: squatter.token, body: { code: totp.generate(), emailCode } })
-    expect((await enable(not(mailed))).status).toBe(400)
-    expect((await call('GET', '/auth/two-factor', { token: squatter.token })).body).toMatchObject({ enabled: false })
-
-    const password = await ownerResets(email)
-    await ownerAloneIn(email, squatterPassword, [squatter], password)
+    expect((await call('POST', '/auth/email-sign-in', { body: { email } })).status).toBe(202)
+    const link = await tokenFromMail(email, 'sign-in', before)
+    const owner = await call('POST', '/auth/email-sign-in/verify', { body: { token: link } })
+    expect(owner.status).toBe(200)
+    expect((await call('GET', '/auth/me', { token: party(owner).token })).body).toMatchObject({ email, emailVerified: true })
+    await squatterOut()
+    expect(Number(await sessionRows(email))).toBe(1)
   })
 
   run('a thief with the password of a verified account cannot turn two-factor on without the mailbox', async () => {
     const email = ownerAddress()
     const stolen = strongPassword()
-    expect((await call('POST', '/auth/signup', { body: { name: 'Owner', email, password: stolen } })).status).toBe(201)
+    const signup = await call('POST', '/auth/signup', { body: { name: 'Owner', email, password: stolen } })
+    expect(signup.status).toBe(201)
     const verify = await tokenFromMail(email, 'verify-email')
-    expect((await call('POST', '/auth/verify-email', { body: { token: verify } })).status).toBe(204)
+    // The owner confirms while signed in, so the password stays (and a thief can still steal it).
+    expect((await call('POST', '/auth/verify-email', { token: party(signup).token, body: { token: verify } })).status).toBe(204)
 
     const thief = party(await call('POST', '/auth/login', { body: { email, password: stolen } }))
     const before = smtp.mails.length

@@ -162,7 +162,7 @@ export const racesSuite = (store: AttackStore) =>
           const m = await newMember(server.base, 'Enabler')
           const verify = await smtp.waitFor(m.email, 0, 5_000, 'verify-email')
           const token = decodeURIComponent(/token=(\S+)/.exec(verify.text)?.[1] ?? '')
-          expect((await call('POST', '/auth/verify-email', { body: { token } })).status).toBe(204)
+          expect((await call('POST', '/auth/verify-email', { token: m.token, body: { token } })).status).toBe(204)
           const before = smtp.mails.length
           const setup = await call('POST', '/auth/two-factor/setup', { token: m.token, body: { currentPassword: m.password } })
           expect(setup.status).toBe(200)
@@ -199,7 +199,7 @@ export const racesSuite = (store: AttackStore) =>
         const m = await newMember(server.base, 'Keyholder')
         const verify = await smtp.waitFor(m.email, 0, 5_000, 'verify-email')
         const token = decodeURIComponent(/token=(\S+)/.exec(verify.text)?.[1] ?? '')
-        expect((await call('POST', '/auth/verify-email', { body: { token } })).status).toBe(204)
+        expect((await call('POST', '/auth/verify-email', { token: m.token, body: { token } })).status).toBe(204)
         // The server's origin as a browser's page on it would send it (rpId localhost).
         const authenticator = softAuthenticator({ origin: `http://localhost:${server.port}` })
         const before = smtp.mails.length

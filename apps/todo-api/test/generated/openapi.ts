@@ -168,7 +168,10 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Mark the account verified with the token from the verification mail */
+    /**
+     * Mark the account verified with the token from the verification mail
+     * @description Keeps a password set before the address was proven only when the request comes from its holder: it carries a live session of the account (its access token or its refresh cookie, only looked at) or the account's `password`. Otherwise the first proof of the mailbox removes that password, the second factor and a pending email change, and ends every session (200).
+     */
     post: operations['verifyEmail']
     delete?: never
     options?: never
@@ -862,8 +865,17 @@ export interface components {
       /** Format: password */
       newPassword: string
     }
+    PasswordRemoved: {
+      /** @enum {boolean} */
+      passwordRemoved: true
+    }
     VerifyEmailRequest: {
       token: string
+      /**
+       * Format: password
+       * @description The account's password, to keep it when the request carries no live session of the account (its access token or refresh cookie). Checked when given: wrong → 400, and the token stays usable.
+       */
+      password?: string
     }
     Message: {
       message: string
@@ -1967,14 +1979,23 @@ export interface operations {
       }
     }
     responses: {
-      /** @description The account is verified */
+      /** @description The account is verified; it was not before, and the request did not come from the holder of its password: the password is removed and every session ended (sign in by email, or reset the password) */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['PasswordRemoved']
+        }
+      }
+      /** @description The account is verified; its password and sessions stay */
       204: {
         headers: {
           [name: string]: unknown
         }
         content?: never
       }
-      /** @description Invalid input, or an invalid, used or expired token */
+      /** @description Invalid input, a wrong password (the token stays usable), or an invalid, used or expired token */
       400: {
         headers: {
           [name: string]: unknown
@@ -2019,6 +2040,17 @@ export interface operations {
       /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
       500: {
         headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many password hashings are waiting; nothing was done, try again shortly */
+      503: {
+        headers: {
+          /** @description Seconds to wait */
+          'Retry-After': string
           [name: string]: unknown
         }
         content: {

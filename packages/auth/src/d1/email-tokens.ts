@@ -1,84 +1,117 @@
 /** The email-token facet (`store/email-tokens.ts`) on Cloudflare D1 (every atomic step one guarded batch, `d1/db.ts`). */
 import { and, eq, exists, isNotNull, isNull, sql } from 'drizzle-orm'
 import { emailTokens, users } from '../sqlite/schema.js'
-import type { EmailChangeOutcome, EmailTokenStore } from '../store/email-tokens.js'
+import type {
+  EmailChangeOutcome,
+  EmailTokenStore,
+  SettledEmailVerification,
+  SpendEmailTokenInput,
+} from '../store/email-tokens.js'
 import { liveToken } from '../store/predicates.js'
 import { changes, type D1Db } from './db.js'
 import { lastRows, revokeD1 } from './revoke.js'
 
-export const d1EmailTokens = (db: D1Db): EmailTokenStore => ({
-  async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
-    await db.batch([
-      db.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt))),
-      db.insert(emailTokens).values({ hash: tokenHash, userId, kind, newEmail: newEmail ?? null, expiresAt }),
-    ])
-  },
-
-  async findEmailToken(tokenHash, kind, now) {
-    const row = await db
-      .select({ userId: users.id, email: users.email })
-      .from(emailTokens)
-      .innerJoin(users, eq(users.id, emailTokens.userId))
-      .where(and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, kind)))
-      .get()
-    return row ?? null
-  },
-
-  async verifyEmail({ tokenHash, now, revoke }) {
+export const d1EmailTokens = (db: D1Db): EmailTokenStore => {
+  /** Spends a `verify-email` token and verifies its user; applies `revoke` always, or only on the first proof. */
+  const redeemVerifyToken = async (
+    { tokenHash, now, revoke }: SpendEmailTokenInput,
+    firstProofOnly: boolean,
+  ): Promise<SettledEmailVerification | null> => {
     const live = and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, 'verify-email'))
     const unspent = exists(db.select({ one: sql`1` }).from(emailTokens).where(live))
     const owner = sql`(select ${emailTokens.userId} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
-    const revocation = revokeD1(db, { userId: owner, revoke, spentHash: tokenHash }, unspent)
-    const results = await db.batch([
-      db
-        .update(users)
-        .set({ emailVerified: true, ...revocation.user })
-        .where(and(eq(users.id, owner), unspent)),
-      revocation.sessions,
-      ...revocation.deletes,
-      db.update(emailTokens).set({ usedAt: now }).where(live).returning({ userId: emailTokens.userId }),
-    ])
-    return lastRows<{ userId: string }>(results)[0]?.userId ?? null
-  },
-
-  async confirmEmailChange({ tokenHash, now, revoke }): Promise<EmailChangeOutcome> {
-    const live = and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, 'change-email'))
-    const unspent = exists(
-      db
-        .select({ one: sql`1` })
-        .from(emailTokens)
-        .where(and(live, isNotNull(emailTokens.newEmail))),
-    )
-    const owner = sql`(select ${emailTokens.userId} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
-    const address = sql`(select ${emailTokens.newEmail} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
-    // Another account holds the new address: nothing changes but the spent token.
-    const free = sql`not exists (select 1 from ${users} as holder where holder.email = ${address} and holder.id <> ${owner})`
-    // After the update: the owner's address is the new one.
-    const moved = exists(
+    const unverified = exists(
       db
         .select({ one: sql`1` })
         .from(users)
-        .where(and(eq(users.id, owner), eq(users.email, address))),
+        .where(and(eq(users.id, owner), eq(users.emailVerified, false))),
     )
-    const revocation = revokeD1(db, { userId: owner, revoke, spentHash: tokenHash }, and(unspent, moved))
-    const results = await db.batch([
-      db.select({ email: users.email }).from(users).where(eq(users.id, owner)),
-      db
-        .update(users)
-        .set({ email: address, emailVerified: true, ...revocation.user })
-        .where(and(eq(users.id, owner), unspent, free)),
+    const revocation = revokeD1(
+      db,
+      { userId: owner, revoke, spentHash: tokenHash },
+      firstProofOnly ? and(unspent, unverified) : unspent,
+    )
+    // The update that verifies the account ends the first-proof guard: the revocation comes before it.
+    const [before, revoked, ...results] = await db.batch([
+      db.select({ emailVerified: users.emailVerified }).from(users).where(eq(users.id, owner)),
       revocation.sessions,
       ...revocation.deletes,
+      revocation.userUpdate,
       db
-        .update(emailTokens)
-        .set({ usedAt: now })
-        .where(live)
-        .returning({ userId: emailTokens.userId, newEmail: emailTokens.newEmail }),
+        .update(users)
+        .set({ emailVerified: true })
+        .where(and(eq(users.id, owner), unspent)),
+      db.update(emailTokens).set({ usedAt: now }).where(live).returning({ userId: emailTokens.userId }),
     ])
-    const before = results[0][0]
-    const [spent] = lastRows<{ userId: string; newEmail: string | null }>(results)
-    if (!spent?.newEmail || !before) return { status: 'invalid' }
-    if (changes(results[1]) !== 1) return { status: 'taken', userId: spent.userId }
-    return { status: 'changed', userId: spent.userId, oldEmail: before.email, newEmail: spent.newEmail }
-  },
-})
+    const [spent] = lastRows<{ userId: string }>(results)
+    if (!spent) return null
+    const settled = before[0]?.emailVerified === false
+    return { userId: spent.userId, settled, revokedSessionIds: settled || !firstProofOnly ? revoked.map((row) => row.id) : [] }
+  }
+
+  return {
+    async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
+      await db.batch([
+        db.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt))),
+        db.insert(emailTokens).values({ hash: tokenHash, userId, kind, newEmail: newEmail ?? null, expiresAt }),
+      ])
+    },
+
+    async findEmailToken(tokenHash, kind, now) {
+      const row = await db
+        .select({ userId: users.id, email: users.email })
+        .from(emailTokens)
+        .innerJoin(users, eq(users.id, emailTokens.userId))
+        .where(and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, kind)))
+        .get()
+      return row ?? null
+    },
+
+    async verifyEmail(input) {
+      return (await redeemVerifyToken(input, false))?.userId ?? null
+    },
+
+    settleEmailVerification: (input) => redeemVerifyToken(input, true),
+
+    async confirmEmailChange({ tokenHash, now, revoke }): Promise<EmailChangeOutcome> {
+      const live = and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, 'change-email'))
+      const unspent = exists(
+        db
+          .select({ one: sql`1` })
+          .from(emailTokens)
+          .where(and(live, isNotNull(emailTokens.newEmail))),
+      )
+      const owner = sql`(select ${emailTokens.userId} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
+      const address = sql`(select ${emailTokens.newEmail} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
+      // Another account holds the new address: nothing changes but the spent token.
+      const free = sql`not exists (select 1 from ${users} as holder where holder.email = ${address} and holder.id <> ${owner})`
+      // After the update: the owner's address is the new one.
+      const moved = exists(
+        db
+          .select({ one: sql`1` })
+          .from(users)
+          .where(and(eq(users.id, owner), eq(users.email, address))),
+      )
+      const revocation = revokeD1(db, { userId: owner, revoke, spentHash: tokenHash }, and(unspent, moved))
+      const results = await db.batch([
+        db.select({ email: users.email }).from(users).where(eq(users.id, owner)),
+        db
+          .update(users)
+          .set({ email: address, emailVerified: true, ...revocation.user })
+          .where(and(eq(users.id, owner), unspent, free)),
+        revocation.sessions,
+        ...revocation.deletes,
+        db
+          .update(emailTokens)
+          .set({ usedAt: now })
+          .where(live)
+          .returning({ userId: emailTokens.userId, newEmail: emailTokens.newEmail }),
+      ])
+      const before = results[0][0]
+      const [spent] = lastRows<{ userId: string; newEmail: string | null }>(results)
+      if (!spent?.newEmail || !before) return { status: 'invalid' }
+      if (changes(results[1]) !== 1) return { status: 'taken', userId: spent.userId }
+      return { status: 'changed', userId: spent.userId, oldEmail: before.email, newEmail: spent.newEmail }
+    },
+  }
+}

@@ -219,7 +219,8 @@ describe.each(STORES)('sign-in by email on $name', ({ skip, open }) => {
       await h.auth.settled()
       const verifyMail = h.allMails.find((m) => m.kind === 'verify-email')
       if (verifyMail?.kind !== 'verify-email') throw new Error('no verification mail')
-      expect((await h.request('POST', '/auth/verify-email', { json: { token: verifyMail.token } })).status).toBe(204)
+      const verified = await h.request('POST', '/auth/verify-email', { json: { token: verifyMail.token }, headers: user.bearer })
+      expect(verified.status).toBe(204)
       const setup = await h.request('POST', '/auth/two-factor/setup', {
         json: { currentPassword: PASSWORD },
         headers: user.bearer,
@@ -254,8 +255,10 @@ describe.each(STORES)('sign-in by email on $name', ({ skip, open }) => {
       'a@v.com,b@x.com',
       'a@v.com, b@x.com',
       'a@v.com;b@x.com',
-      'victim＠corp.com',
-      'victim@corp．com',
+      // Typed in full width, an address is its ASCII form (full-width-email.test.ts); these are
+      // refused for what they are once normalised: a list and a quoted local part.
+      'victim＠corp．com，b＠x．com',
+      '＂e@a.com＂＠v.com',
       'Victim <victim@corp.com>',
       'victim@corp.com\nBcc: b@x.com',
     ]) {

@@ -34,6 +34,15 @@ export type EmailChangeOutcome =
   /** Unknown, used or expired. */
   | { status: 'invalid' }
 
+/** What redeeming a `verify-email` token did when it may settle the account. */
+export interface SettledEmailVerification {
+  userId: string
+  /** The account was not verified before: this was the first proof of its mailbox, and `revoke` was applied. */
+  settled: boolean
+  /** Ids of the sessions `revoke` deleted (for `session.revoked`). */
+  revokedSessionIds: string[]
+}
+
 /** Email tokens. */
 export interface EmailTokenStore {
   /** Stores a verification or email-change token; every earlier unused token of that kind and user dies. */
@@ -46,6 +55,13 @@ export interface EmailTokenStore {
    * Of concurrent calls with one token exactly one succeeds.
    */
   verifyEmail(input: SpendEmailTokenInput): Promise<string | null>
+  /**
+   * As {@link verifyEmail}, but `revoke` is applied only when the user was not verified yet (the
+   * first proof of the mailbox settles the account, docs/reference/lifecycle.md#the-first-proof-of-the-mailbox);
+   * answers what it did, or `null` (unknown, used, expired, or another kind). Of concurrent calls
+   * with one token exactly one succeeds.
+   */
+  settleEmailVerification(input: SpendEmailTokenInput): Promise<SettledEmailVerification | null>
   /**
    * Atomically spends an unused, unexpired `change-email` token and, unless another account holds
    * the new address by now, makes it the user's email (verified) and applies `revoke`. Of

@@ -79,6 +79,13 @@ const drivers: Record<AccountEvent, Driver> = {
       expect(await store.verifyEmail({ tokenHash: hash('verify'), now: T0, revoke })).toBe(user.id)
     },
   },
+  'email-verification-settled': {
+    spends: ['verifyToken'],
+    run: async (store, { user, hash }, revoke) => {
+      const settled = await store.settleEmailVerification({ tokenHash: hash('verify'), now: T0, revoke })
+      expect(settled).toMatchObject({ userId: user.id, settled: true })
+    },
+  },
   'email-change-confirmed': {
     spends: ['changeToken'],
     run: async (store, { hash }, revoke) => {

@@ -55,6 +55,57 @@ export const lifecycleConformance = (t: Conformance) => {
       expect(results.filter((r) => r === user.id)).toHaveLength(1)
     })
 
+    it('settles an unverified account on its first proof: revokes what it is handed, once, and names the sessions', async () => {
+      const user = await newUser()
+      const session = await newSession(user.id)
+      await token('verify-email', user.id, 'settle')
+      const settle = () =>
+        t.store.settleEmailVerification({ revoke: accountEvents['email-verification-settled'], tokenHash: 'settle', now: T0 })
+      expect(await settle()).toEqual({ userId: user.id, settled: true, revokedSessionIds: [session] })
+      expect(await settle()).toBeNull()
+      const found = await t.store.findUserById(user.id)
+      expect(found).toMatchObject({ user: { emailVerified: true }, passwordHash: null, credentialsVersion: 1 })
+      expect(await t.store.findSession(session)).toBeNull()
+    })
+
+    it('leaves an account verified meanwhile as it is: its password and sessions stay', async () => {
+      const user = await newUser()
+      await t.store.createResetToken({ userId: user.id, tokenHash: 'proved', expiresAt: at(60_000) })
+      await token('verify-email', user.id, 'late-link')
+      await t.store.consumeResetToken({
+        revoke: accountEvents['password-reset'],
+        tokenHash: 'proved',
+        now: T0,
+        passwordHash: 'new',
+      })
+      // A session opened after the reset, at the version it left.
+      const session = crypto.randomUUID()
+      await t.store.createSession({ id: session, userId: user.id, refreshHash: session, now: T0, credentialsVersion: 1 })
+      expect(
+        await t.store.settleEmailVerification({
+          revoke: accountEvents['email-verification-settled'],
+          tokenHash: 'late-link',
+          now: T0,
+        }),
+      ).toEqual({ userId: user.id, settled: false, revokedSessionIds: [] })
+      expect(await t.store.findUserById(user.id)).toMatchObject({ passwordHash: 'new', credentialsVersion: 1 })
+      expect(await t.store.findSession(session)).not.toBeNull()
+    })
+
+    it('settles with one of 20 concurrent redemptions of one token, and refuses a dead one', async () => {
+      const user = await newUser()
+      await token('verify-email', user.id, 'settle-race')
+      await token('change-email', user.id, 'settle-kind', `k-${user.id}@example.com`)
+      const revoke = accountEvents['email-verification-settled']
+      expect(await t.store.settleEmailVerification({ revoke, tokenHash: 'settle-kind', now: T0 })).toBeNull()
+      expect(await t.store.settleEmailVerification({ revoke, tokenHash: 'settle-race', now: at(3_600_000) })).toBeNull()
+      expect(await t.store.findUserById(user.id)).toMatchObject({ user: { emailVerified: false }, passwordHash: 'hash-1' })
+      const results = await Promise.all(
+        Array.from({ length: 20 }, () => t.store.settleEmailVerification({ revoke, tokenHash: 'settle-race', now: T0 })),
+      )
+      expect(results.filter((r) => r !== null)).toEqual([{ userId: user.id, settled: true, revokedSessionIds: [] }])
+    })
+
     it("finds a live token's owner by kind without spending it (the rate limit's key)", async () => {
       const user = await newUser()
       await token('verify-email', user.id, 'find-v')
