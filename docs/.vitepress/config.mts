@@ -5,12 +5,14 @@
  */
 import { existsSync } from 'node:fs'
 import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitepress'
 import { pageFiles, ROOT } from './pages.js'
 import { repositoryLinks } from './repository-links.js'
 import { slugify } from './slug.js'
 
 const pages = new Set(pageFiles())
+const component = (file: string) => fileURLToPath(new URL(`./theme/${file}`, import.meta.url))
 const isPage = (file: string) => pages.has(file) || (existsSync(`${file}.md`) && pages.has(`${file}.md`))
 
 const reference = [
@@ -56,8 +58,21 @@ export default defineConfig({
   // `http://localhost:3000` is where the reference server runs on the reader's machine.
   ignoreDeadLinks: 'localhostLinks',
   markdown: {
+    // Highlighted code at WCAG AA contrast on the code blocks' background, in both themes (the
+    // default github-light/-dark themes are not: comments and strings fall below 4.5:1).
+    theme: { light: 'github-light-high-contrast', dark: 'github-dark-high-contrast' },
     anchor: { slugify },
     config: (md) => repositoryLinks(md, ROOT, (file) => isPage(resolve(file))),
+  },
+  // Two of the default theme's components, each wrapped for accessibility (see the files):
+  // VitePress's documented way to override an internal component is an alias of its import.
+  vite: {
+    resolve: {
+      alias: [
+        { find: /^\.\/VPNavBarSearchButton\.vue$/, replacement: component('SearchButton.vue') },
+        { find: /^\.\/VPHome\.vue$/, replacement: component('HomeMain.vue') },
+      ],
+    },
   },
   themeConfig: {
     search: { provider: 'local' },

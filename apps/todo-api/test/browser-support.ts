@@ -2,11 +2,13 @@
  * What the browser tests share: Debian's headless Chromium (never a downloaded browser), where
  * screenshots go (test-artifacts/todo-api/, git-ignored), and a watch on a page's console errors.
  * The tests skip, saying why, when /usr/bin/chromium is missing (`.ci/run` installs it when it can).
+ * And axe-core's audit of a page, which the front end's screens, `/docs` and the docs site pass.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import type { ConsoleMessage, Page } from 'playwright-core'
-import { REPO_ROOT } from './support.js'
+import { type Account, REPO_ROOT, request } from './support.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'todo-api')
@@ -54,4 +56,32 @@ export const watch = (page: Page, ownOrigin: string): PageProblems => {
       ...uncaught,
     ],
   }
+}
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+
+export interface Violation {
+  id: string
+  help: string
+  nodes: string[]
+}
+
+/**
+ * axe-core's violations on the page as it is now (WCAG 2.x A and AA, and axe's best practices):
+ * axe's own script evaluated in the page over the DevTools protocol, so the page's CSP stays as served.
+ */
+export const audit = async (page: Page): Promise<Violation[]> => {
+  await page.evaluate(AXE)
+  const violations = await page.evaluate<{ id: string; help: string; nodes: { target: string[] }[] }[]>(
+    'axe.run(document).then((result) => result.violations)',
+  )
+  return violations.map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) }))
+}
+
+/** The account is gone: the front end shows the sign-in screen saying so, and its password signs in no more. */
+export const expectDeleted = async (page: Page, base: string, account: Pick<Account, 'email' | 'password'>) => {
+  await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor({ timeout: 15_000 })
+  await page.getByText('Your account is deleted.').waitFor()
+  const login = await request(base, 'POST', '/auth/login', { body: { email: account.email, password: account.password } })
+  if (login.status !== 401) throw new Error(`the deleted account's login answered ${login.status}`)
 }

@@ -8,7 +8,6 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import * as OTPAuth from 'otpauth'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
@@ -20,6 +19,7 @@ import {
   request,
   signup,
   startServer,
+  turnOnTwoFactor,
   verifyByDevMail,
 } from './support.js'
 
@@ -41,8 +41,12 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
     await server?.stop()
   })
 
-  /** A page whose browser has one platform authenticator that verifies the user (like a laptop's fingerprint reader). */
-  const withAuthenticator = async (context: BrowserContext) => {
+  /**
+   * A page whose browser has one platform authenticator that verifies the user (like a laptop's
+   * fingerprint reader); with `refuseVerification`, one whose check fails every time (the person
+   * turned the fingerprint away, or cancelled), which WebAuthn reports as `NotAllowedError`.
+   */
+  const withAuthenticator = async (context: BrowserContext, { refuseVerification = false } = {}) => {
     const page = await context.newPage()
     const cdp = await context.newCDPSession(page)
     await cdp.send('WebAuthn.enable')
@@ -52,12 +56,28 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
         transport: 'internal',
         hasResidentKey: true,
         hasUserVerification: true,
-        isUserVerified: true,
+        isUserVerified: !refuseVerification,
         automaticPresenceSimulation: true,
       },
     })
     const credentials = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials
-    return { page, credentials }
+    /** Puts another authenticator's passkey (with its private key) on this one. */
+    const holds = (credential: Awaited<ReturnType<typeof credentials>>[number]) =>
+      cdp.send('WebAuthn.addCredential', { authenticatorId, credential })
+    return { page, credentials, holds }
+  }
+
+  /** What a person would read as an error: the alert lines with text, and any word of a network failure. */
+  const redText = async (page: Page) => [
+    ...(await page.locator('[role="alert"]').allInnerTexts()).map((text) => text.trim()).filter((text) => text !== ''),
+    ...(await page.getByText(/could not be reached/i).allInnerTexts()),
+  ]
+
+  /** Presses a passkey button and waits for its ceremony to end (the button is disabled while it runs). */
+  const pressAndWait = async (page: Page, name: string) => {
+    const button = page.getByRole('button', { name })
+    await button.click()
+    await expect.poll(() => button.isEnabled(), { timeout: 15_000 }).toBe(true)
   }
 
   const signInWithPassword = async (page: Page, account: Account) => {
@@ -153,16 +173,7 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
     await screen(page, 'Sign in')
 
     // Two-factor sign-in on, over the API (the account screen's own flow is web.test.ts's).
-    const codesBefore = devMailCount(server, 'add-credential code', account.email)
-    const setup = await request(server.base, 'POST', '/auth/two-factor/setup', { token: account.token, body: {} })
-    expect(setup.status).toBe(200)
-    const totp = OTPAuth.URI.parse((setup.body as { uri: string }).uri) as OTPAuth.TOTP
-    const emailCode = await devMail(server, 'add-credential code', account.email, codesBefore)
-    const enable = await request(server.base, 'POST', '/auth/two-factor/enable', {
-      token: account.token,
-      body: { code: totp.generate(), emailCode },
-    })
-    expect(enable.status).toBe(200)
+    await turnOnTwoFactor(server, account)
 
     // The password step now asks for the second one, and offers the passkey.
     await signInWithPassword(page, account)
@@ -171,6 +182,85 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
     await page.getByRole('button', { name: 'Use a passkey instead' }).click()
     await screen(page, 'Todos')
     await page.getByText(account.email).waitFor()
+    expect(problems.errors()).toEqual([])
+    await context.close()
+  })
+
+  it('a passkey prompt that ends without a passkey shows no error: an authenticator with none for the site', {
+    timeout: 60_000,
+  }, async () => {
+    const context = await browser.newContext()
+    const { page } = await withAuthenticator(context)
+    const problems = watch(page, `http://localhost:${server.port}`)
+    const asked = () =>
+      server
+        .stdout()
+        .split('\n')
+        .filter((line) => line.startsWith('POST /auth/passkeys/login/options 200')).length
+    const before = asked()
+    await page.goto(`http://localhost:${server.port}/#/signin`)
+    await screen(page, 'Sign in')
+    // The autofill request of the first load, answered at once by an authenticator with nothing to offer.
+    await expect.poll(asked, { timeout: 10_000 }).toBeGreaterThan(before)
+    await page.waitForTimeout(1_000)
+    expect(await redText(page)).toEqual([])
+    await pressAndWait(page, 'Sign in with a passkey')
+    expect(asked() - before).toBe(2)
+    expect(await redText(page)).toEqual([])
+    await shot(page, 'none-for-the-site')
+    expect(problems.errors()).toEqual([])
+    await context.close()
+  })
+
+  it('a passkey prompt whose check the person refuses shows no error: sign-in, the two-factor step, adding one', {
+    timeout: 120_000,
+  }, async () => {
+    const account = await signup(server.base, 'Refuser')
+    await verifyByDevMail(server, account.email)
+    const owner = await browser.newContext()
+    const laptop = await withAuthenticator(owner)
+    await signInWithPassword(laptop.page, account)
+    await screen(laptop.page, 'Todos')
+    await addPasskey(laptop.page, account, 'Laptop')
+    const [credential] = await laptop.credentials()
+    if (!credential) throw new Error('no passkey on the authenticator')
+    await owner.close()
+    const { totp } = await turnOnTwoFactor(server, account)
+
+    // The same passkey on a device whose user verification fails (the person cancels it).
+    const context = await browser.newContext()
+    const { page, holds } = await withAuthenticator(context, { refuseVerification: true })
+    await holds(credential)
+    const problems = watch(page, `http://localhost:${server.port}`)
+    await page.goto(`http://localhost:${server.port}/#/signin`)
+    await screen(page, 'Sign in')
+    await page.waitForTimeout(1_000)
+    expect(await redText(page), 'autofill').toEqual([])
+    await pressAndWait(page, 'Sign in with a passkey')
+    expect(await redText(page), 'button').toEqual([])
+
+    await page.getByLabel('Email', { exact: true }).fill(account.email)
+    await page.getByLabel('Password', { exact: true }).fill(account.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await screen(page, 'Two-factor code')
+    await pressAndWait(page, 'Use a passkey instead')
+    expect(await redText(page), 'second step').toEqual([])
+    await page.getByLabel('Code', { exact: true }).fill(totp.generate({ timestamp: Date.now() + 30_000 }))
+    await page.getByRole('button', { name: 'Verify' }).click()
+    await screen(page, 'Todos')
+
+    // Adding a passkey, refused at the device: a plain note, the form stays for another try.
+    await page.goto(`http://localhost:${server.port}/#/account`)
+    await screen(page, 'Account')
+    const region = page.getByRole('region', { name: 'Passkeys' })
+    const before = devMailCount(server, 'add-credential code', account.email)
+    await region.getByRole('button', { name: 'Add a passkey' }).click()
+    await region.getByLabel('Code from the email').fill(await devMail(server, 'add-credential code', account.email, before))
+    await region.getByRole('button', { name: 'Create the passkey' }).click()
+    await region.getByText('No passkey was created.').waitFor({ timeout: 15_000 })
+    expect(await redText(page), 'adding').toEqual([])
+    await region.getByRole('button', { name: 'Create the passkey' }).waitFor()
+    await shot(page, 'refused-adding')
     expect(problems.errors()).toEqual([])
     await context.close()
   })

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import * as OTPAuth from 'otpauth'
 import { SMTPServer } from 'smtp-server'
 import { pgUnreachable } from '../../../packages/auth/test/postgres-probe.js'
 
@@ -334,6 +335,25 @@ export const verifyByDevMail = async (server: RunningServer, email: string, pass
   const token = new URL(link).searchParams.get('token') ?? ''
   const reply = await request(server.base, 'POST', '/auth/verify-email', { body: { token, password } })
   if (reply.status !== 204) throw new Error(`verify-email answered ${reply.status}: ${reply.text}`)
+}
+
+/**
+ * In development without SMTP: turns two-factor sign-in on for a verified account over the API
+ * (setup, then enable with a code of the app and the mailed add-credential code); its TOTP (whose
+ * current step is now used) and its recovery codes.
+ */
+export const turnOnTwoFactor = async (server: RunningServer, account: Account) => {
+  const before = devMailCount(server, 'add-credential code', account.email)
+  const setup = await request(server.base, 'POST', '/auth/two-factor/setup', { token: account.token, body: {} })
+  if (setup.status !== 200) throw new Error(`two-factor/setup answered ${setup.status}: ${setup.text}`)
+  const totp = OTPAuth.URI.parse((setup.body as { uri: string }).uri) as OTPAuth.TOTP
+  const emailCode = await devMail(server, 'add-credential code', account.email, before)
+  const enable = await request(server.base, 'POST', '/auth/two-factor/enable', {
+    token: account.token,
+    body: { code: totp.generate(), emailCode },
+  })
+  if (enable.status !== 200) throw new Error(`two-factor/enable answered ${enable.status}: ${enable.text}`)
+  return { totp, recoveryCodes: (enable.body as { recoveryCodes: string[] }).recoveryCodes }
 }
 
 export interface TodoJson {

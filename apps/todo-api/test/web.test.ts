@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import * as OTPAuth from 'otpauth'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
+import { ARGS, ARTIFACTS, CHROMIUM, expectDeleted, skipReason, watch } from './browser-support.js'
 import { type RunningServer, request, signup, startServerWithMail, type startSmtp } from './support.js'
 
 /** Seconds an access token lives on the server of the expiry tests. */
@@ -279,12 +279,7 @@ describe.skipIf(skipReason !== null)('the front end in headless Chromium', () =>
     const section = page.getByRole('region', { name: 'Delete the account' })
     // Signed in just now: the session is proof enough, no password is asked.
     await section.getByRole('button', { name: 'Delete my account' }).click()
-    await screen(page, 'Sign in')
-    await page.getByText('Your account is deleted.').waitFor()
-    const login = await request(server.base, 'POST', '/auth/login', {
-      body: { email: account.email, password: account.password },
-    })
-    expect(login.status).toBe(401)
+    await expectDeleted(page, server.base, account)
     await context.close()
   })
 

@@ -22,7 +22,7 @@ main{max-width:28rem;margin:2rem auto;padding:0 1rem}h1{font-size:1.5rem;margin:
 label{display:block;margin:1rem 0 .25rem;font-weight:500}
 input{width:100%;padding:.55rem .7rem;font:inherit;color:var(--text);background:var(--card);border:1px solid var(--line);border-radius:.5rem}
 button{margin-top:1.25rem;padding:.55rem 1.2rem;font:inherit;font-weight:600;color:var(--accent-text);background:var(--accent);border:1px solid var(--accent);border-radius:.5rem;cursor:pointer}
-#status{margin:1rem 0 0}#status:empty{margin:0}.back{margin:1.25rem 0 0}.card>p:first-of-type{margin-top:0}.card>button{margin-top:.25rem}`
+.hint{margin:.25rem 0 1rem;color:var(--muted);font-size:.9rem}#status{margin:1rem 0 0}#status:empty{margin:0}.back{margin:1.25rem 0 0}.card>p:first-of-type{margin-top:0}.card>button{margin-top:.25rem}`
 
 const hash = (source: string) => `'sha256-${createHash('sha256').update(source, 'utf8').digest('base64')}'`
 

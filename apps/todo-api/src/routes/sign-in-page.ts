@@ -52,7 +52,8 @@ const SCRIPT = `(() => {
           challenge = (await res.json()).challenge
           second.hidden = false
           button.textContent = 'Verify'
-          status.textContent = 'Enter the code from your authenticator app, or a recovery code.'
+          // The field's hint says what to type, above the button; the status line is for outcomes.
+          status.textContent = ''
           code.focus()
         } else {
           await explain(res)
@@ -72,7 +73,7 @@ const SCRIPT = `(() => {
 })()`
 
 const BODY = `<p>Press the button to sign in on this device.</p>
-<div id="second" hidden><label for="code">Two-factor code</label><input id="code" autocomplete="one-time-code" maxlength="20"></div>
+<div id="second" hidden><label for="code">Two-factor code</label><input id="code" autocomplete="one-time-code" maxlength="20" aria-describedby="code-hint"><p id="code-hint" class="hint">Enter the code from your authenticator app, or a recovery code.</p></div>
 <button id="confirm" type="button">Sign me in</button>`
 
 export const signInPageRoute = (app: OpenAPIHono) => {

@@ -5,24 +5,13 @@
  * is enough, and later the server asks for a fresh sign-in, which the dialog of reauth.ts
  * collects in place.
  */
-import type { AuthClient, SessionView, User } from '@latchkey/client'
+import type { SessionView } from '@latchkey/client'
+import { deleteSection } from './account-delete.js'
+import { twoFactorSection } from './account-two-factor.js'
 import { deviceName } from './device.js'
 import { announce, describeError, form, h } from './dom.js'
 import { passkeysSection } from './passkeys.js'
-import { qrCode } from './qr.js'
-
-interface AccountContext {
-  auth: AuthClient
-  user: User
-  show: (title: string, ...content: Node[]) => void
-  /** What the next screen says (set before a step that signs out; the sign-in screen shows it). */
-  noticeNext: (message: string) => void
-}
-
-const section = (title: string, ...content: (Node | string)[]) => {
-  const id = `section-${title.toLowerCase().replace(/\W+/g, '-')}`
-  return h('section', { 'aria-labelledby': id, id: `${id}-region` }, h('h2', { id }, title), ...content)
-}
+import { type AccountContext, section } from './section.js'
 
 const when = (iso: string) =>
   new Date(iso).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' })
@@ -156,152 +145,6 @@ const sessionsSection = ({ auth }: AccountContext) => {
   void load()
   return section('Sessions', list, alone, others, status)
 }
-
-const recoveryList = (codes: string[]) =>
-  h(
-    'div',
-    { class: 'recovery' },
-    h('p', {}, 'Your recovery codes. Keep them somewhere safe: each works once, and they are shown only now.'),
-    h('ul', { 'aria-label': 'Recovery codes' }, ...codes.map((code) => h('li', {}, h('code', {}, code)))),
-  )
-
-const twoFactorSection = (context: AccountContext) => {
-  const { auth } = context
-  const body = h('div', {})
-  const render = async () => {
-    let status: Awaited<ReturnType<AuthClient['twoFactor']['status']>>
-    try {
-      status = await auth.twoFactor.status()
-    } catch (err) {
-      body.replaceChildren(h('p', { class: 'error', role: 'alert' }, describeError(err)))
-      return
-    }
-    if (!status.enabled) {
-      body.replaceChildren(
-        h('p', {}, 'Two-factor sign-in is off. Turn it on to ask for a code from an authenticator app at every sign-in.'),
-        h(
-          'p',
-          { class: 'hint' },
-          context.user.emailVerified
-            ? 'Setting it up emails you a code that turning it on needs.'
-            : 'Verify your email address first: two-factor sign-in needs a code sent to it.',
-        ),
-        form({
-          label: 'Set up two-factor sign-in',
-          submit: 'Set up',
-          fields: [],
-          async onSubmit() {
-            const { secret, uri } = await auth.twoFactor.setup()
-            confirm(secret, uri)
-          },
-        }),
-      )
-      return
-    }
-    body.replaceChildren(
-      h('p', {}, `Two-factor sign-in is on. ${status.recoveryCodesLeft} recovery codes left.`),
-      h('h3', {}, 'New recovery codes'),
-      form({
-        label: 'New recovery codes',
-        submit: 'Make new recovery codes',
-        fields: [
-          { name: 'code', label: 'Code from your app', autocomplete: 'one-time-code', inputmode: 'numeric', maxlength: 6 },
-        ],
-        async onSubmit({ code = '' }) {
-          const { recoveryCodes } = await auth.twoFactor.regenerateRecoveryCodes({ code: code.trim() })
-          body.replaceChildren(recoveryList(recoveryCodes), doneButton())
-          announce('New recovery codes made; the old ones no longer work.')
-        },
-      }),
-      h('h3', {}, 'Turn two-factor sign-in off'),
-      form({
-        label: 'Turn two-factor sign-in off',
-        submit: 'Turn off',
-        fields: [{ name: 'code', label: 'Code or recovery code', autocomplete: 'one-time-code', maxlength: 20 }],
-        async onSubmit({ code = '' }) {
-          await auth.twoFactor.disable({ code: code.trim() })
-          announce('Two-factor sign-in is off.')
-          await render()
-        },
-      }),
-    )
-  }
-  const doneButton = () => {
-    const done = h('button', { type: 'button' }, 'I saved them')
-    done.addEventListener('click', () => void render())
-    return done
-  }
-  const confirm = (secret: string, uri: string) => {
-    body.replaceChildren(
-      h('p', {}, 'Scan this code with your authenticator app, or type the key in, then enter the code it shows.'),
-      qrCode(uri, 'QR code of the two-factor key'),
-      h('p', {}, 'Key: ', h('code', { class: 'secret', 'data-secret': secret }, secret.replace(/(.{4})/g, '$1 ').trim())),
-      form({
-        label: 'Confirm two-factor sign-in',
-        submit: 'Turn on',
-        fields: [
-          {
-            name: 'code',
-            label: 'Code from your app',
-            autocomplete: 'one-time-code',
-            inputmode: 'numeric',
-            maxlength: 6,
-            pattern: '[0-9]{6}',
-          },
-          {
-            name: 'emailCode',
-            label: 'Code from the email we just sent you',
-            autocomplete: 'one-time-code',
-            inputmode: 'numeric',
-            maxlength: 6,
-            pattern: '[0-9]{6}',
-            hint: 'It works for 10 minutes. Setting up again sends a new one.',
-          },
-        ],
-        async onSubmit({ code = '', emailCode = '' }) {
-          const { recoveryCodes } = await auth.twoFactor.enable({ code: code.trim(), emailCode: emailCode.trim() })
-          body.replaceChildren(
-            h('p', { role: 'status' }, 'Two-factor sign-in is on. Your other sessions are signed out.'),
-            recoveryList(recoveryCodes),
-            doneButton(),
-          )
-        },
-      }),
-    )
-  }
-  void render()
-  return section('Two-factor sign-in', body)
-}
-
-const deleteSection = ({ auth, noticeNext }: AccountContext) =>
-  section(
-    'Delete the account',
-    h('p', {}, 'This deletes your account and every todo in it. It cannot be undone.'),
-    form({
-      label: 'Delete the account',
-      submit: 'Delete my account',
-      className: 'danger',
-      fields: [
-        {
-          name: 'code',
-          label: 'Code or recovery code',
-          autocomplete: 'one-time-code',
-          maxlength: 20,
-          required: false,
-          hint: 'Needed when two-factor sign-in is on.',
-        },
-      ],
-      async onSubmit({ code = '' }) {
-        noticeNext('Your account is deleted.')
-        try {
-          await auth.deleteAccount(code.trim() ? { code: code.trim() } : {})
-        } catch (err) {
-          noticeNext('')
-          throw err
-        }
-      },
-    }),
-  )
 
 export const accountScreen = async (context: AccountContext) => {
   // The freshest view of the user (e.g. the email was verified in another tab).

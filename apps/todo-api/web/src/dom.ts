@@ -24,17 +24,17 @@ let ids = 0
 export const uid = (prefix: string) => `${prefix}-${++ids}`
 
 let fade: ReturnType<typeof setTimeout> | undefined
+let frame: number | undefined
 /**
  * Says `message` in the page's live region, which is also on screen (a toast at the bottom) for
- * a few seconds: what a screen reader hears, everyone sees.
+ * a few seconds, or until the next screen ({@link quiet}): what a screen reader hears, everyone sees.
  */
 export const announce = (message: string) => {
   const region = document.getElementById('announce')
   if (!region) return
-  region.textContent = ''
-  clearTimeout(fade)
+  quiet()
   // A change the live region notices even when the same words come twice.
-  requestAnimationFrame(() => {
+  frame = requestAnimationFrame(() => {
     region.textContent = message
     fade = setTimeout(() => {
       region.textContent = ''
@@ -42,14 +42,41 @@ export const announce = (message: string) => {
   })
 }
 
-/** What a refusal says to a person: the server's detail, and when to try again after a 429. */
+/** Ends the toast now: a new screen's text is not to be covered by what the last screen said. */
+export const quiet = () => {
+  if (frame !== undefined) cancelAnimationFrame(frame)
+  clearTimeout(fade)
+  const region = document.getElementById('announce')
+  if (region) region.textContent = ''
+}
+
+/**
+ * A passkey ceremony that ended without a passkey and without anything going wrong: the person
+ * closed the browser's dialog or refused its check, the authenticator holds no passkey for this
+ * site (WebAuthn answers all of these alike, `NotAllowedError`, so a site cannot probe for
+ * passkeys), or a newer ceremony replaced this one (`AbortError`). The browser throws a
+ * `DOMException`; @simplewebauthn/browser wraps it in a `WebAuthnError` of the same name.
+ */
+export const dismissed = (err: unknown): boolean =>
+  err instanceof Error && (err.name === 'NotAllowedError' || err.name === 'AbortError')
+
+/**
+ * What a failure says to a person: the server's detail (and when to try again after a 429),
+ * that no answer came (status 0), or what else went wrong, never a network error it was not.
+ */
 export const describeError = (err: unknown): string => {
   if (err instanceof AuthClientError) {
+    if (err.status === 0) return 'The server could not be reached. Check your connection and try again.'
     if (err.status === 429 && err.retryAfter !== null)
       return `${err.detail || 'Too many attempts.'} Try again in ${err.retryAfter} s.`
     return err.detail || `The server answered ${err.status}.`
   }
-  return 'The server could not be reached. Check your connection and try again.'
+  // The browser's WebAuthn errors (InvalidStateError: this device already holds a passkey for
+  // the account; SecurityError; NotSupportedError…) and whatever else threw.
+  const said = err instanceof Error && err.message ? ` (${err.message})` : ''
+  if (err instanceof DOMException || (err instanceof Error && 'code' in err && String(err.code).startsWith('ERROR_')))
+    return `Your device could not use a passkey here${said}.`
+  return `Something went wrong${said}. Try again.`
 }
 
 export interface FieldSpec {

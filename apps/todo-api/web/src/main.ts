@@ -5,19 +5,18 @@
  * session may exist, so a first visit does not ask the server for a refresh it cannot have.
  */
 import './style.css'
-import { createAuthClient, type SignInResult, type TwoFactorChallenge, type User } from '@latchkey/client'
+import { createAuthClient, type User } from '@latchkey/client'
 import { accountScreen } from './account.js'
-import { announce, describeError, form, h } from './dom.js'
-import { passkeySecondStep, passkeySignIn } from './passkeys.js'
+import { describeError, h, quiet } from './dom.js'
 import { confirmIdentity } from './reauth.js'
-import { type Filter, type Todo, todoApi } from './todos.js'
+import { forgotScreen, type ScreenContext, signInScreen, signUpScreen } from './signed-out.js'
+import { todoScreen } from './todo-screen.js'
 
 // An account action that needs a recent sign-in asks for the password in place (see reauth.ts).
 const auth = createAuthClient({
   baseUrl: location.origin,
   onReauthenticationRequired: (prompt) => confirmIdentity(auth, prompt),
 })
-const todos = todoApi(auth)
 const SIGNED_IN = 'latchkey:signed-in'
 
 const view = document.getElementById('view') as HTMLElement
@@ -47,6 +46,8 @@ const show = (title: string, ...content: Node[]) => {
   const heading = h('h1', { tabindex: -1 }, title)
   const banner = notice ? h('p', { class: 'notice', role: 'status' }, notice) : null
   notice = ''
+  // What the last screen announced does not cover this one.
+  quiet()
   view.replaceChildren(...[heading, banner, ...content].filter((node): node is HTMLElement => node !== null))
   heading.focus()
 }
@@ -71,236 +72,11 @@ const renderNav = (user: User | null) => {
   )
 }
 
-// --- signed out -------------------------------------------------------------------------------
-
-const signInScreen = () => {
-  const emailLink = h('button', { type: 'button', class: 'link' }, 'Email me a sign-in link')
-  emailLink.addEventListener('click', () => emailStep())
-  const passwordStep = form({
-    label: 'Sign in',
-    submit: 'Sign in',
-    fields: [
-      // `webauthn`: the browser also offers the site's passkeys here (autofill, see passkeys.ts).
-      { name: 'email', label: 'Email', type: 'email', autocomplete: 'username webauthn' },
-      { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' },
-    ],
-    async onSubmit({ email = '', password = '' }) {
-      signedIn(await auth.signIn({ email, password }))
-    },
-    footer: [
-      h('p', {}, h('a', { href: '#/forgot' }, 'Forgot your password?'), ' · ', h('a', { href: '#/signup' }, 'Create an account')),
-      emailLink,
-    ],
-  })
-  /** Sign-in by email: a link and a 6-digit code in one mail; the code is typed here, in this flow. */
-  const emailStep = () =>
-    show(
-      'Sign in by email',
-      form({
-        label: 'Email me a sign-in link',
-        submit: 'Email me a sign-in link',
-        fields: [{ name: 'email', label: 'Email', type: 'email', autocomplete: 'username' }],
-        async onSubmit({ email = '' }) {
-          const { message, flow } = await auth.emailSignIn.start(email)
-          mailCodeStep(message, flow)
-        },
-        footer: [h('p', {}, h('a', { href: '#/signin' }, 'Sign in with a password'))],
-      }),
-    )
-  const mailCodeStep = (message: string, flow: string) =>
-    show(
-      'Enter the code from the mail',
-      h('p', { role: 'status' }, message),
-      h('p', {}, 'Open the link in the mail, or type its 6-digit code here.'),
-      form({
-        label: 'Sign-in code',
-        submit: 'Sign in',
-        fields: [
-          {
-            name: 'code',
-            label: 'Code from the mail',
-            autocomplete: 'one-time-code',
-            inputmode: 'numeric',
-            maxlength: 6,
-            hint: '6 digits',
-          },
-        ],
-        async onSubmit({ code = '' }) {
-          signedIn(await auth.emailSignIn.verify({ flow, code: code.trim() }))
-        },
-        footer: [h('p', {}, h('a', { href: '#/signin' }, 'Start again'))],
-      }),
-    )
-  /** What a sign-in step answered: the todos, or the two-factor step. */
-  const signedIn = (result: SignInResult) => {
-    if (result.status === 'signed-in') go('todos')
-    else codeStep(result.challenge)
-  }
-  const codeStep = (twoFactor: TwoFactorChallenge) => {
-    const { challenge } = twoFactor
-    show(
-      'Two-factor code',
-      h('p', {}, 'Enter the 6-digit code from your authenticator app, or one of your recovery codes.'),
-      passkeySecondStep(auth, twoFactor, () => go('todos')) ?? document.createTextNode(''),
-      form({
-        label: 'Two-factor code',
-        submit: 'Verify',
-        fields: [
-          {
-            name: 'code',
-            label: 'Code',
-            autocomplete: 'one-time-code',
-            inputmode: 'text',
-            maxlength: 20,
-            hint: '6 digits, or a recovery code such as abcd-efgh-jkmn',
-          },
-        ],
-        async onSubmit({ code = '' }) {
-          await auth.verifyTwoFactor({ challenge, code: code.trim() })
-          go('todos')
-        },
-        footer: [h('p', {}, h('a', { href: '#/signin' }, 'Start again'))],
-      }),
-    )
-  }
-  show('Sign in', passwordStep, passkeySignIn(auth, signedIn))
-}
-
-const signUpScreen = () =>
-  show(
-    'Create an account',
-    form({
-      label: 'Create an account',
-      submit: 'Sign up',
-      fields: [
-        { name: 'name', label: 'Name', autocomplete: 'name', maxlength: 100 },
-        { name: 'email', label: 'Email', type: 'email', autocomplete: 'email' },
-        {
-          name: 'password',
-          label: 'Password',
-          type: 'password',
-          autocomplete: 'new-password',
-          minlength: 8,
-          hint: 'At least 8 characters; a passphrase of a few words is best.',
-        },
-      ],
-      async onSubmit({ name = '', email = '', password = '' }) {
-        await auth.signUp({ name, email, password })
-        notice = `Welcome, ${name}. We sent a link to ${email} to confirm the address.`
-        go('todos')
-      },
-      footer: [h('p', {}, 'Have an account? ', h('a', { href: '#/signin' }, 'Sign in'))],
-    }),
-  )
-
-const forgotScreen = () => {
-  const done = h('p', { role: 'status' })
-  show(
-    'Forgot your password?',
-    form({
-      label: 'Reset your password',
-      submit: 'Send the reset link',
-      fields: [{ name: 'email', label: 'Email', type: 'email', autocomplete: 'email' }],
-      async onSubmit({ email = '' }) {
-        const { message } = await auth.forgotPassword({ email })
-        done.textContent = message
-      },
-      footer: [done, h('p', {}, h('a', { href: '#/signin' }, 'Back to sign in'))],
-    }),
-  )
-}
-
-// --- signed in --------------------------------------------------------------------------------
-
-let filter: Filter = 'all'
-
-const todoScreen = async () => {
-  const list = h('ul', { class: 'todos', 'aria-label': 'Todos' })
-  const status = h('p', { class: 'error', role: 'alert' })
-  const empty = h('p', { class: 'empty' })
-
-  const item = (todo: Todo) => {
-    const id = `todo-${todo.id}`
-    const box = h('input', { type: 'checkbox', id })
-    box.checked = todo.done
-    box.addEventListener('change', async () => {
-      status.textContent = ''
-      box.disabled = true
-      try {
-        await todos.setDone(todo.id, box.checked)
-        announce(`${todo.title}: ${box.checked ? 'done' : 'not done'}`)
-        if (filter !== 'all') await load()
-      } catch (err) {
-        box.checked = !box.checked
-        status.textContent = describeError(err)
-      } finally {
-        box.disabled = false
-      }
-    })
-    const remove = h('button', { type: 'button', class: 'link', 'aria-label': `Delete ${todo.title}` }, 'Delete')
-    remove.addEventListener('click', async () => {
-      status.textContent = ''
-      try {
-        await todos.remove(todo.id)
-        announce(`Deleted ${todo.title}`)
-        await load()
-      } catch (err) {
-        status.textContent = describeError(err)
-      }
-    })
-    return h('li', {}, box, h('label', { for: id }, todo.title), remove)
-  }
-
-  const load = async () => {
-    try {
-      const found = await todos.list(filter)
-      list.replaceChildren(...found.map(item))
-      empty.textContent =
-        found.length === 0
-          ? filter === 'all'
-            ? 'Nothing to do yet. Add your first todo above.'
-            : `No ${filter} todos. Choose “All” to see every todo.`
-          : ''
-    } catch (err) {
-      status.textContent = describeError(err)
-    }
-  }
-
-  const adder = form({
-    label: 'Add a todo',
-    className: 'inline',
-    submit: 'Add',
-    fields: [{ name: 'title', label: 'New todo', maxlength: 500 }],
-    async onSubmit({ title = '' }, element) {
-      const todo = await todos.add(title)
-      element.reset()
-      announce(`Added ${todo.title}`)
-      await load()
-      ;(element.querySelector('input') as HTMLInputElement).focus()
-    },
-  })
-
-  const filters = h(
-    'fieldset',
-    { class: 'filters' },
-    h('legend', {}, 'Show'),
-    ...(['all', 'open', 'done'] as const).map((value) => {
-      const id = `filter-${value}`
-      const radio = h('input', { type: 'radio', name: 'filter', id, value })
-      radio.checked = filter === value
-      radio.addEventListener('change', () => {
-        filter = value
-        void load()
-      })
-      return h('span', {}, radio, h('label', { for: id }, value === 'all' ? 'All' : value === 'open' ? 'Open' : 'Done'))
-    }),
-  )
-
-  show('Todos', adder, filters, status, list, empty)
-  await load()
-}
-
 // --- the router -------------------------------------------------------------------------------
+
+const noticeNext = (message: string) => {
+  notice = message
+}
 
 const render = () => {
   const { user } = auth.getState()
@@ -308,16 +84,12 @@ const render = () => {
   const route = routeOf(location.hash)
   if (!user && !PUBLIC.includes(route)) return go('signin')
   if (user && PUBLIC.includes(route)) return go('todos')
-  if (route === 'signin') return signInScreen()
-  if (route === 'signup') return signUpScreen()
-  if (route === 'forgot') return forgotScreen()
-  if (route === 'account') {
-    const noticeNext = (message: string) => {
-      notice = message
-    }
-    return void accountScreen({ auth, show, user: user as User, noticeNext })
-  }
-  return void todoScreen()
+  const screen: ScreenContext = { auth, show, go, noticeNext }
+  if (route === 'signin') return signInScreen(screen)
+  if (route === 'signup') return signUpScreen(screen)
+  if (route === 'forgot') return forgotScreen(screen)
+  if (route === 'account') return void accountScreen({ ...screen, user: user as User })
+  return void todoScreen(screen)
 }
 
 let known: User | null = null

@@ -5,10 +5,7 @@
  * (404) or the browser has no WebAuthn, the passkey parts stay hidden.
  */
 import { type AuthClient, AuthClientError, type Passkey, type SignInResult } from '@latchkey/client'
-import { announce, describeError, form, h } from './dom.js'
-
-/** A user who closed the browser's passkey dialog (or a ceremony another one replaced): nothing to report. */
-const dismissed = (err: unknown) => err instanceof DOMException || (err instanceof Error && err.name === 'AbortError')
+import { announce, describeError, dismissed, form, h } from './dom.js'
 
 /** Passkeys are off on this server, or the browser cannot use them. */
 const unavailable = (err: unknown) => err instanceof AuthClientError && err.status === 404
@@ -148,8 +145,9 @@ export const passkeysSection = (auth: AuthClient, section: (title: string, ...co
       status.textContent = describeError(err)
       return
     }
+    const note = h('p', { role: 'status' }, 'We emailed you a 6-digit code. Enter it, then confirm with your device.')
     adding.replaceChildren(
-      h('p', { role: 'status' }, 'We emailed you a 6-digit code. Enter it, then confirm with your device.'),
+      note,
       form({
         label: 'Add a passkey',
         submit: 'Create the passkey',
@@ -168,7 +166,11 @@ export const passkeysSection = (auth: AuthClient, section: (title: string, ...co
             announce(`Passkey ${added.name} added.`)
             await load()
           } catch (err) {
-            if (dismissed(err)) throw new Error('The passkey was not created. Try again.')
+            // Closed or refused: the options and the mailed code still hold, so the form stays.
+            if (dismissed(err)) {
+              note.textContent = 'No passkey was created. Choose “Create the passkey” to try again.'
+              return
+            }
             // A refused attempt spends the options' challenge: start again, with a new code.
             adding.replaceChildren()
             add.disabled = false

@@ -5,20 +5,30 @@
  * retries the action; nobody is signed out. Cancel (or Escape) gives up, and the action's form
  * shows why it did not happen.
  */
-import type { AuthClient, ReauthenticationPrompt, ReauthProof } from '@latchkey/client'
-import { describeError, form, h, uid } from './dom.js'
+import {
+  type AuthClient,
+  AuthClientError,
+  type ReauthenticationPrompt,
+  ReauthenticationRequiredError,
+  type ReauthProof,
+} from '@latchkey/client'
+import { describeError, dismissed, form, h, uid } from './dom.js'
 
 const TITLE = 'Confirm it’s you'
 
 const age = (seconds: number) =>
   seconds % 60 === 0 ? `${seconds / 60} minute${seconds === 60 ? '' : 's'}` : `${seconds} seconds`
 
-/** The client's `onReauthenticationRequired`: resolves with the proof the user typed, or `null` when they cancel. */
-export const confirmIdentity = async (
+/**
+ * The dialog: resolves with the proof the user gave, or `null` when they cancel. With `codeHeld`
+ * (the action carries its own code) it asks for no code, and a password comes back alone.
+ */
+const askProof = async (
   auth: AuthClient,
   { error, failure }: ReauthenticationPrompt,
+  { codeHeld = false } = {},
 ): Promise<ReauthProof | null> => {
-  const twoFactor = (await auth.twoFactor.status().catch(() => null))?.enabled ?? false
+  const twoFactor = !codeHeld && ((await auth.twoFactor.status().catch(() => null))?.enabled ?? false)
   return new Promise((resolve) => {
     const titleId = uid('reauth-title')
     const dialog = h('dialog', { 'aria-labelledby': titleId, class: 'reauth' })
@@ -42,8 +52,9 @@ export const confirmIdentity = async (
         finish({ passkey: await auth.passkeys.proof(), ...(code ? { code } : {}) })
       } catch (err) {
         passkey.disabled = false
+        // Closed, refused or no passkey here: the password is still there to use, nothing to report.
         const alert = dialog.querySelector('[role="alert"]')
-        if (alert) alert.textContent = err instanceof DOMException ? 'No passkey was used.' : describeError(err)
+        if (alert) alert.textContent = dismissed(err) ? '' : describeError(err)
       }
     })
     cancel.addEventListener('click', () => finish(null))
@@ -69,11 +80,63 @@ export const confirmIdentity = async (
         async onSubmit({ password = '', code = '' }) {
           finish(twoFactor ? { password, code: code.trim() } : { password })
         },
-        footer: [passkey, cancel],
+        footer: [h('div', { class: 'actions' }, passkey, cancel)],
       }),
     )
     document.body.append(dialog)
     dialog.showModal()
     dialog.querySelector('input')?.focus()
   })
+}
+
+/** Set while {@link withCodeHeld} runs: how the client's step-up is answered for that action. */
+let held: ((prompt: ReauthenticationPrompt) => Promise<ReauthProof | null>) | null = null
+
+/** The client's `onReauthenticationRequired`: the dialog's proof, or `null` when the user cancels. */
+export const confirmIdentity = (auth: AuthClient, prompt: ReauthenticationPrompt): Promise<ReauthProof | null> =>
+  held ? held(prompt) : askProof(auth, prompt)
+
+/** A refusal of the password an action was sent with (400, `errors[]` on `currentPassword`). */
+const wrongPassword = (err: unknown) =>
+  err instanceof AuthClientError && err.status === 400 && err.errors.some((e) => e.path.endsWith('currentPassword'))
+
+/**
+ * Runs an action whose body already holds the second factor's code (deleting the account,
+ * docs/reference/lifecycle.md#deleting-the-account) so that the person types one code: a
+ * re-authentication would spend that code (a TOTP code works once) and leave the action with a
+ * used one. On a stale session the dialog asks for no code; a password goes with the action itself
+ * as `currentPassword` (a wrong one asks again), and a passkey re-authenticates the session, after
+ * which the action runs with its code on the fresh session.
+ */
+export const withCodeHeld = async (auth: AuthClient, action: (currentPassword?: string) => Promise<void>) => {
+  let password: string | undefined
+  held = async (prompt) => {
+    const proof = await askProof(auth, prompt, { codeHeld: true })
+    if (proof?.password === undefined) return proof
+    // Given back to the client as a cancel: the action is sent again below, with the password.
+    password = proof.password
+    return null
+  }
+  try {
+    await action()
+  } catch (err) {
+    if (!(err instanceof ReauthenticationRequiredError) || password === undefined) throw err
+    held = null
+    for (;;) {
+      try {
+        return await action(password)
+      } catch (refused) {
+        if (!wrongPassword(refused)) throw refused
+        const proof = await askProof(auth, { error: err, failure: refused as AuthClientError }, { codeHeld: true })
+        if (proof === null) throw err
+        if (proof.password === undefined) {
+          await auth.reauth(proof)
+          return await action()
+        }
+        password = proof.password
+      }
+    }
+  } finally {
+    held = null
+  }
 }
