@@ -23,6 +23,11 @@ export interface AfterAnswer {
 
 /** The beat of paced work (ms): a reset mail leaves one to two beats later than it would at once. */
 export const PACE_MS = 100
+/**
+ * Paced work whose cost depends on what it finds (forgot-password's lookup, token write and mail)
+ * runs within this long after its beat (ms), at a moment drawn at random: see {@link atRandomWithin}.
+ */
+export const SPREAD_MS = 1000
 /** Paced tasks run per beat at most; the rest wait for the next. */
 const PER_BEAT = 200
 /** Paced tasks that may wait (a flood of forgot-password from many addresses): memory stays bounded. */
@@ -76,4 +81,13 @@ export const afterAnswer = (log: (message: string) => void): AfterAnswer => {
       while (pending.size > 0) await Promise.allSettled(pending)
     },
   }
+}
+
+/**
+ * Resolves after a uniformly random part of `ms` (Web Crypto): work that only some requests cause
+ * runs at a moment an observer cannot predict, so no request can be sent to meet it.
+ */
+export const atRandomWithin = (ms: number): Promise<void> => {
+  const [draw = 0] = crypto.getRandomValues(new Uint32Array(1))
+  return new Promise((resolve) => setTimeout(resolve, (draw / 2 ** 32) * ms))
 }

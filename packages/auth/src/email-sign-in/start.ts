@@ -7,6 +7,7 @@
  * rule, docs/reference/endpoints.md#forgot-password).
  */
 import { z } from '@hono/zod-openapi'
+import { atRandomWithin, SPREAD_MS } from '../background.js'
 import { EmailField } from '../fields.js'
 import { EmailPeek, knownDevice } from '../known-device.js'
 import { limitBy } from '../limits.js'
@@ -26,9 +27,6 @@ export const EmailSignInStarted = z
     }),
   })
   .openapi('EmailSignInStarted')
-
-/** Sign-in mails leave within this long after the beat that wrote them (ms). */
-const MAIL_SPREAD_MS = 1000
 
 const MESSAGE = 'If this address can sign in, a sign-in link and code are on their way.'
 
@@ -81,7 +79,7 @@ export const startEmailSignIn = <U extends UserRecord>({
         if (!account && !options.emailSignUp) return
         // The mail's own work (the application's hook: an SMTP exchange) starts at a random moment
         // of the next second, so it falls behind any later request, not behind this one's.
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * MAIL_SPREAD_MS))
+        await atRandomWithin(SPREAD_MS)
         // Mail goes to the address as the account stores it, never the submitted text.
         if (account) notify.mail({ kind: 'sign-in', to: account.email, token, code, signUp: false })
         else if (options.emailSignUp) notify.mail({ kind: 'sign-in', to: email, token, code, signUp: true })

@@ -1,10 +1,11 @@
 /**
  * POST /forgot-password: the same 202 whether or not the email has an account. For an
  * account, one fresh reset token replaces any earlier one and goes to the application's
- * `sendMail`; all of that runs after the answer, on a fixed beat (`PACE_MS`), and its failures
- * are only logged.
+ * `sendMail`; all of that runs after the answer, at a random moment (`SPREAD_MS`) after a fixed
+ * beat (`PACE_MS`), and its failures are only logged.
  */
 import { z } from '@hono/zod-openapi'
+import { atRandomWithin, SPREAD_MS } from '../background.js'
 import { EmailField } from '../fields.js'
 import { EmailPeek, knownDevice } from '../known-device.js'
 import { limitBy } from '../limits.js'
@@ -49,9 +50,12 @@ export const forgotPassword = <U extends UserRecord>({
       // Answer first; look the account up, write the token and mail it off the request path, so
       // neither the status, the body nor the time of the answer depends on the account existing.
       // The work waits for a beat of a clock that does not depend on this request, at least one
-      // period away, so a request sent right behind this one never meets it, with or without an
-      // account.
+      // period away, so a request sent right behind this one never meets it; and from the beat, for
+      // a random part of a second (Web Crypto), so that no request can be timed to meet it either:
+      // at the beat every address costs the same draw, and the lookup, the token write and the
+      // mail (what only an account costs) come at a moment nobody can predict.
       afterAnswer.paced('forgot-password', async () => {
+        await atRandomWithin(SPREAD_MS)
         const found = await store.findUserByEmail(email)
         if (!found) return
         const token = opaqueToken()
