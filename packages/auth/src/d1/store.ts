@@ -6,15 +6,16 @@ import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import * as schema from '../sqlite/schema.js'
+import { sqliteUsers } from '../sqlite/users.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { d1TwoFactor } from '../two-factor/d1-store.js'
 import { d1AddCredentialCodes } from './add-credential-codes.js'
+import { d1Steps } from './db.js'
 import { d1Devices } from './devices.js'
 import { d1EmailTokens } from './email-tokens.js'
 import { d1Prune } from './prune.js'
 import { d1ResetTokens } from './reset-tokens.js'
 import { d1Sessions } from './sessions.js'
-import { d1Users } from './users.js'
 
 /** The part of a D1 binding (`env.DB`) the store uses. */
 export interface D1DatabaseLike {
@@ -32,8 +33,9 @@ export interface D1DatabaseLike {
 export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
   // biome-ignore lint/suspicious/noExplicitAny: Drizzle types the client as Cloudflare's D1Database, which this package does not import.
   const db = drizzle(client as any, { schema })
+  const steps = d1Steps(db)
   return {
-    ...d1Users(db),
+    ...sqliteUsers(db, steps),
     ...d1Sessions(db),
     ...d1ResetTokens(db),
     ...d1EmailTokens(db),

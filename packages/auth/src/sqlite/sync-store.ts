@@ -10,7 +10,7 @@ import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
 import { sqliteAddCredentialCodes } from './add-credential-codes.js'
-import { durableWrites, type SqlitePragmas, type SyncSqliteDb } from './db.js'
+import { durableWrites, type SqlitePragmas, type SyncSqliteDb, syncSteps } from './db.js'
 import { sqliteDevices } from './devices.js'
 import { sqliteEmailTokens } from './email-tokens.js'
 import { sqlitePrune } from './prune.js'
@@ -28,8 +28,9 @@ export type { SqlitePragmas, SyncSqliteDb } from './db.js'
 export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store<UserRecord> => {
   pragmas.set('foreign_keys = ON')
   const durable = durableWrites(pragmas)
+  const steps = syncSteps(db, pragmas)
   return {
-    ...sqliteUsers(db, durable),
+    ...sqliteUsers(db, steps),
     ...sqliteSessions(db, durable),
     ...sqliteResetTokens(db, durable),
     ...sqliteEmailTokens(db, durable),
