@@ -6,6 +6,7 @@ import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import * as schema from '../sqlite/schema.js'
+import { sqliteSessions } from '../sqlite/sessions.js'
 import { sqliteUsers } from '../sqlite/users.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { d1TwoFactor } from '../two-factor/d1-store.js'
@@ -15,7 +16,6 @@ import { d1Devices } from './devices.js'
 import { d1EmailTokens } from './email-tokens.js'
 import { d1Prune } from './prune.js'
 import { d1ResetTokens } from './reset-tokens.js'
-import { d1Sessions } from './sessions.js'
 
 /** The part of a D1 binding (`env.DB`) the store uses. */
 export interface D1DatabaseLike {
@@ -36,7 +36,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
   const steps = d1Steps(db)
   return {
     ...sqliteUsers(db, steps),
-    ...d1Sessions(db),
+    ...sqliteSessions(db, steps),
     ...d1ResetTokens(db),
     ...d1EmailTokens(db),
     ...d1Prune(db),

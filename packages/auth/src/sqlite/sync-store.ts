@@ -31,7 +31,7 @@ export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store
   const steps = syncSteps(db, pragmas)
   return {
     ...sqliteUsers(db, steps),
-    ...sqliteSessions(db, durable),
+    ...sqliteSessions(db, steps),
     ...sqliteResetTokens(db, durable),
     ...sqliteEmailTokens(db, durable),
     ...sqlitePrune(db, durable),
