@@ -5,6 +5,7 @@
 import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
+import { sqliteResetTokens } from '../sqlite/reset-tokens.js'
 import * as schema from '../sqlite/schema.js'
 import { sqliteSessions } from '../sqlite/sessions.js'
 import { sqliteUsers } from '../sqlite/users.js'
@@ -15,7 +16,6 @@ import { d1Steps } from './db.js'
 import { d1Devices } from './devices.js'
 import { d1EmailTokens } from './email-tokens.js'
 import { d1Prune } from './prune.js'
-import { d1ResetTokens } from './reset-tokens.js'
 
 /** The part of a D1 binding (`env.DB`) the store uses. */
 export interface D1DatabaseLike {
@@ -37,7 +37,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
   return {
     ...sqliteUsers(db, steps),
     ...sqliteSessions(db, steps),
-    ...d1ResetTokens(db),
+    ...sqliteResetTokens(db, steps),
     ...d1EmailTokens(db),
     ...d1Prune(db),
     ...d1TwoFactor(db),

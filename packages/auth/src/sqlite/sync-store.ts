@@ -32,7 +32,7 @@ export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store
   return {
     ...sqliteUsers(db, steps),
     ...sqliteSessions(db, steps),
-    ...sqliteResetTokens(db, durable),
+    ...sqliteResetTokens(db, steps),
     ...sqliteEmailTokens(db, durable),
     ...sqlitePrune(db, durable),
     ...sqliteTwoFactor(db, durable),
