@@ -5,13 +5,13 @@
 import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
+import { sqliteAddCredentialCodes } from '../sqlite/add-credential-codes.js'
 import { sqliteResetTokens } from '../sqlite/reset-tokens.js'
 import * as schema from '../sqlite/schema.js'
 import { sqliteSessions } from '../sqlite/sessions.js'
 import { sqliteUsers } from '../sqlite/users.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { d1TwoFactor } from '../two-factor/d1-store.js'
-import { d1AddCredentialCodes } from './add-credential-codes.js'
 import { d1Steps } from './db.js'
 import { d1Devices } from './devices.js'
 import { d1EmailTokens } from './email-tokens.js'
@@ -41,7 +41,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
     ...d1EmailTokens(db),
     ...d1Prune(db),
     ...d1TwoFactor(db),
-    ...d1AddCredentialCodes(db),
+    ...sqliteAddCredentialCodes(db, steps),
     ...d1Devices(db),
     ...emailSignInD1(db),
     ...sqlitePasskeyStore(db),

@@ -36,7 +36,7 @@ export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store
     ...sqliteEmailTokens(db, durable),
     ...sqlitePrune(db, durable),
     ...sqliteTwoFactor(db, durable),
-    ...sqliteAddCredentialCodes(db, durable),
+    ...sqliteAddCredentialCodes(db, steps),
     ...sqliteDevices(db, durable),
     ...emailSignInSqlite(db, durable),
     ...sqlitePasskeyStore(db),
