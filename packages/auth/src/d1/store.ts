@@ -6,6 +6,7 @@ import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import { sqliteAddCredentialCodes } from '../sqlite/add-credential-codes.js'
+import { sqlitePrune } from '../sqlite/prune.js'
 import { sqliteResetTokens } from '../sqlite/reset-tokens.js'
 import * as schema from '../sqlite/schema.js'
 import { sqliteSessions } from '../sqlite/sessions.js'
@@ -15,7 +16,6 @@ import { d1TwoFactor } from '../two-factor/d1-store.js'
 import { d1Steps } from './db.js'
 import { d1Devices } from './devices.js'
 import { d1EmailTokens } from './email-tokens.js'
-import { d1Prune } from './prune.js'
 
 /** The part of a D1 binding (`env.DB`) the store uses. */
 export interface D1DatabaseLike {
@@ -39,7 +39,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
     ...sqliteSessions(db, steps),
     ...sqliteResetTokens(db, steps),
     ...d1EmailTokens(db),
-    ...d1Prune(db),
+    ...sqlitePrune(db, steps),
     ...d1TwoFactor(db),
     ...sqliteAddCredentialCodes(db, steps),
     ...d1Devices(db),

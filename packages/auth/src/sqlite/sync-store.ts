@@ -34,7 +34,7 @@ export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store
     ...sqliteSessions(db, steps),
     ...sqliteResetTokens(db, steps),
     ...sqliteEmailTokens(db, durable),
-    ...sqlitePrune(db, durable),
+    ...sqlitePrune(db, steps),
     ...sqliteTwoFactor(db, durable),
     ...sqliteAddCredentialCodes(db, steps),
     ...sqliteDevices(db, durable),
