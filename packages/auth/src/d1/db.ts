@@ -3,13 +3,11 @@
  * but a `batch()` runs as one transaction, and a database runs one at a time: every atomic step is
  * one batch of guarded statements, the statement that ends the guard last.
  */
-import { type SQL, sql } from 'drizzle-orm'
 import type { DrizzleD1Database } from 'drizzle-orm/d1'
 import type { SqliteSteps } from '../sqlite/db.js'
 import type * as schema from '../sqlite/schema.js'
-import { recoveryCodes } from '../sqlite/schema.js'
 
-export { changes, currentVersion } from '../sqlite/db.js'
+export { changes } from '../sqlite/db.js'
 
 export type D1Db = DrizzleD1Database<typeof schema>
 
@@ -20,8 +18,3 @@ export const d1Steps = (db: D1Db): SqliteSteps => ({
   atomic: (statements) => db.batch(statements as never) as never,
   each: (statements) => db.batch(statements as never) as never,
 })
-
-/** Inserts `hashes` as `userId`'s recovery codes (hash, user_id, used_at), only while `guard` holds. */
-export const insertCodesIf = (db: D1Db, userId: string, hashes: string[], guard: SQL) =>
-  // One term over a JSON array: D1 caps the terms of a compound SELECT below ten.
-  db.insert(recoveryCodes).select(sql`select value, ${userId}, null from json_each(${JSON.stringify(hashes)}) where ${guard}`)

@@ -12,7 +12,7 @@ import * as schema from '../sqlite/schema.js'
 import { sqliteSessions } from '../sqlite/sessions.js'
 import { sqliteUsers } from '../sqlite/users.js'
 import type { Store, UserRecord } from '../store/types.js'
-import { d1TwoFactor } from '../two-factor/d1-store.js'
+import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
 import { d1Steps } from './db.js'
 import { d1Devices } from './devices.js'
 import { d1EmailTokens } from './email-tokens.js'
@@ -40,7 +40,7 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
     ...sqliteResetTokens(db, steps),
     ...d1EmailTokens(db),
     ...sqlitePrune(db, steps),
-    ...d1TwoFactor(db),
+    ...sqliteTwoFactor(db, steps),
     ...sqliteAddCredentialCodes(db, steps),
     ...d1Devices(db),
     ...emailSignInD1(db),

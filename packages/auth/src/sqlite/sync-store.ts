@@ -35,7 +35,7 @@ export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store
     ...sqliteResetTokens(db, steps),
     ...sqliteEmailTokens(db, durable),
     ...sqlitePrune(db, steps),
-    ...sqliteTwoFactor(db, durable),
+    ...sqliteTwoFactor(db, steps),
     ...sqliteAddCredentialCodes(db, steps),
     ...sqliteDevices(db, durable),
     ...emailSignInSqlite(db, durable),
