@@ -1,6 +1,7 @@
 /**
- * The store on Cloudflare D1 (Workers), on Drizzle's D1 driver and the SQLite schema, each facet in
- * a file of its own. Every atomic step is one guarded batch (`d1/db.ts`).
+ * The store on Cloudflare D1 (Workers), on Drizzle's D1 driver and the SQLite schema: the SQLite
+ * facets (`sqlite/<facet>.ts`, `<feature>/sqlite-store.ts`) on the D1 executor, every atomic step one
+ * guarded batch (`d1/db.ts`). Only composes.
  */
 import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'

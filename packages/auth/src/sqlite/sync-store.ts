@@ -1,9 +1,10 @@
 /**
  * The SQLite store on Drizzle over a synchronous driver: better-sqlite3 (Node), `bun:sqlite`
  * (Bun) or `node:sqlite` (Deno, Node ≥ 22.5); each subpath wraps this core with its driver. The
- * driver is synchronous, so every multi-statement operation is one IMMEDIATE transaction: it
- * takes the write lock up front, which makes rotation and single-use consumption atomic across
- * processes sharing the file. This module imports no driver.
+ * facets are the SQLite ones D1 runs too, on the synchronous executor (`sqlite/db.ts`): every
+ * multi-statement step is one IMMEDIATE transaction, which takes the write lock up front and so
+ * makes rotation and single-use consumption atomic across processes sharing the file. This module
+ * imports no driver and only composes.
  */
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
