@@ -8,7 +8,7 @@
 
 /**
  * A closed vocabulary: every target a revocation may name. Each dialect's revocation primitive
- * implements each one (`revokeSync`, `revokePostgres`, `revokeD1`); a new target is a compile error
+ * implements each one (`revokeSteps`, `revokePostgres`); a new target is a compile error
  * in every store until it does.
  */
 export interface Revocation {

@@ -1,20 +1,22 @@
 /**
- * The store on Cloudflare D1 (Workers), on Drizzle's D1 driver and the SQLite schema, each facet in
- * a file of its own. Every atomic step is one guarded batch (`d1/db.ts`).
+ * The store on Cloudflare D1 (Workers), on Drizzle's D1 driver and the SQLite schema: the SQLite
+ * facets (`sqlite/<facet>.ts`, `<feature>/sqlite-store.ts`) on the D1 executor, every atomic step one
+ * guarded batch (`d1/db.ts`). Only composes.
  */
 import { drizzle } from 'drizzle-orm/d1'
 import { emailSignInD1 } from '../email-sign-in/d1.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
+import { sqliteAddCredentialCodes } from '../sqlite/add-credential-codes.js'
+import { sqlitePrune } from '../sqlite/prune.js'
+import { sqliteResetTokens } from '../sqlite/reset-tokens.js'
 import * as schema from '../sqlite/schema.js'
+import { sqliteSessions } from '../sqlite/sessions.js'
+import { sqliteUsers } from '../sqlite/users.js'
 import type { Store, UserRecord } from '../store/types.js'
-import { d1TwoFactor } from '../two-factor/d1-store.js'
-import { d1AddCredentialCodes } from './add-credential-codes.js'
+import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
+import { d1Steps } from './db.js'
 import { d1Devices } from './devices.js'
 import { d1EmailTokens } from './email-tokens.js'
-import { d1Prune } from './prune.js'
-import { d1ResetTokens } from './reset-tokens.js'
-import { d1Sessions } from './sessions.js'
-import { d1Users } from './users.js'
 
 /** The part of a D1 binding (`env.DB`) the store uses. */
 export interface D1DatabaseLike {
@@ -32,14 +34,15 @@ export interface D1DatabaseLike {
 export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
   // biome-ignore lint/suspicious/noExplicitAny: Drizzle types the client as Cloudflare's D1Database, which this package does not import.
   const db = drizzle(client as any, { schema })
+  const steps = d1Steps(db)
   return {
-    ...d1Users(db),
-    ...d1Sessions(db),
-    ...d1ResetTokens(db),
+    ...sqliteUsers(db, steps),
+    ...sqliteSessions(db, steps),
+    ...sqliteResetTokens(db, steps),
     ...d1EmailTokens(db),
-    ...d1Prune(db),
-    ...d1TwoFactor(db),
-    ...d1AddCredentialCodes(db),
+    ...sqlitePrune(db, steps),
+    ...sqliteTwoFactor(db, steps),
+    ...sqliteAddCredentialCodes(db, steps),
     ...d1Devices(db),
     ...emailSignInD1(db),
     ...sqlitePasskeyStore(db),

@@ -1,23 +1,21 @@
-/** The reset-token facet (`store/reset-tokens.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
-import { and, eq, isNull } from 'drizzle-orm'
+/** The reset-token facet (`store/reset-tokens.ts`) on SQLite, for every driver (`sqlite/db.ts`). */
+import { and, eq, exists, isNull, sql } from 'drizzle-orm'
 import { liveToken } from '../store/predicates.js'
 import type { ResetTokenStore } from '../store/reset-tokens.js'
-import { type Durable, immediate, type SyncSqliteDb } from './db.js'
-import { revokeSync } from './revoke.js'
+import type { SqliteDb, SqliteSteps } from './db.js'
+import { lastRows, revokeSteps } from './revoke.js'
 import { resetTokens, users } from './schema.js'
 
-export const sqliteResetTokens = (db: SyncSqliteDb, durable: Durable): ResetTokenStore => ({
+export const sqliteResetTokens = (db: SqliteDb, steps: SqliteSteps): ResetTokenStore => ({
   async createResetToken({ userId, tokenHash, expiresAt }) {
-    db.transaction((tx) => {
-      tx.delete(resetTokens)
-        .where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt)))
-        .run()
-      tx.insert(resetTokens).values({ hash: tokenHash, userId, expiresAt }).run()
-    }, immediate)
+    await steps.atomic([
+      db.delete(resetTokens).where(and(eq(resetTokens.userId, userId), isNull(resetTokens.usedAt))),
+      db.insert(resetTokens).values({ hash: tokenHash, userId, expiresAt }),
+    ])
   },
 
   async findResetToken(tokenHash, now) {
-    const row = db
+    const row = await db
       .select({ userId: users.id, email: users.email })
       .from(resetTokens)
       .innerJoin(users, eq(users.id, resetTokens.userId))
@@ -27,20 +25,22 @@ export const sqliteResetTokens = (db: SyncSqliteDb, durable: Durable): ResetToke
   },
 
   async consumeResetToken({ tokenHash, now, passwordHash, revoke }) {
-    return durable(() =>
-      db.transaction((tx) => {
-        const spent = tx
-          .update(resetTokens)
-          .set({ usedAt: now })
-          .where(liveToken(resetTokens, tokenHash, now))
-          .returning({ userId: resetTokens.userId })
-          .get()
-        if (!spent) return null
+    const live = liveToken(resetTokens, tokenHash, now)
+    const unspent = exists(db.select({ one: sql`1` }).from(resetTokens).where(live))
+    const owner = sql`(select ${resetTokens.userId} from ${resetTokens} where ${resetTokens.hash} = ${tokenHash})`
+    const revocation = revokeSteps(db, { userId: owner, revoke, spentHash: tokenHash }, unspent)
+    const results = await steps.durable(() =>
+      steps.atomic([
         // The token came by mail to the account's address: that proves the mailbox too.
-        tx.update(users).set({ passwordHash, emailVerified: true }).where(eq(users.id, spent.userId)).run()
-        revokeSync(tx, { userId: spent.userId, revoke })
-        return spent.userId
-      }, immediate),
+        db
+          .update(users)
+          .set({ passwordHash, emailVerified: true, ...revocation.user })
+          .where(and(eq(users.id, owner), unspent)),
+        revocation.sessions,
+        ...revocation.deletes,
+        db.update(resetTokens).set({ usedAt: now }).where(live).returning({ userId: resetTokens.userId }),
+      ]),
     )
+    return lastRows<{ userId: string }>(results)[0]?.userId ?? null
   },
 })

@@ -1,16 +1,17 @@
 /**
  * The SQLite store on Drizzle over a synchronous driver: better-sqlite3 (Node), `bun:sqlite`
  * (Bun) or `node:sqlite` (Deno, Node ≥ 22.5); each subpath wraps this core with its driver. The
- * driver is synchronous, so every multi-statement operation is one IMMEDIATE transaction: it
- * takes the write lock up front, which makes rotation and single-use consumption atomic across
- * processes sharing the file. This module imports no driver.
+ * facets are the SQLite ones D1 runs too, on the synchronous executor (`sqlite/db.ts`): every
+ * multi-statement step is one IMMEDIATE transaction, which takes the write lock up front and so
+ * makes rotation and single-use consumption atomic across processes sharing the file. This module
+ * imports no driver and only composes.
  */
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
 import { sqliteAddCredentialCodes } from './add-credential-codes.js'
-import { durableWrites, type SqlitePragmas, type SyncSqliteDb } from './db.js'
+import { durableWrites, type SqlitePragmas, type SyncSqliteDb, syncSteps } from './db.js'
 import { sqliteDevices } from './devices.js'
 import { sqliteEmailTokens } from './email-tokens.js'
 import { sqlitePrune } from './prune.js'
@@ -28,14 +29,15 @@ export type { SqlitePragmas, SyncSqliteDb } from './db.js'
 export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store<UserRecord> => {
   pragmas.set('foreign_keys = ON')
   const durable = durableWrites(pragmas)
+  const steps = syncSteps(db, pragmas)
   return {
-    ...sqliteUsers(db, durable),
-    ...sqliteSessions(db, durable),
-    ...sqliteResetTokens(db, durable),
+    ...sqliteUsers(db, steps),
+    ...sqliteSessions(db, steps),
+    ...sqliteResetTokens(db, steps),
     ...sqliteEmailTokens(db, durable),
-    ...sqlitePrune(db, durable),
-    ...sqliteTwoFactor(db, durable),
-    ...sqliteAddCredentialCodes(db, durable),
+    ...sqlitePrune(db, steps),
+    ...sqliteTwoFactor(db, steps),
+    ...sqliteAddCredentialCodes(db, steps),
     ...sqliteDevices(db, durable),
     ...emailSignInSqlite(db, durable),
     ...sqlitePasskeyStore(db),

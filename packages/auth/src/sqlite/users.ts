@@ -1,15 +1,15 @@
-/** The users facet (`store/users.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
+/** The users facet (`store/users.ts`) on SQLite, for every driver (`sqlite/db.ts`). */
 import { eq, sql } from 'drizzle-orm'
 import { versionIs } from '../store/predicates.js'
 import { toUser, withHash } from '../store/rows.js'
 import type { UserRecord, UserStore } from '../store/users.js'
-import { type Durable, immediate, preparedOnce, type SyncSqliteDb } from './db.js'
-import { revokeSync } from './revoke.js'
+import { changes, currentVersion, type SqliteDb, type SqliteSteps } from './db.js'
+import { revokeSteps } from './revoke.js'
 import { users } from './schema.js'
 
-export const sqliteUsers = (db: SyncSqliteDb, durable: Durable): UserStore<UserRecord> => {
+export const sqliteUsers = (db: SqliteDb, steps: SqliteSteps): UserStore<UserRecord> => {
   // Every login: built and prepared once.
-  const hot = preparedOnce(() => ({
+  const hot = steps.prepared(() => ({
     userByEmail: db
       .select()
       .from(users)
@@ -18,47 +18,49 @@ export const sqliteUsers = (db: SyncSqliteDb, durable: Durable): UserStore<UserR
   }))
   return {
     async createUser(input) {
-      const rows = db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning().all()
-      const row = rows[0]
+      const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
       return row ? toUser(row) : null
     },
 
     async findUserByEmail(email) {
-      return withHash(hot().userByEmail.get({ email }))
+      return withHash(await hot().userByEmail.get({ email }))
     },
 
     async findUserById(id) {
-      return withHash(db.select().from(users).where(eq(users.id, id)).get())
+      return withHash(await db.select().from(users).where(eq(users.id, id)).get())
     },
 
     async updatePasswordHash(userId, passwordHash, credentialsVersion) {
       const current = versionIs(users, userId, credentialsVersion)
-      return db.update(users).set({ passwordHash }).where(current).run().changes === 1
+      return changes(await db.update(users).set({ passwordHash }).where(current).run()) === 1
     },
 
     async replacePassword({ userId, passwordHash, credentialsVersion, keepSessionId, revoke }) {
-      return durable(() =>
-        db.transaction((tx) => {
-          const replaced = tx
+      const current = versionIs(users, userId, credentialsVersion)
+      const revocation = revokeSteps(db, { userId, revoke, keepSessionId }, currentVersion(db, userId, credentialsVersion))
+      const [, ...results] = await steps.durable(() =>
+        steps.atomic([
+          revocation.sessions,
+          ...revocation.deletes,
+          db
             .update(users)
-            .set({ passwordHash })
-            .where(versionIs(users, userId, credentialsVersion))
-            .run()
-          if (replaced.changes !== 1) return false
-          revokeSync(tx, { userId, revoke, keepSessionId })
-          return true
-        }, immediate),
+            .set({ passwordHash, ...revocation.user })
+            .where(current),
+        ]),
       )
+      return changes(results.at(-1)) === 1
     },
 
     async setRole(email, role) {
-      return db.update(users).set({ role }).where(eq(users.email, email)).run().changes === 1
+      return changes(await db.update(users).set({ role }).where(eq(users.email, email)).run()) === 1
     },
 
     async deleteUser(userId, credentialsVersion) {
-      // Sessions and tokens go with the user (ON DELETE CASCADE), in the same statement.
+      // Sessions and tokens go with the user (ON DELETE CASCADE, in the same statement), counted by
+      // RETURNING: D1's `changes` counts the cascaded rows too.
       const current = versionIs(users, userId, credentialsVersion)
-      return durable(() => db.delete(users).where(current).run().changes === 1)
+      const deleted = await steps.durable(() => db.delete(users).where(current).returning({ id: users.id }).all())
+      return deleted.length === 1
     },
   }
 }

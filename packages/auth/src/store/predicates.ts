@@ -52,8 +52,11 @@ export const twoFactorColumns = <F extends { secret: Column; enabledAt: Column; 
 })
 
 /** The user's row while its credentials version is still `version`. */
-export const versionIs = (users: { id: Column; credentialsVersion: Column }, userId: string, version: number) =>
-  and(eq(users.id, userId), eq(users.credentialsVersion, version)) as SQL
+export const versionIs = (
+  users: { id: Column; credentialsVersion: Column },
+  userId: string | Placeholder,
+  version: number | Placeholder,
+) => and(eq(users.id, userId), eq(users.credentialsVersion, version)) as SQL
 
 /** An unused, unexpired token of the table with this hash. */
 export const liveToken = (t: { hash: Column; usedAt: Column; expiresAt: Column }, tokenHash: string, now: Date) =>

@@ -2,7 +2,7 @@
  * A {@link Revocation} as the bundled stores' tables see it: which rows of which table it deletes,
  * and what it writes on the user's row. One plan for every Drizzle dialect (the SQLite and
  * PostgreSQL schemas have the same tables and columns); each dialect's primitive runs it inside
- * the event's atomic step (`sqlite/revoke.ts`, `postgres/revoke.ts`, `d1/revoke.ts`).
+ * the event's atomic step (`sqlite/revoke.ts` for every SQLite driver, `postgres/revoke.ts`).
  */
 import { and, type Column, eq, isNull, ne, type SQL, sql } from 'drizzle-orm'
 import type { Revocation } from '../account-events.js'

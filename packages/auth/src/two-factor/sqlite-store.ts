@@ -1,7 +1,7 @@
-/** The two-factor facet (`two-factor/store.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
-import { and, eq, gt, isNotNull, isNull, sql } from 'drizzle-orm'
-import { type Durable, immediate, preparedOnce, type SyncSqliteDb } from '../sqlite/db.js'
-import { revokeSync } from '../sqlite/revoke.js'
+/** The two-factor facet (`two-factor/store.ts`) on SQLite, for every driver: better-sqlite3, `bun:sqlite`, `node:sqlite` and D1 (`sqlite/db.ts`). */
+import { and, eq, exists, gt, isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
+import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
+import { revokeSteps } from '../sqlite/revoke.js'
 import { challenges, recoveryCodes, twoFactors } from '../sqlite/schema.js'
 import {
   claimable,
@@ -13,9 +13,9 @@ import {
 } from '../store/predicates.js'
 import type { TwoFactorStore } from './store.js'
 
-export const sqliteTwoFactor = (db: SyncSqliteDb, durable: Durable): TwoFactorStore => {
+export const sqliteTwoFactor = (db: SqliteDb, steps: SqliteSteps): TwoFactorStore => {
   // Every password sign-in asks whether a second step is due: built and prepared once.
-  const find = preparedOnce(() => {
+  const find = steps.prepared(() => {
     const userId = sql.placeholder('userId')
     return db
       .select(twoFactorColumns(twoFactors, recoveryCodes, userId))
@@ -23,13 +23,22 @@ export const sqliteTwoFactor = (db: SyncSqliteDb, durable: Durable): TwoFactorSt
       .where(eq(twoFactors.userId, userId))
       .prepare()
   })
+  /** The user's recovery codes replaced by `hashes`, only while `guard` holds. */
+  const replaceCodesIf = (userId: string, hashes: string[], guard: SQL) =>
+    [
+      db.delete(recoveryCodes).where(and(eq(recoveryCodes.userId, userId), guard)),
+      // One term over a JSON array: D1 caps the terms of a compound SELECT below ten.
+      db
+        .insert(recoveryCodes)
+        .select(sql`select value, ${userId}, null from json_each(${JSON.stringify(hashes)}) where ${guard}`),
+    ] as const
   return {
     async findTwoFactor(userId) {
-      return find().get({ userId }) ?? null
+      return (await find().get({ userId })) ?? null
     },
 
     async setPendingTwoFactor(userId, secret, now) {
-      const written = db
+      const written = await db
         .insert(twoFactors)
         .values({ userId, secret, createdAt: now })
         .onConflictDoUpdate({
@@ -38,63 +47,54 @@ export const sqliteTwoFactor = (db: SyncSqliteDb, durable: Durable): TwoFactorSt
           setWhere: isNull(twoFactors.enabledAt),
         })
         .run()
-      return written.changes === 1
+      return changes(written) === 1
     },
 
     async enableTwoFactor({ userId, secret, step, recoveryCodeHashes, keepSessionId, now, revoke }) {
-      return durable(() =>
-        db.transaction((tx) => {
-          const enabled = tx
-            .update(twoFactors)
-            .set({ enabledAt: now, lastStep: step })
-            .where(
-              and(
-                eq(twoFactors.userId, userId),
-                eq(twoFactors.secret, secret),
-                isNull(twoFactors.enabledAt),
-                newerStep(twoFactors, step),
-              ),
-            )
-            .run()
-          if (enabled.changes !== 1) return null
-          tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run()
-          tx.insert(recoveryCodes)
-            .values(recoveryCodeHashes.map((hash) => ({ hash, userId })))
-            .run()
-          return revokeSync(tx, { userId, revoke, keepSessionId })
-        }, immediate),
+      const pendingRow = and(
+        eq(twoFactors.userId, userId),
+        eq(twoFactors.secret, secret),
+        isNull(twoFactors.enabledAt),
+        newerStep(twoFactors, step),
       )
+      const pending = exists(db.select({ one: sql`1` }).from(twoFactors).where(pendingRow))
+      const revocation = revokeSteps(db, { userId, revoke, keepSessionId }, pending)
+      const results = await steps.durable(() =>
+        steps.atomic([
+          revocation.userUpdate,
+          ...replaceCodesIf(userId, recoveryCodeHashes, pending),
+          revocation.sessions,
+          ...revocation.deletes,
+          db.update(twoFactors).set({ enabledAt: now, lastStep: step }).where(pendingRow),
+        ]),
+      )
+      if (changes(results.at(-1)) !== 1) return null
+      return results[3].map((row) => row.id)
     },
 
     async useTotpStep(userId, step) {
       const mine = and(eq(twoFactors.userId, userId), isNotNull(twoFactors.enabledAt), newerStep(twoFactors, step))
-      return durable(() => db.update(twoFactors).set({ lastStep: step }).where(mine).run().changes === 1)
+      return changes(await steps.durable(() => db.update(twoFactors).set({ lastStep: step }).where(mine).run())) === 1
     },
 
     async useRecoveryCode(userId, codeHash, now) {
       const unused = and(eq(recoveryCodes.hash, codeHash), eq(recoveryCodes.userId, userId), isNull(recoveryCodes.usedAt))
-      return durable(() => db.update(recoveryCodes).set({ usedAt: now }).where(unused).run().changes === 1)
+      return changes(await steps.durable(() => db.update(recoveryCodes).set({ usedAt: now }).where(unused).run())) === 1
     },
 
     async replaceRecoveryCodes(userId, codeHashes) {
-      return db.transaction((tx) => {
-        const enabled = tx
-          .select({ userId: twoFactors.userId })
-          .from(twoFactors)
-          .where(and(eq(twoFactors.userId, userId), isNotNull(twoFactors.enabledAt)))
-          .get()
-        if (!enabled) return false
-        tx.delete(recoveryCodes).where(eq(recoveryCodes.userId, userId)).run()
-        tx.insert(recoveryCodes)
-          .values(codeHashes.map((hash) => ({ hash, userId })))
-          .run()
-        return true
-      }, immediate)
+      const enabledRow = and(eq(twoFactors.userId, userId), isNotNull(twoFactors.enabledAt))
+      const enabled = exists(db.select({ one: sql`1` }).from(twoFactors).where(enabledRow))
+      const [, , found] = await steps.atomic([
+        ...replaceCodesIf(userId, codeHashes, enabled),
+        db.select({ userId: twoFactors.userId }).from(twoFactors).where(enabledRow),
+      ])
+      return found.length === 1
     },
 
     async resealTwoFactor(userId, from, to) {
       const current = and(eq(twoFactors.userId, userId), eq(twoFactors.secret, from))
-      return db.update(twoFactors).set({ secret: to }).where(current).run().changes === 1
+      return changes(await db.update(twoFactors).set({ secret: to }).where(current).run()) === 1
     },
 
     async staleSeals({ sealingPrefix, afterUserId, limit }) {
@@ -114,26 +114,30 @@ export const sqliteTwoFactor = (db: SyncSqliteDb, durable: Durable): TwoFactorSt
     },
 
     async deleteTwoFactor({ userId, keepSessionId, revoke }) {
-      return durable(() =>
-        db.transaction((tx) => {
-          const deleted = tx.delete(twoFactors).where(eq(twoFactors.userId, userId)).run().changes === 1
-          revokeSync(tx, { userId, revoke, keepSessionId })
-          return deleted
-        }, immediate),
+      // No guard: turning it off changes nothing a concurrent call could spend twice.
+      const revocation = revokeSteps(db, { userId, revoke, keepSessionId }, undefined)
+      const [deleted] = await steps.durable(() =>
+        steps.atomic([
+          db.delete(twoFactors).where(eq(twoFactors.userId, userId)),
+          revocation.userUpdate,
+          revocation.sessions,
+          ...revocation.deletes,
+        ]),
       )
+      return changes(deleted) === 1
     },
 
     async createChallenge({ hash, userId, credentialsVersion, firstFactor, expiresAt }) {
-      db.insert(challenges).values({ hash, userId, credentialsVersion, firstFactor, expiresAt }).run()
+      await db.insert(challenges).values({ hash, userId, credentialsVersion, firstFactor, expiresAt }).run()
     },
 
     async findChallenge(hash) {
-      const row = db.select({ userId: challenges.userId }).from(challenges).where(eq(challenges.hash, hash)).get()
+      const row = await db.select({ userId: challenges.userId }).from(challenges).where(eq(challenges.hash, hash)).get()
       return row ?? null
     },
 
     async claimChallenge(hash, now, maxFailures) {
-      const claimed = durable(() =>
+      const claimed = await steps.durable(() =>
         db
           .update(challenges)
           .set({ usedAt: now })
@@ -145,7 +149,8 @@ export const sqliteTwoFactor = (db: SyncSqliteDb, durable: Durable): TwoFactorSt
     },
 
     async failChallenge(hash) {
-      db.update(challenges)
+      await db
+        .update(challenges)
         .set({ usedAt: null, failures: oneMoreFailure(challenges) })
         .where(eq(challenges.hash, hash))
         .run()

@@ -1,7 +1,7 @@
 /**
  * The two-factor facet of the {@link Store} (docs/reference/two-factor.md): the sealed TOTP key,
  * its replay guard, recovery codes and login challenges. Each bundled store implements it in a
- * file of its own beside this one (`sqlite-store.ts`, `postgres-store.ts`, `d1-store.ts`).
+ * file of its own beside this one: `sqlite-store.ts` (every SQLite driver, D1 included), `postgres-store.ts`.
  */
 import type { Revocation } from '../account-events.js'
 import type { FirstFactor } from '../store/sessions.js'
