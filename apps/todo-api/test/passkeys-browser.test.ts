@@ -216,7 +216,7 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
     timeout: 120_000,
   }, async () => {
     const account = await signup(server.base, 'Refuser')
-    await verifyByDevMail(server, account.email)
+    await verifyByDevMail(server, account.email, account.password)
     const owner = await browser.newContext()
     const laptop = await withAuthenticator(owner)
     await signInWithPassword(laptop.page, account)

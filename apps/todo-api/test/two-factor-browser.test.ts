@@ -38,7 +38,7 @@ describe.skipIf(skipReason !== null)('two-factor accounts in headless Chromium',
     timeout: 120_000,
   }, async () => {
     const account = await signup(server.base, 'Leaver')
-    await verifyByDevMail(server, account.email)
+    await verifyByDevMail(server, account.email, account.password)
     const { totp, recoveryCodes } = await turnOnTwoFactor(server, account)
     const context = await browser.newContext()
     const page = await context.newPage()
@@ -109,7 +109,7 @@ describe.skipIf(skipReason !== null)('two-factor accounts in headless Chromium',
 
   it('the sign-in link page asks for the code with its hint above the Verify button', { timeout: 60_000 }, async () => {
     const account = await signup(server.base, 'Linked')
-    await verifyByDevMail(server, account.email)
+    await verifyByDevMail(server, account.email, account.password)
     const { totp } = await turnOnTwoFactor(server, account)
     const started = await request(server.base, 'POST', '/auth/email-sign-in', { body: { email: account.email } })
     expect(started.status).toBeLessThan(300)
