@@ -11,7 +11,7 @@ import type { AuthEvent, AuthMail } from './notify.js'
 import { type PasskeyOptions, resolvePasskeyOptions } from './passkeys/options.js'
 import { ARGON2_FLOOR, type Argon2Params, type PasswordHasher } from './password.js'
 import type { Limit, RateLimitStore } from './rate-limit.js'
-import type { SessionLifetimes } from './session-core.js'
+import type { SessionLifetimes } from './session-lifetimes.js'
 import { type ResolvedSigningKey, resolveSigningKeys, type SigningKey } from './signing-keys.js'
 import type { Store, UserRecord } from './store/types.js'
 
