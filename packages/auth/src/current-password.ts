@@ -12,7 +12,7 @@ import { AuthError, reauthenticationRequired } from './errors.js'
 import type { GuardVariables } from './guard.js'
 import { normalizePassword, type PasswordHasher } from './password.js'
 import type { RouteDeps } from './route-deps.js'
-import { isFresh } from './session-core.js'
+import { isFresh } from './session-proof.js'
 import type { UserRecord, UserWithHash } from './store/types.js'
 
 /**

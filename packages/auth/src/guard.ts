@@ -9,7 +9,8 @@ import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentia
 import type { AuthUser, Policy } from './domain.js'
 import { AuthError, errorSummary, reauthenticationRequired } from './errors.js'
 import type { ResolvedOptions } from './options.js'
-import { isFresh, type SessionCore } from './session-core.js'
+import type { SessionCore } from './session-core.js'
+import { isFresh } from './session-proof.js'
 import type { AuthMethod, UserRecord } from './store/types.js'
 
 /** What a guarded handler can read from `c.var`. */

@@ -22,9 +22,10 @@ export type {
   RecoveryCodeUse,
   ResetMail,
 } from './notify.js'
-export { type AuthOptions, secretWeakness } from './options.js'
+export type { AuthOptions } from './options.js'
 export type { PasskeyOptions } from './passkeys/options.js'
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'
 export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
 export { MAX_SIGNING_KEYS, type PublicJwk, type SigningAlgorithm, type SigningKey, signingKeyProblem } from './signing-keys.js'
 export type { AuthMethod, Store, UserRecord } from './store/types.js'
+export { secretWeakness } from './token-options.js'

@@ -25,7 +25,7 @@ import type { ResolvedOptions } from './options.js'
 import type { PasswordHasher } from './password.js'
 import { type RateLimitStore, rateLimiter } from './rate-limit.js'
 import { guardAnswers } from './route.js'
-import { isFresh } from './session-core.js'
+import { isFresh } from './session-proof.js'
 import type { UserRecord } from './store/types.js'
 import { validationHook } from './validation.js'
 

@@ -7,7 +7,7 @@
  */
 import { DEVICE_MEMORY_MS } from './device.js'
 import { errorSummary } from './errors.js'
-import { deadSessionCutoffs, type SessionLifetimes } from './session-core.js'
+import { deadSessionCutoffs, type SessionLifetimes } from './session-lifetimes.js'
 import type { Store, UserRecord } from './store/types.js'
 import type { SecretBox } from './two-factor/secret-box.js'
 

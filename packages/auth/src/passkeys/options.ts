@@ -3,6 +3,7 @@
  * browser refuses a ceremony whose relying party id is not the page's host or a parent domain of
  * it (WebAuthn Level 3, §5.1.3 step 8), so an origin outside `rpId` is a mistake to name now.
  */
+import { fail } from '../option-checks.js'
 
 export interface PasskeyOptions {
   /** The relying party id: a domain, without scheme or port (`example.com`, `localhost`). */
@@ -13,11 +14,30 @@ export interface PasskeyOptions {
   origins: readonly string[]
 }
 
+/** The slice of `createAuth`'s options that turns passkeys on. */
+export interface PasskeysOption {
+  /**
+   * Passkeys (docs/reference/passkeys.md): without this option the passkey routes are not mounted.
+   * `rpId` is the domain the passkeys belong to (the site's host or a parent of it), `rpName` what
+   * the browser shows, `origins` every origin whose pages may use them (each on `rpId` or a
+   * subdomain of it; https, or http on localhost).
+   *
+   * @example
+   * passkeys: { rpId: 'example.com', rpName: 'Example', origins: ['https://app.example.com'] }
+   */
+  passkeys?: PasskeyOptions
+}
+
+export interface ResolvedPasskeysOption {
+  /** `null`: passkeys are off. */
+  passkeys: PasskeyOptions | null
+}
+
 const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/
 
 const isLocalhost = (host: string) => host === 'localhost' || host.endsWith('.localhost')
 
-export const resolvePasskeyOptions = (options: unknown, fail: (option: string, why: string) => never): PasskeyOptions => {
+const resolvePasskeys = (options: unknown): PasskeyOptions => {
   if (typeof options !== 'object' || options === null) return fail('passkeys', 'must be { rpId, rpName, origins }')
   const { rpId, rpName, origins } = options as Record<string, unknown>
   if (typeof rpId !== 'string' || !DOMAIN.test(rpId) || /^[0-9.]+$/.test(rpId))
@@ -43,3 +63,7 @@ export const resolvePasskeyOptions = (options: unknown, fail: (option: string, w
   }
   return { rpId: rpId as string, rpName: rpName as string, origins: resolved }
 }
+
+export const resolvePasskeysOption = (options: PasskeysOption): ResolvedPasskeysOption => ({
+  passkeys: options.passkeys === undefined ? null : resolvePasskeys(options.passkeys),
+})

@@ -13,7 +13,7 @@ import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } fr
 import { freshSchema, PG_URL, pgUnreachable } from '../../test/stores.js'
 import { accountEvents } from '../account-events.js'
 import { errorSummary } from '../errors.js'
-import { rotateRefresh } from '../session-core.js'
+import { rotateRefresh } from '../refresh-rotation.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { migratePostgres, postgresMigrationsFolder, postgresRateLimitStore, postgresStore } from './index.js'
 

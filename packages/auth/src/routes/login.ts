@@ -11,7 +11,7 @@ import { limitBy } from '../limits.js'
 import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../openapi.js'
 import { normalizePassword } from '../password.js'
 import type { RouteDeps } from '../route-deps.js'
-import { amrOf } from '../session-core.js'
+import { amrOf } from '../session-proof.js'
 import type { UserRecord } from '../store/types.js'
 import { AuthResultSchema } from '../user-json.js'
 

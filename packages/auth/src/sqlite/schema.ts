@@ -1,5 +1,8 @@
-/** Drizzle schema of the SQLite store. Migrations under `drizzle/sqlite` are generated from it. */
-import { type Placeholder, type SQL, sql } from 'drizzle-orm'
+/**
+ * Drizzle schema of the SQLite store, tables only (the public `@latchkey/auth/sqlite/schema`).
+ * Migrations under `drizzle/sqlite` are generated from it; the store's own query conditions are in
+ * `queries.ts`.
+ */
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import type { AuthMethod, FirstFactor } from '../store/types.js'
 
@@ -64,14 +67,6 @@ export const sessions = sqliteTable(
   ],
 )
 
-/**
- * The user's sessions past the `keep` most recently used (latest `refreshed_at`, then the greater
- * id), for `trimSessions` of both SQLite stores. SQLite has no OFFSET without LIMIT (-1: none).
- */
-export const trimmedSessions = (userId: string | Placeholder, keep: number | Placeholder): SQL =>
-  sql`${sessions.userId} = ${userId} and ${sessions.id} in (select ${sessions.id} from ${sessions} where ${sessions.userId} = ${userId}
-    order by ${sessions.refreshedAt} desc, ${sessions.id} desc limit -1 offset ${keep})`
-
 export const resetTokens = sqliteTable(
   'auth_reset_tokens',
   {
@@ -118,10 +113,6 @@ export const twoFactors = sqliteTable('auth_two_factors', {
   lastStep: integer('last_step'),
   createdAt: tsMs('created_at').notNull(),
 })
-
-/** A second factor whose secret is not sealed under the key `sealingPrefix` names (a prefix compare: no LIKE pattern). */
-export const notSealedWith = (sealingPrefix: string): SQL =>
-  sql`substr(${twoFactors.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
 
 /** Single-use recovery codes, SHA-256 of the user id and the code. */
 export const recoveryCodes = sqliteTable(

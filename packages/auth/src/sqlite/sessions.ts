@@ -5,7 +5,8 @@ import { fromSessionLookup, sessionLookupColumns, sessionLookupDecoder } from '.
 import type { SessionStore } from '../store/sessions.js'
 import type { UserRecord } from '../store/users.js'
 import { changes, currentVersion, preparedRowsOfUser, type SqliteDb, type SqliteSteps } from './db.js'
-import { sessions, trimmedSessions, users } from './schema.js'
+import { trimmedSessions } from './queries.js'
+import { sessions, users } from './schema.js'
 
 export const sqliteSessions = (db: SqliteDb, steps: SqliteSteps): SessionStore<UserRecord> => {
   const p = sql.placeholder

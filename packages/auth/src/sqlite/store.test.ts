@@ -6,7 +6,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator'
 import { describe, expect, it } from 'vitest'
 import { migrationCount, migrationsUpTo, previousReleaseRows, RELEASE_0_1_0 } from '../../test/previous-release.js'
 import { accountEvents } from '../account-events.js'
-import { rotateRefresh } from '../session-core.js'
+import { rotateRefresh } from '../refresh-rotation.js'
 import { storeConformance } from '../testing/store-conformance.js'
 import { migrateSqlite, openSqlite, sqliteMigrationsFolder, sqliteStore } from './index.js'
 

@@ -1,5 +1,5 @@
 /** What every part of the conformance suite shares: the store under test and ways to fill it. */
-import { type RotateRefreshInput, rotateRefresh } from '../../session-core.js'
+import { type RotateRefreshInput, rotateRefresh } from '../../refresh-rotation.js'
 import type { Store, UserRecord } from '../../store/types.js'
 
 export const T0 = new Date('2026-11-21T10:00:00.000Z')

@@ -1,6 +1,10 @@
-/** The session rules alone, without a store: lifetimes and what a presented refresh value means. */
+/**
+ * The session rules alone, without a store: what a session has left (`session-lifetimes.ts`) and
+ * what a presented refresh value means (`refresh-rotation.ts`).
+ */
 import { describe, expect, it } from 'vitest'
-import { judgeRotation, type SessionLifetimes, sessionRemainingMs } from './session-core.js'
+import { judgeRotation } from './refresh-rotation.js'
+import { type SessionLifetimes, sessionRemainingMs } from './session-lifetimes.js'
 import type { SessionRefreshState } from './store/types.js'
 
 const T0 = new Date('2026-11-21T10:00:00.000Z')
