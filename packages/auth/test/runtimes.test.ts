@@ -39,6 +39,11 @@ if (unbuilt) console.warn(`the Node and Deno examples skipped: ${unbuilt}`)
 // The conformance runs on Bun and Deno: the runtime's SQLite, and PostgreSQL whenever Node reaches
 // it too (a suite has 50-odd tests), so a PostgreSQL run that skips on one runtime alone fails here.
 const minimumPassed = pgUnreachable === null ? 100 : 50
+/**
+ * The whole conformance suite on another runtime: over 220 tests, half of them on PostgreSQL
+ * (a schema each), about 100 s alone on a busy 2-core machine; beside the other test files, more.
+ */
+const CONFORMANCE_TIMEOUT = 300_000
 if (pgUnreachable) console.warn(`PostgreSQL on Bun and Deno skipped: ${pgUnreachable}`)
 
 /** Runs a command to its end: exit status and everything it printed. */
@@ -157,7 +162,9 @@ describe.concurrent('each runtime', () => {
   })
 
   describe.skipIf(bunMissing !== null)('on Bun', () => {
-    it('passes the store conformance suite on bun:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, async () => {
+    it('passes the store conformance suite on bun:sqlite and on PostgreSQL through pg', {
+      timeout: CONFORMANCE_TIMEOUT,
+    }, async () => {
       const { status, output } = await runToEnd(BUN, ['test', './src/bun-sqlite/store.bun.test.ts'], PACKAGE)
       expect(status, output.slice(-4000)).toBe(0)
       expect(output).toMatch(/\b0 fail\b/)
@@ -184,7 +191,9 @@ describe.concurrent('each runtime', () => {
   })
 
   describe.skipIf(denoMissing !== null)('on Deno', () => {
-    it('passes the store conformance suite on node:sqlite and on PostgreSQL through pg', { timeout: 120_000 }, async () => {
+    it('passes the store conformance suite on node:sqlite and on PostgreSQL through pg', {
+      timeout: CONFORMANCE_TIMEOUT,
+    }, async () => {
       const vitest = join(PACKAGE, 'node_modules', 'vitest', 'vitest.mjs')
       const args = ['run', '-A', '--node-modules-dir=manual', vitest, 'run', '--config', 'vitest.deno.config.ts']
       const { status, output } = await runToEnd(DENO, args, PACKAGE)
@@ -279,7 +288,9 @@ describe.concurrent('each runtime', () => {
       expect(await res.text()).toBe('ok ES256\nok Ed25519')
     })
 
-    it('passes the store conformance suite with the D1 store running inside workerd', { timeout: 120_000 }, async () => {
+    it('passes the store conformance suite with the D1 store running inside workerd', {
+      timeout: CONFORMANCE_TIMEOUT,
+    }, async () => {
       const worker = await bundle(join(PACKAGE, 'test', 'workerd', 'conformance-worker.ts'), {
         vitest: join(PACKAGE, 'test', 'workerd', 'vitest-shim.ts'),
       })
