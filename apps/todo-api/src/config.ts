@@ -207,9 +207,13 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
 
   const database = parseDatabaseUrl(env.DATABASE_URL, baseDir)
   const folder = missingDatabaseFolder(database)
-  if (folder !== null && production)
+  // The default (`file:./data/todo.db`) is created with its folder on the first start, in every
+  // mode (docs/guide/reference-server.md); a path that production names itself must exist, since
+  // a missing folder there is more often a typo or an unmounted volume than a first start.
+  const named = (env.DATABASE_URL?.trim() ?? '') !== ''
+  if (folder !== null && production && named)
     fail(
-      `DATABASE_URL names the SQLite file ${describeDatabase(database)}, whose folder ${folder} does not exist: create it, or correct DATABASE_URL (in production the server never creates it)`,
+      `DATABASE_URL names the SQLite file ${describeDatabase(database)}, whose folder ${folder} does not exist: create it, or correct DATABASE_URL (in production the server creates only the default's folder)`,
     )
   if (folder !== null) notices.push(`DATABASE_URL: the folder ${folder} did not exist; creating it for the SQLite file`)
 

@@ -62,7 +62,8 @@ describe('the account lifecycle in the reference server', () => {
     const me = async () =>
       (await request(server.base, 'GET', '/auth/me', { token: ada.token })).body as { emailVerified: boolean }
     expect((await me()).emailVerified).toBe(false)
-    expect((await request(server.base, 'POST', '/auth/verify-email', { body: { token } })).status).toBe(204)
+    // From the account's own session: the password set at signup stays (204).
+    expect((await request(server.base, 'POST', '/auth/verify-email', { token: ada.token, body: { token } })).status).toBe(204)
     expect((await me()).emailVerified).toBe(true)
     expect((await request(server.base, 'GET', '/confirm-email')).status).toBe(200)
   })
@@ -88,8 +89,12 @@ describe('the account lifecycle in the reference server', () => {
     expect((await post('/auth/two-factor/setup', { currentPassword: ada.password })).status).toBe(403)
     const verify = await smtp.waitFor(ada.email, 0, 5_000, 'verify-email')
     expect(
-      (await request(server.base, 'POST', '/auth/verify-email', { body: { token: tokenIn(verify.text, 'verify-email') } }))
-        .status,
+      (
+        await request(server.base, 'POST', '/auth/verify-email', {
+          token: ada.token,
+          body: { token: tokenIn(verify.text, 'verify-email') },
+        })
+      ).status,
     ).toBe(204)
 
     const before = smtp.mails.length

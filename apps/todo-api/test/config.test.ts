@@ -117,6 +117,13 @@ describe.concurrent('start-up configuration', { timeout: 60_000 }, () => {
     expect(line).toContain(folder)
     expect(existsSync(folder)).toBe(false)
 
+    // The default location is created on the first start in production too (a fresh clone has no data/).
+    const fresh = freshDir()
+    const production = loadConfig({ ...env, DATABASE_URL: undefined, NODE_ENV: 'production', SMTP_URL }, { baseDir: fresh })
+    expect(production.notices).toContain(
+      `DATABASE_URL: the folder ${join(fresh, 'data')} did not exist; creating it for the SQLite file`,
+    )
+
     const server = await startServer({ env })
     try {
       expect(server.stdout()).toContain(`DATABASE_URL: the folder ${folder} did not exist; creating it for the SQLite file`)
