@@ -18,7 +18,7 @@ export const sqliteDevices = (db: SqliteDb, steps: SqliteSteps): DeviceStore => 
       .set({ lastSeenAt: sql`${sql.param(now, devices.lastSeenAt)}` })
       .where(mine(userId, deviceHash)),
     // Every row of the account past its `keep` most recently seen (nearly always none). A literal
-    // `limit -1` (none): SQLite plans a bound limit far more slowly (docs/PERFORMANCE.md).
+    // `limit -1` (none): SQLite plans a bound limit far more slowly (docs/PERFORMANCE.md#measurements-behind-the-code).
     db.delete(devices).where(
       sql`rowid in (select rowid from ${devices} where ${devices.userId} = ${userId}
           order by ${devices.lastSeenAt} desc, rowid desc limit -1 offset ${keep})`,
