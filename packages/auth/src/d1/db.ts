@@ -7,8 +7,6 @@ import type { DrizzleD1Database } from 'drizzle-orm/d1'
 import type { SqliteSteps } from '../sqlite/db.js'
 import type * as schema from '../sqlite/schema.js'
 
-export { changes } from '../sqlite/db.js'
-
 export type D1Db = DrizzleD1Database<typeof schema>
 
 /** The executor on D1: a step is one batch; statements are built per call; every commit is as durable as D1 makes it. */
@@ -17,4 +15,5 @@ export const d1Steps = (db: D1Db): SqliteSteps => ({
   durable: (write) => write(),
   atomic: (statements) => db.batch(statements as never) as never,
   each: (statements) => db.batch(statements as never) as never,
+  preparedAtomic: (build) => (values) => db.batch(build(values as never) as never) as never,
 })

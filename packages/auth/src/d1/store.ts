@@ -4,9 +4,11 @@
  * guarded batch (`d1/db.ts`). Only composes.
  */
 import { drizzle } from 'drizzle-orm/d1'
-import { emailSignInD1 } from '../email-sign-in/d1.js'
+import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import { sqliteAddCredentialCodes } from '../sqlite/add-credential-codes.js'
+import { sqliteDevices } from '../sqlite/devices.js'
+import { sqliteEmailTokens } from '../sqlite/email-tokens.js'
 import { sqlitePrune } from '../sqlite/prune.js'
 import { sqliteResetTokens } from '../sqlite/reset-tokens.js'
 import * as schema from '../sqlite/schema.js'
@@ -15,8 +17,6 @@ import { sqliteUsers } from '../sqlite/users.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
 import { d1Steps } from './db.js'
-import { d1Devices } from './devices.js'
-import { d1EmailTokens } from './email-tokens.js'
 
 /** The part of a D1 binding (`env.DB`) the store uses. */
 export interface D1DatabaseLike {
@@ -39,12 +39,12 @@ export const d1Store = (client: D1DatabaseLike): Store<UserRecord> => {
     ...sqliteUsers(db, steps),
     ...sqliteSessions(db, steps),
     ...sqliteResetTokens(db, steps),
-    ...d1EmailTokens(db),
+    ...sqliteEmailTokens(db, steps),
     ...sqlitePrune(db, steps),
     ...sqliteTwoFactor(db, steps),
     ...sqliteAddCredentialCodes(db, steps),
-    ...d1Devices(db),
-    ...emailSignInD1(db),
+    ...sqliteDevices(db, steps),
+    ...emailSignInSqlite(db, steps),
     ...sqlitePasskeyStore(db),
   }
 }

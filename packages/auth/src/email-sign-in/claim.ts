@@ -3,7 +3,7 @@
  * claim, one conditional UPDATE … RETURNING whose WHERE and SET are the same in every dialect but
  * for how `now` is written inside SQL.
  */
-import { and, type Column, eq, gt, isNull, lt, type SQL, sql } from 'drizzle-orm'
+import { and, type Column, eq, gt, isNotNull, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm'
 import type { EmailSignInClaim, EmailSignInProof } from './store.js'
 
 interface SignInColumns {
@@ -28,6 +28,9 @@ export const sameSlot = (t: SignInColumns, email: string, deviceHash: string | n
 /** A sign-in that can still be spent at `now`: unused, unexpired, fewer than `maxAttempts` codes tried. */
 export const liveSignIn = (t: SignInColumns, now: Date, maxAttempts: number) =>
   and(isNull(t.usedAt), gt(t.expiresAt, now), lt(t.attempts, maxAttempts)) as SQL
+
+/** A sign-in that can never be spent again at `now` (used or expired): the sweep deletes it. */
+export const deadSignIn = (t: SignInColumns, now: Date) => or(isNotNull(t.usedAt), lte(t.expiresAt, now)) as SQL
 
 /** The live sign-in of a flow. */
 export const liveFlow = (t: SignInColumns, flowHash: string, now: Date, maxAttempts: number) =>

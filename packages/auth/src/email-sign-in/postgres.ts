@@ -7,13 +7,13 @@
  * Settling locks the user's row first (the store's lock order: users → tokens, second factor,
  * challenges → sessions).
  */
-import { and, eq, inArray, isNotNull, lte, or, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { revokePostgres } from '../postgres/revoke.js'
 import type * as schema from '../postgres/schema.js'
 import { emailSignIns, users } from '../postgres/schema.js'
 import { NO_PASSWORD } from '../store/rows.js'
-import { claimedColumns, claimOutcome, claimStep, flowColumns, liveFlow, sameSlot } from './claim.js'
+import { claimedColumns, claimOutcome, claimStep, deadSignIn, flowColumns, liveFlow, sameSlot } from './claim.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */
@@ -89,7 +89,7 @@ export const emailSignInPostgres = (db: Db): EmailSignInStore => ({
     const dead = db
       .select({ flowHash: emailSignIns.flowHash })
       .from(emailSignIns)
-      .where(or(isNotNull(emailSignIns.usedAt), lte(emailSignIns.expiresAt, now)))
+      .where(deadSignIn(emailSignIns, now))
       .limit(limit)
       .for('update', { skipLocked: true })
     const deleted = await db.delete(emailSignIns).where(inArray(emailSignIns.flowHash, dead)).returning({ one: sql`1` })

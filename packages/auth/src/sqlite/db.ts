@@ -24,8 +24,14 @@ export type SyncSqliteDb = BaseSQLiteDatabase<'sync', { changes: number }, typeo
 export type SqliteDb = BaseSQLiteDatabase<'sync' | 'async', unknown, typeof schema>
 
 /** A statement of a step, built and not yet run: any Drizzle SQLite query builder. */
-export type Statement = BatchItem<'sqlite'> & { prepare(): { execute(): unknown } }
+export type Statement = BatchItem<'sqlite'> & { prepare(): { execute(values?: Record<string, unknown>): unknown } }
 type Statements = readonly [Statement, ...Statement[]]
+
+/**
+ * The values a prepared step runs with, as its statements are built with them: a placeholder per
+ * value where the driver keeps the statements, the value itself where it builds them per call.
+ */
+export type StepValues<V> = { readonly [K in keyof V]: Placeholder<K & string, V[K]> }
 
 /** How a driver runs the facets' steps. */
 export interface SqliteSteps {
@@ -44,6 +50,14 @@ export interface SqliteSteps {
   atomic<T extends Statements>(statements: T): Promise<BatchResponse<T>>
   /** Runs statements each atomic on its own (one short write each), in one round trip where the driver has them. */
   each<T extends Statements>(statements: T): Promise<BatchResponse<T>>
+  /**
+   * A hot atomic step, run as {@link atomic} with the `values` of each call: its statements built
+   * and prepared once where the driver keeps them (the synchronous ones, over placeholders), else
+   * built per call with the values.
+   */
+  preparedAtomic<V extends object, T extends Statements>(
+    build: (values: StepValues<V>) => T,
+  ): (values: V) => Promise<BatchResponse<T>>
 }
 
 /** The two PRAGMA calls the store makes, in its driver's words. */
@@ -58,7 +72,7 @@ export interface SqlitePragmas {
 export type Durable = <T>(write: () => T) => T
 
 /** Every multi-statement step takes the write lock up front, so it is atomic across processes. */
-export const immediate = { behavior: 'immediate' } as const
+const immediate = { behavior: 'immediate' } as const
 
 /**
  * WAL with synchronous=NORMAL (the usual setting, and openSqlite's) may lose the last commits on
@@ -83,7 +97,7 @@ export const durableWrites =
  * Statements built and prepared once, on first use (the tables may not exist yet when the store
  * is made), instead of once per call.
  */
-export const preparedOnce = <T>(prepare: () => T): (() => T) => {
+const preparedOnce = <T>(prepare: () => T): (() => T) => {
   let statements: T | undefined
   return () => {
     statements ??= prepare()
@@ -91,14 +105,25 @@ export const preparedOnce = <T>(prepare: () => T): (() => T) => {
   }
 }
 
+/** A placeholder named for every value a prepared step reads. */
+const placeholders = new Proxy({}, { get: (_, name) => sql.placeholder(String(name)) }) as StepValues<never>
+
 /** The executor on a synchronous driver: a step is one IMMEDIATE transaction. */
 export const syncSteps = (db: SyncSqliteDb, pragmas: SqlitePragmas): SqliteSteps => {
-  const run = (statements: Statements) => statements.map((s) => (s.prepare().execute() as ExecuteResultSync<unknown>).sync())
+  type Prepared = ReturnType<Statement['prepare']>
+  const run = (statements: readonly Prepared[], values?: Record<string, unknown>) =>
+    statements.map((s) => (s.execute(values) as ExecuteResultSync<unknown>).sync())
+  const prepare = (statements: Statements) => statements.map((s) => s.prepare())
   return {
     prepared: preparedOnce,
     durable: durableWrites(pragmas),
-    atomic: (statements) => Promise.resolve(db.transaction(() => run(statements), immediate) as never),
-    each: (statements) => Promise.resolve(run(statements) as never),
+    atomic: (statements) => Promise.resolve(db.transaction(() => run(prepare(statements)), immediate) as never),
+    each: (statements) => Promise.resolve(run(prepare(statements)) as never),
+    preparedAtomic: (build) => {
+      const statements = preparedOnce(() => prepare(build(placeholders)))
+      return (values) =>
+        Promise.resolve(db.transaction(() => run(statements(), values as Record<string, unknown>), immediate) as never)
+    },
   }
 }
 

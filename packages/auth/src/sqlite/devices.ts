@@ -1,55 +1,45 @@
-/** The known-devices facet (`store/devices.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
-import { and, desc, eq, notInArray, sql } from 'drizzle-orm'
-import type { DeviceStore } from '../store/devices.js'
-import { type Durable, immediate, preparedOnce, preparedRowsOfUser, type SyncSqliteDb } from './db.js'
+/** The known-devices facet (`store/devices.ts`) on SQLite, for every driver (`sqlite/db.ts`). */
+import { and, eq, type SQLWrapper, sql } from 'drizzle-orm'
+import type { DeviceStore, RememberDeviceInput } from '../store/devices.js'
+import { changes, type SqliteDb, type SqliteSteps, type StepValues } from './db.js'
 import { devices } from './schema.js'
 
-export const sqliteDevices = (db: SyncSqliteDb, _durable: Durable): DeviceStore => {
-  const p = sql.placeholder
-  const thisDevice = and(eq(devices.userId, p('userId')), eq(devices.deviceHash, p('deviceHash')))
-  // Every sign-in remembers its device: built and prepared once (docs/PERFORMANCE.md#the-login-measured).
-  const hot = preparedOnce(() => ({
-    // A new device's row, or a known one's last sign-in moved to now.
-    upsert: db
-      .insert(devices)
-      .values({ userId: p('userId'), deviceHash: p('deviceHash'), lastSeenAt: p('now') })
-      .onConflictDoUpdate({ target: [devices.userId, devices.deviceHash], set: { lastSeenAt: sql`excluded.last_seen_at` } })
+export const sqliteDevices = (db: SqliteDb, steps: SqliteSteps): DeviceStore => {
+  const mine = (userId: string | SQLWrapper, deviceHash: string | SQLWrapper) =>
+    and(eq(devices.userId, userId), eq(devices.deviceHash, deviceHash))
+  // Every sign-in remembers its device: one step, prepared once on the synchronous drivers
+  // (docs/PERFORMANCE.md#the-login-measured).
+  const remember = steps.preparedAtomic(({ userId, deviceHash, now, keep }: StepValues<RememberDeviceInput>) => [
+    // Adds the row only when the device is new: its change count is the answer.
+    db.insert(devices).values({ userId, deviceHash, lastSeenAt: now }).onConflictDoNothing(),
+    // Marks the sign-in either way (the value encoded as its column is).
+    db
+      .update(devices)
+      .set({ lastSeenAt: sql`${sql.param(now, devices.lastSeenAt)}` })
+      .where(mine(userId, deviceHash)),
+    // Every row of the account past its `keep` most recently seen (nearly always none). A literal
+    // `limit -1` (none): SQLite plans a bound limit far more slowly (docs/PERFORMANCE.md#measurements-behind-the-code).
+    db.delete(devices).where(
+      sql`rowid in (select rowid from ${devices} where ${devices.userId} = ${userId}
+          order by ${devices.lastSeenAt} desc, rowid desc limit -1 offset ${keep})`,
+    ),
+  ])
+  const known = steps.prepared(() =>
+    db
+      .select({ userId: devices.userId })
+      .from(devices)
+      .where(mine(sql.placeholder('userId'), sql.placeholder('deviceHash')))
       .prepare(),
-    // All but the account's `keep` most recently seen devices.
-    trim: db
-      .delete(devices)
-      .where(
-        and(
-          eq(devices.userId, p('userId')),
-          notInArray(
-            sql`rowid`,
-            db
-              .select({ rowid: sql`rowid` })
-              .from(devices)
-              .where(eq(devices.userId, p('userId')))
-              .orderBy(desc(devices.lastSeenAt), desc(sql`rowid`))
-              .limit(p('keep')),
-          ),
-        ),
-      )
-      .prepare(),
-    known: db.select({ userId: devices.userId }).from(devices).where(thisDevice).prepare(),
-    deviceCount: preparedRowsOfUser(db, devices, devices.userId),
-  }))
+  )
 
   return {
-    async rememberDevice({ userId, deviceHash, now, keep }) {
-      const { known, upsert, deviceCount, trim } = hot()
-      return db.transaction(() => {
-        const added = known.get({ userId, deviceHash }) === undefined
-        upsert.run({ userId, deviceHash, now })
-        if (added && (deviceCount.get({ userId })?.n ?? 0) > keep) trim.run({ userId, keep })
-        return added
-      }, immediate)
+    async rememberDevice(input) {
+      const [added] = await remember(input)
+      return changes(added) > 0
     },
 
     async knowsDevice(userId, deviceHash) {
-      return hot().known.get({ userId, deviceHash }) !== undefined
+      return (await known().get({ userId, deviceHash })) !== undefined
     },
   }
 }

@@ -1,5 +1,5 @@
-/** The email-token facet (`store/email-tokens.ts`) on a synchronous SQLite driver (every multi-statement step one IMMEDIATE transaction). */
-import { and, eq, isNull } from 'drizzle-orm'
+/** The email-token facet (`store/email-tokens.ts`) on SQLite, for every driver (`sqlite/db.ts`). */
+import { and, eq, exists, isNotNull, isNull, sql } from 'drizzle-orm'
 import type {
   EmailChangeOutcome,
   EmailTokenStore,
@@ -7,47 +7,64 @@ import type {
   SpendEmailTokenInput,
 } from '../store/email-tokens.js'
 import { liveToken } from '../store/predicates.js'
-import { type Durable, immediate, type SyncSqliteDb } from './db.js'
-import { revokeSync } from './revoke.js'
+import { changes, type SqliteDb, type SqliteSteps } from './db.js'
+import { lastRows, revokeSteps } from './revoke.js'
 import { emailTokens, users } from './schema.js'
 
-export const sqliteEmailTokens = (db: SyncSqliteDb, durable: Durable): EmailTokenStore => {
+export const sqliteEmailTokens = (db: SqliteDb, steps: SqliteSteps): EmailTokenStore => {
+  /** The user of the token `tokenHash`, as a subquery. */
+  const ownerOf = (tokenHash: string) =>
+    sql`(select ${emailTokens.userId} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
+
   /** Spends a `verify-email` token and verifies its user; applies `revoke` always, or only on the first proof. */
   const redeemVerifyToken = async (
     { tokenHash, now, revoke }: SpendEmailTokenInput,
     firstProofOnly: boolean,
-  ): Promise<SettledEmailVerification | null> =>
-    durable(() =>
-      db.transaction((tx) => {
-        const spent = tx
-          .update(emailTokens)
-          .set({ usedAt: now })
-          .where(and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, 'verify-email')))
-          .returning({ userId: emailTokens.userId })
-          .get()
-        if (!spent) return null
-        const before = tx.select({ emailVerified: users.emailVerified }).from(users).where(eq(users.id, spent.userId)).get()
-        const settled = before?.emailVerified === false
-        tx.update(users).set({ emailVerified: true }).where(eq(users.id, spent.userId)).run()
-        const revokedSessionIds = settled || !firstProofOnly ? revokeSync(tx, { userId: spent.userId, revoke }) : []
-        return { userId: spent.userId, settled, revokedSessionIds }
-      }, immediate),
+  ): Promise<SettledEmailVerification | null> => {
+    const live = and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, 'verify-email'))
+    const unspent = exists(db.select({ one: sql`1` }).from(emailTokens).where(live))
+    const owner = ownerOf(tokenHash)
+    const unverified = exists(
+      db
+        .select({ one: sql`1` })
+        .from(users)
+        .where(and(eq(users.id, owner), eq(users.emailVerified, false))),
     )
+    const revocation = revokeSteps(
+      db,
+      { userId: owner, revoke, spentHash: tokenHash },
+      firstProofOnly ? and(unspent, unverified) : unspent,
+    )
+    // The update that verifies the account ends the first-proof guard: the revocation comes before it.
+    const [before, revoked, ...results] = await steps.durable(() =>
+      steps.atomic([
+        db.select({ emailVerified: users.emailVerified }).from(users).where(eq(users.id, owner)),
+        revocation.sessions,
+        ...revocation.deletes,
+        revocation.userUpdate,
+        db
+          .update(users)
+          .set({ emailVerified: true })
+          .where(and(eq(users.id, owner), unspent)),
+        db.update(emailTokens).set({ usedAt: now }).where(live).returning({ userId: emailTokens.userId }),
+      ]),
+    )
+    const [spent] = lastRows<{ userId: string }>(results)
+    if (!spent) return null
+    const settled = before[0]?.emailVerified === false
+    return { userId: spent.userId, settled, revokedSessionIds: settled || !firstProofOnly ? revoked.map((row) => row.id) : [] }
+  }
 
   return {
     async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
-      db.transaction((tx) => {
-        tx.delete(emailTokens)
-          .where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt)))
-          .run()
-        tx.insert(emailTokens)
-          .values({ hash: tokenHash, userId, kind, newEmail: newEmail ?? null, expiresAt })
-          .run()
-      }, immediate)
+      await steps.atomic([
+        db.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt))),
+        db.insert(emailTokens).values({ hash: tokenHash, userId, kind, newEmail: newEmail ?? null, expiresAt }),
+      ])
     },
 
     async findEmailToken(tokenHash, kind, now) {
-      const row = db
+      const row = await db
         .select({ userId: users.id, email: users.email })
         .from(emailTokens)
         .innerJoin(users, eq(users.id, emailTokens.userId))
@@ -62,24 +79,47 @@ export const sqliteEmailTokens = (db: SyncSqliteDb, durable: Durable): EmailToke
 
     settleEmailVerification: (input) => redeemVerifyToken(input, true),
 
-    async confirmEmailChange({ tokenHash, now, revoke }) {
-      return durable(() =>
-        db.transaction((tx): EmailChangeOutcome => {
-          const spent = tx
+    async confirmEmailChange({ tokenHash, now, revoke }): Promise<EmailChangeOutcome> {
+      const live = and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, 'change-email'))
+      const unspent = exists(
+        db
+          .select({ one: sql`1` })
+          .from(emailTokens)
+          .where(and(live, isNotNull(emailTokens.newEmail))),
+      )
+      const owner = ownerOf(tokenHash)
+      const address = sql`(select ${emailTokens.newEmail} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
+      // Another account holds the new address: nothing changes but the spent token.
+      const free = sql`not exists (select 1 from ${users} as holder where holder.email = ${address} and holder.id <> ${owner})`
+      // After the update: the owner's address is the new one.
+      const moved = exists(
+        db
+          .select({ one: sql`1` })
+          .from(users)
+          .where(and(eq(users.id, owner), eq(users.email, address))),
+      )
+      const revocation = revokeSteps(db, { userId: owner, revoke, spentHash: tokenHash }, and(unspent, moved))
+      const results = await steps.durable(() =>
+        steps.atomic([
+          db.select({ email: users.email }).from(users).where(eq(users.id, owner)),
+          db
+            .update(users)
+            .set({ email: address, emailVerified: true, ...revocation.user })
+            .where(and(eq(users.id, owner), unspent, free)),
+          revocation.sessions,
+          ...revocation.deletes,
+          db
             .update(emailTokens)
             .set({ usedAt: now })
-            .where(and(liveToken(emailTokens, tokenHash, now), eq(emailTokens.kind, 'change-email')))
-            .returning({ userId: emailTokens.userId, newEmail: emailTokens.newEmail })
-            .get()
-          const owner = spent && tx.select({ email: users.email }).from(users).where(eq(users.id, spent.userId)).get()
-          if (!spent?.newEmail || !owner) return { status: 'invalid' }
-          const holder = tx.select({ id: users.id }).from(users).where(eq(users.email, spent.newEmail)).get()
-          if (holder && holder.id !== spent.userId) return { status: 'taken', userId: spent.userId }
-          tx.update(users).set({ email: spent.newEmail, emailVerified: true }).where(eq(users.id, spent.userId)).run()
-          revokeSync(tx, { userId: spent.userId, revoke })
-          return { status: 'changed', userId: spent.userId, oldEmail: owner.email, newEmail: spent.newEmail }
-        }, immediate),
+            .where(live)
+            .returning({ userId: emailTokens.userId, newEmail: emailTokens.newEmail }),
+        ]),
       )
+      const before = results[0][0]
+      const [spent] = lastRows<{ userId: string; newEmail: string | null }>(results)
+      if (!spent?.newEmail || !before) return { status: 'invalid' }
+      if (changes(results[1]) !== 1) return { status: 'taken', userId: spent.userId }
+      return { status: 'changed', userId: spent.userId, oldEmail: before.email, newEmail: spent.newEmail }
     },
   }
 }

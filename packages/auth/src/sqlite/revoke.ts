@@ -7,7 +7,7 @@
  */
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import { REVOKED_TABLES, type RevocationScope, type RevokedTable, revocationPlan } from '../store/revocation.js'
-import type { SqliteDb, SyncSqliteDb } from './db.js'
+import type { SqliteDb } from './db.js'
 import * as schema from './schema.js'
 import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
 
@@ -44,15 +44,3 @@ export const revokeSteps = (db: SqliteDb, scope: RevocationScope, guard: SQL | u
  * a revocation's, whose number varies, so its place in the results is known only at run time.
  */
 export const lastRows = <Row>(results: readonly unknown[]): Row[] => (results.at(-1) ?? []) as Row[]
-
-/**
- * {@link revokeSteps} run inside the caller's IMMEDIATE transaction on a synchronous driver, for
- * the facets still written per driver (email tokens, email sign-in): answers the ids of the
- * sessions it deleted.
- */
-export const revokeSync = (tx: SyncSqliteDb, scope: RevocationScope & { userId: string }): string[] => {
-  const revocation = revokeSteps(tx as unknown as SqliteDb, scope, undefined)
-  if (Object.keys(revocation.user).length > 0) revocation.userUpdate.run()
-  for (const statement of revocation.deletes) statement.run()
-  return (revocation.sessions.all() as { id: string }[]).map((row) => row.id)
-}

@@ -11,7 +11,7 @@ import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
 import { sqliteAddCredentialCodes } from './add-credential-codes.js'
-import { durableWrites, type SqlitePragmas, type SyncSqliteDb, syncSteps } from './db.js'
+import { type SqlitePragmas, type SyncSqliteDb, syncSteps } from './db.js'
 import { sqliteDevices } from './devices.js'
 import { sqliteEmailTokens } from './email-tokens.js'
 import { sqlitePrune } from './prune.js'
@@ -28,18 +28,17 @@ export type { SqlitePragmas, SyncSqliteDb } from './db.js'
  */
 export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store<UserRecord> => {
   pragmas.set('foreign_keys = ON')
-  const durable = durableWrites(pragmas)
   const steps = syncSteps(db, pragmas)
   return {
     ...sqliteUsers(db, steps),
     ...sqliteSessions(db, steps),
     ...sqliteResetTokens(db, steps),
-    ...sqliteEmailTokens(db, durable),
+    ...sqliteEmailTokens(db, steps),
     ...sqlitePrune(db, steps),
     ...sqliteTwoFactor(db, steps),
     ...sqliteAddCredentialCodes(db, steps),
-    ...sqliteDevices(db, durable),
-    ...emailSignInSqlite(db, durable),
+    ...sqliteDevices(db, steps),
+    ...emailSignInSqlite(db, steps),
     ...sqlitePasskeyStore(db),
   }
 }
