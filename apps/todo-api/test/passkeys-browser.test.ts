@@ -148,6 +148,9 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
     // In a browser without passkeys in autofill, the button does it.
     await withoutAutofill(page)
     await page.getByRole('button', { name: 'Sign out', exact: true }).click()
+    // Signed out (the logout answered, the flag cleared) before the reload: a reload while the
+    // logout is in flight would refresh with the cookie it ends (a 401 in the console).
+    await screen(page, 'Sign in')
     await page.reload()
     await screen(page, 'Sign in')
     expect(await page.getByLabel('Email', { exact: true }).getAttribute('autocomplete')).toBe('username webauthn')
