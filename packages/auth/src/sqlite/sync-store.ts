@@ -6,18 +6,10 @@
  * makes rotation and single-use consumption atomic across processes sharing the file. This module
  * imports no driver and only composes.
  */
-import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
-import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
+
 import type { Store, UserRecord } from '../store/types.js'
-import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
-import { sqliteAddCredentialCodes } from './add-credential-codes.js'
 import { type SqlitePragmas, type SyncSqliteDb, syncSteps } from './db.js'
-import { sqliteDevices } from './devices.js'
-import { sqliteEmailTokens } from './email-tokens.js'
-import { sqlitePrune } from './prune.js'
-import { sqliteResetTokens } from './reset-tokens.js'
-import { sqliteSessions } from './sessions.js'
-import { sqliteUsers } from './users.js'
+import { sqliteFacets } from './facets.js'
 
 export type { SqlitePragmas, SyncSqliteDb } from './db.js'
 
@@ -28,17 +20,5 @@ export type { SqlitePragmas, SyncSqliteDb } from './db.js'
  */
 export const syncSqliteStore = (db: SyncSqliteDb, pragmas: SqlitePragmas): Store<UserRecord> => {
   pragmas.set('foreign_keys = ON')
-  const steps = syncSteps(db, pragmas)
-  return {
-    ...sqliteUsers(db, steps),
-    ...sqliteSessions(db, steps),
-    ...sqliteResetTokens(db, steps),
-    ...sqliteEmailTokens(db, steps),
-    ...sqlitePrune(db, steps),
-    ...sqliteTwoFactor(db, steps),
-    ...sqliteAddCredentialCodes(db, steps),
-    ...sqliteDevices(db, steps),
-    ...emailSignInSqlite(db, steps),
-    ...sqlitePasskeyStore(db),
-  }
+  return sqliteFacets(db, syncSteps(db, pragmas))
 }
