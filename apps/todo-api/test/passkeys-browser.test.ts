@@ -146,7 +146,11 @@ describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtu
     expect((after.body as { lastUsedAt: string | null }[])[0]?.lastUsedAt).not.toBeNull()
 
     // In a browser without passkeys in autofill, the button does it.
+    // The page loads again without autofill first: signing out of the page that has it would show
+    // the sign-in screen only until the autofill request signs in again.
     await withoutAutofill(page)
+    await page.reload()
+    await screen(page, 'Todos')
     await page.getByRole('button', { name: 'Sign out', exact: true }).click()
     // Signed out (the logout answered, the flag cleared) before the reload: a reload while the
     // logout is in flight would refresh with the cookie it ends (a 401 in the console).
