@@ -1,9 +1,23 @@
 /**
  * Development mode: `--dev` (the `pnpm dev` script) generates AUTH_SECRET into the app's
- * `.env` and reuses it; without SMTP_URL the reset link is printed on one line and works.
+ * `.env` and reuses it; without SMTP_URL the reset link is printed on one line and works; the
+ * script restarts for an edit of the source and for nothing else.
  */
-import { cpSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync } from 'node:fs'
+import { randomUUID } from 'node:crypto'
+import {
+  cpSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+} from 'node:fs'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { APP_DIR, freshDir, request, signup, startServer } from './support.js'
 
@@ -56,6 +70,54 @@ describe('pnpm dev', () => {
       expect(readFileSync(envFile, 'utf8').match(/AUTH_ENCRYPTION_KEY=/g)).toHaveLength(1)
     } finally {
       await second.stop()
+    }
+  })
+})
+
+describe('pnpm dev watching the source', () => {
+  /** The `dev` script of package.json, as the runtime's arguments, the script and its own. */
+  const devScript = () => {
+    const scripts = JSON.parse(readFileSync(join(APP_DIR, 'package.json'), 'utf8')).scripts as Record<string, string>
+    const [exec, node, ...rest] = (scripts.dev ?? '').split(/\s+/)
+    expect([exec, node]).toEqual(['exec', 'node'])
+    const main = rest.indexOf('src/main.ts')
+    return { flags: rest.slice(0, main), args: rest.slice(main + 1) }
+  }
+
+  it('restarts for an edit of the source, never because another project linked the same package files', {
+    timeout: 90_000,
+  }, async () => {
+    const { flags, args } = devScript()
+    const server = await startServer({
+      runtime: [process.execPath, ...flags],
+      main: 'src/main.ts',
+      args,
+      cwd: APP_DIR,
+      startTimeoutMs: 60_000,
+    })
+    const restarts = () => server.stdout().match(/^Restarting /gm)?.length ?? 0
+    const listening = () => server.stdout().match(/^listening on /gm)?.length ?? 0
+    // pnpm installs a package by hard-linking the files of its store: installing hono into any other
+    // project on the machine adds a link to the very file this server imported, and the old
+    // `node --watch` took the link count's change for an edit (a restart, and a refused request).
+    const imported = realpathSync(fileURLToPath(import.meta.resolve('hono')))
+    const elsewhere = join(APP_DIR, 'node_modules', `.watch-probe-${randomUUID()}`)
+    mkdirSync(elsewhere)
+    try {
+      linkSync(imported, join(elsewhere, 'index.js'))
+      await new Promise((resolve) => setTimeout(resolve, 2_000))
+      expect(restarts()).toBe(0)
+      expect((await request(server.base, 'GET', '/health')).status).toBe(200)
+
+      // Saving a source file (here: its times set again, its text untouched) restarts it.
+      const source = join(APP_DIR, 'src', 'main.ts')
+      const { atime, mtime } = statSync(source)
+      utimesSync(source, atime, mtime)
+      await expect.poll(restarts, { timeout: 15_000 }).toBe(1)
+      await expect.poll(listening, { timeout: 60_000 }).toBe(2)
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true })
+      await server.stop()
     }
   })
 })

@@ -61,6 +61,8 @@ export interface StartOptions {
   noDefaultSecret?: boolean
   /** How long to wait for the listening line; default 10 s. */
   startTimeoutMs?: number
+  /** The folder the server runs in; default the test's. */
+  cwd?: string
 }
 
 const watch = (child: ChildProcess) => {
@@ -122,6 +124,7 @@ export const startServer = async (options: StartOptions = {}): Promise<RunningSe
   const [command = process.execPath, ...runtimeArgs] = options.runtime ?? []
   const child = spawn(command, [...runtimeArgs, options.main ?? MAIN, ...(options.args ?? [])], {
     env,
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const io = watch(child)
