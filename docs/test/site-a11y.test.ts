@@ -1,9 +1,9 @@
 /**
  * The built documentation site in Debian's headless Chromium (never a downloaded browser), served
  * from docs/.vitepress/dist as a static host would: every page passes axe-core (WCAG 2.x A and AA,
- * and axe's best practices) in the light theme, a few in the dark one. (The search dialog that
- * VitePress opens is not audited: its box is one big button around its links.) Needs `pnpm docs:build` first, as site.test.ts does. Screenshots go to
- * test-artifacts/docs/.
+ * and axe's best practices) in the light theme, a few in the dark one, and the search dialog, empty
+ * and with results (its roles are corrected by the theme's search-dialog.ts). Needs
+ * `pnpm docs:build` first, as site.test.ts does. Screenshots go to test-artifacts/docs/.
  */
 import { mkdirSync, readdirSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
@@ -82,4 +82,27 @@ describe.skipIf(skipReason !== null)('the built docs site in headless Chromium',
       await context.close()
     },
   )
+
+  it('the search dialog passes axe, empty and with results, and still opens a result from the keyboard', {
+    timeout: 120_000,
+  }, async () => {
+    const context = await browser.newContext({ colorScheme: 'light' })
+    const page = await context.newPage()
+    await page.goto(`${origin}/docs/getting-started.html`)
+    await page.locator('.VPContent').waitFor()
+    await page.getByRole('button', { name: /^Search/ }).click()
+    const dialog = page.getByRole('dialog', { name: 'Search' })
+    await dialog.waitFor()
+    expect(await audit(page)).toEqual([])
+    await page.keyboard.type('passkey')
+    await dialog.getByRole('link').first().waitFor()
+    expect(await audit(page)).toEqual([])
+    await page.screenshot({ path: join(ARTIFACTS, 'search-dialog.png') })
+    // The arrow keys and Enter work as VitePress made them: the second result opens.
+    const second = await dialog.getByRole('link').nth(1).getAttribute('href')
+    await page.keyboard.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await page.waitForURL((url) => `${url.pathname}${url.hash}`.endsWith(second ?? '-'))
+    await context.close()
+  })
 })
