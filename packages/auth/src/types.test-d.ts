@@ -120,6 +120,9 @@ const exhaustive = (mail: AuthMail): string => {
       return mail.usedFor
     case 'add-credential':
       return mail.code
+    case 'api-key-created':
+      // @ts-expect-error -- the notice never carries the key
+      return mail.key ?? mail.name
     default: {
       const never: never = mail
       return never
