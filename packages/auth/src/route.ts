@@ -94,9 +94,8 @@ export const guardAnswers = (
     extensions: { ...(auth === true ? {} : { 'x-policy': auth }), ...(fresh === undefined ? {} : { 'x-fresh': fresh }) },
     security: [
       ...(security ?? []),
-      ...ACCESS_TOKEN_SECURITY.slice(0, 1),
+      ...ACCESS_TOKEN_SECURITY,
       ...(scope !== undefined ? [{ [API_KEY_SCHEME]: [scope] }] : keys === 'any' ? [{ [API_KEY_SCHEME]: [] }] : []),
-      ...ACCESS_TOKEN_SECURITY.slice(1),
     ],
     responses: {
       401: unauthorizedResponse(

@@ -28,7 +28,7 @@ export const createKeyBody = (scopes: readonly string[]) =>
         .min(1, { message: `Expiry must be 1 to ${MAX_DAYS} days` })
         .max(MAX_DAYS, { message: `Expiry must be 1 to ${MAX_DAYS} days` })
         .optional()
-        .openapi({ default: DEFAULT_DAYS, description: 'Days until the key stops working' }),
+        .openapi({ format: 'int32', default: DEFAULT_DAYS, description: 'Days until the key stops working' }),
     })
     .openapi('CreateApiKeyRequest')
 
@@ -36,7 +36,7 @@ export const ApiKeySchema = z
   .object({
     id: z.string().max(36),
     name: z.string().max(100),
-    scopes: z.array(z.string().max(64)),
+    scopes: z.array(z.string().max(64)).max(100),
     prefix: z
       .string()
       .max(12)
@@ -53,6 +53,9 @@ export const CreatedApiKeySchema = ApiKeySchema.extend({
     example: 'lk_4fQ9zXb2KqP0Vd8sLmN3rT6yW1cJ5hG7eA2iU9oB0kX4Zp',
   }),
 }).openapi('CreatedApiKey')
+
+/** Most keys a list shows: every live one (at most 50) and the most recently expired. */
+export const LIST_MAX = 100
 
 export const ApiKeyIdParam = z.object({
   id: z.string().openapi({ param: { name: 'id', in: 'path' }, pattern: '^[^/]+$', maxLength: 16384, description: 'The key id' }),
