@@ -35,7 +35,7 @@ const shownOnce = (key: string, done: () => void) => {
   return h(
     'div',
     { class: 'new-key' },
-    h('label', { for: id }, 'Your new API key'),
+    h('label', { for: id, class: 'full' }, 'Your new API key'),
     field,
     copy,
     copied,
