@@ -5,6 +5,7 @@
  * them, and the guard, refuse a mistyped or made-up key without a database lookup. The checksum
  * is no secret and protects nothing: the 238 random bits do.
  */
+import { tokenHash } from '../opaque-token.js'
 import { randomBytes } from '../web.js'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
@@ -71,3 +72,12 @@ export const looksLikeApiKey = (text: string): boolean => text.startsWith(KEY_PR
 
 /** The part of a key its list shows. */
 export const shownPrefix = (key: string): string => key.slice(0, SHOWN_CHARS)
+
+/**
+ * A new key and what a store keeps of it (its SHA-256 hex and its shown prefix), for tools that
+ * write keys straight into a database: the bench, fixtures.
+ */
+export const seededApiKey = () => {
+  const key = newApiKey()
+  return { key, hash: tokenHash(key), prefix: shownPrefix(key) }
+}
