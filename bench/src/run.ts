@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { BENCH_DIR, type Ctx, FULL, newSecret, QUICK } from './context.js'
 import { choosePinning, startSmtpSink } from './procs.js'
 import {
+  apiKeys,
   limiterMemory,
   logins,
   type Outcome,
@@ -87,6 +88,8 @@ const main = async () => {
       progress('seeding the main data set')
       const data = await prepareMain(ctx)
       if (only.has('1') || only.has('2')) outcomes.throughput = await throughput(ctx, data)
+      // Beside scenario 1: the same guarded read with an API key instead of an access token.
+      if (only.has('1')) outcomes.apiKeys = await apiKeys(ctx, data)
       if (only.has('3') || only.has('4') || only.has('5')) outcomes.logins = await logins(ctx, data, (id) => only.has(id))
       if (only.has('8')) outcomes.runtimes = await runtimes(ctx, data)
       if (only.has('9')) outcomes.signingKeys = await signingKeys(ctx, data)

@@ -35,6 +35,7 @@ const guides = [
   ['Two-factor sign-in', 'two-factor'],
   ['Step-up: fresh sessions', 'step-up'],
   ['Passkeys', 'passkeys'],
+  ['API keys', 'api-keys'],
   ['Sign-in by email', 'email-sign-in'],
   ['Account protection', 'account-protection'],
   ['Other services', 'other-services'],

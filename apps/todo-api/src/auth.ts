@@ -10,8 +10,17 @@ import type { Mailer } from './mail.js'
 import { passkeySettings } from './passkeys.js'
 import { printable } from './printable.js'
 
-/** The auth component of this app: the store's users (SQLite or PostgreSQL), the policies `admin` and `verified`. */
-export type AppAuth = Auth<UserRecord, 'admin' | 'verified'>
+/** The scopes an API key of this app may hold (docs/guide/api-keys.md), each with what it allows. */
+export const SCOPES = {
+  'todos:read': 'Read your todos',
+  'todos:write': 'Create, change and delete your todos',
+} as const
+
+/**
+ * The auth component of this app: the store's users (SQLite or PostgreSQL), the policies `admin`
+ * and `verified`, and API keys with the scopes `todos:read` and `todos:write`.
+ */
+export type AppAuth = Auth<UserRecord, 'admin' | 'verified', keyof typeof SCOPES>
 
 export interface AppAuthOptions {
   /** One secret, or several: the first signs access tokens, every one verifies them. */
@@ -84,6 +93,7 @@ export const createAppAuth = ({
     // JSON.stringify leaves DEL, C1 controls and U+2028/9 raw, which could drive a terminal.
     onEvent: (event) => audit(printable(JSON.stringify({ audit: event }))),
     policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },
+    apiKeys: { scopes: SCOPES },
     publicUrl,
     trustProxy,
     emailSignIn: { signUp: emailSignUp },

@@ -146,6 +146,12 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
       return notice(mail.to, 'A passkey was added', `A passkey named "${mail.name}" was just added to your account.`)
     case 'passkey-removed':
       return notice(mail.to, 'A passkey was removed', `The passkey named "${mail.name}" was just removed from your account.`)
+    case 'api-key-created':
+      return notice(
+        mail.to,
+        'An API key was created',
+        `An API key named "${mail.name}" (${mail.scopes.join(', ')}) was just created for your account; it works until ${mail.expiresAt}. If you did not create it, revoke it on your account page and change your password.`,
+      )
   }
 }
 

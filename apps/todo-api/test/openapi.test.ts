@@ -101,6 +101,9 @@ describe('GET /openapi.json', () => {
         'GET /auth/passkeys',
         'PATCH /auth/passkeys/{id}',
         'DELETE /auth/passkeys/{id}',
+        'POST /auth/api-keys',
+        'GET /auth/api-keys',
+        'DELETE /auth/api-keys/{id}',
       ].sort(),
     )
   })
@@ -131,6 +134,9 @@ describe('GET /openapi.json', () => {
         'GET /auth/passkeys',
         'PATCH /auth/passkeys/{id}',
         'DELETE /auth/passkeys/{id}',
+        'POST /auth/api-keys',
+        'GET /auth/api-keys',
+        'DELETE /auth/api-keys/{id}',
         'POST /todos',
         'GET /todos',
         'PATCH /todos/{id}',
@@ -147,6 +153,22 @@ describe('GET /openapi.json', () => {
     // A cookie-borne token on an unsafe method from another site is 403 (docs/reference/credentials.md#cross-site-requests).
     for (const { id, op } of guarded.filter((g) => !g.id.startsWith('GET ')))
       expect((op.responses['403'] as { description?: string } | undefined)?.description, id).toMatch(/another site/)
+  })
+
+  it('names the scope an API key needs on each todo operation, and the apiKey bearer scheme', () => {
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' })
+    const keyed = operations().flatMap(({ id, op }) =>
+      (op.security ?? []).filter((req) => 'apiKey' in req).map((req) => [id, req.apiKey] as const),
+    )
+    expect(Object.fromEntries(keyed)).toEqual({
+      'GET /auth/me': [],
+      'POST /todos': ['todos:write'],
+      'GET /todos': ['todos:read'],
+      'PATCH /todos/{id}': ['todos:write'],
+      'DELETE /todos/{id}': ['todos:write'],
+    })
+    for (const { id, op } of operations().filter((o) => o.id.includes('/todos')))
+      expect((op.responses['403'] as { description?: string } | undefined)?.description, id).toMatch(/insufficient-scope/)
   })
 
   it('marks /admin/stats with x-policy "admin" and a 403, and no other operation with a policy', () => {
@@ -220,6 +242,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'GET /auth/passkeys': 'listPasskeys',
       'PATCH /auth/passkeys/{id}': 'renamePasskey',
       'DELETE /auth/passkeys/{id}': 'removePasskey',
+      'POST /auth/api-keys': 'createApiKey',
+      'GET /auth/api-keys': 'listApiKeys',
+      'DELETE /auth/api-keys/{id}': 'revokeApiKey',
     })
   })
 
@@ -294,6 +319,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/passkeys/register/options': 300,
       'POST /auth/passkeys/register': 300,
       'DELETE /auth/passkeys/{id}': 300,
+      'POST /auth/api-keys': 300,
     })
     expect(doc.paths['/auth/reauth']?.post?.responses).toHaveProperty('200')
   })

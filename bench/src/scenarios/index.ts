@@ -3,6 +3,7 @@
  * their servers). Each starts what it needs, drives it through the load generator, and returns
  * table rows (ratio against its baseline, target, verdict) plus the raw numbers for the JSON file.
  */
+export { apiKeys } from './api-keys.js'
 export { limiterMemory } from './limiter-memory.js'
 export { logins } from './logins.js'
 export { runtimes } from './runtimes.js'

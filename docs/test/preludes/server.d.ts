@@ -6,7 +6,11 @@
 declare const createAuth: typeof import('@latchkey/auth').createAuth
 declare const z: typeof import('@hono/zod-openapi').z
 declare const app: import('@hono/zod-openapi').OpenAPIHono
-declare const auth: import('@latchkey/auth').Auth<import('@latchkey/auth').UserRecord & { role: string | null }, 'admin'>
+declare const auth: import('@latchkey/auth').Auth<
+  import('@latchkey/auth').UserRecord & { role: string | null },
+  'admin',
+  'todos:read' | 'todos:write'
+>
 declare const secret: string
 declare const store: import('@latchkey/auth').Store<import('@latchkey/auth').UserRecord & { role: string | null }>
 declare const sendMail: (mail: import('@latchkey/auth').AuthMail) => Promise<void>

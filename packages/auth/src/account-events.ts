@@ -26,6 +26,8 @@ export interface Revocation {
   password?: true
   /** Bumps the credentials version: a step that verified the password before this writes nothing. */
   credentialsVersion?: true
+  /** Every API key of the user (docs/guide/api-keys.md#what-revokes-a-key). */
+  apiKeys?: true
 }
 
 /** The revocation targets, in the order the docs' table lists them. */
@@ -37,6 +39,7 @@ export const REVOCATION_TARGETS = [
   'twoFactor',
   'password',
   'credentialsVersion',
+  'apiKeys',
 ] as const satisfies readonly (keyof Revocation)[]
 
 /** An event with no session of its own to keep: `sessions: 'others'` would mean nothing there. */
@@ -55,6 +58,7 @@ const FIRST_PROOF = {
   twoFactor: true,
   password: true,
   credentialsVersion: true,
+  apiKeys: true,
 } as const
 
 /** Every account event and what it revokes. */
@@ -62,7 +66,7 @@ export const accountEvents = {
   /** `POST /auth/change-password` (`replacePassword`). */
   'password-changed': { sessions: 'others', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true },
   /** `POST /auth/reset-password` (`consumeResetToken`): the spent token is used, the rest deleted. */
-  'password-reset': { sessions: 'all', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true },
+  'password-reset': { sessions: 'all', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true, apiKeys: true },
   /** `POST /auth/verify-email` (`verifyEmail`) from the password's holder: a live session of the account, or its password. */
   'email-verified': {},
   /**
@@ -71,7 +75,13 @@ export const accountEvents = {
    */
   'email-verification-settled': FIRST_PROOF,
   /** `POST /auth/confirm-email` (`confirmEmailChange`), when the address changed. */
-  'email-change-confirmed': { sessions: 'all', resetTokens: true, emailTokens: 'all', credentialsVersion: true },
+  'email-change-confirmed': {
+    sessions: 'all',
+    resetTokens: true,
+    emailTokens: 'all',
+    credentialsVersion: true,
+    apiKeys: true,
+  },
   /** `POST /auth/two-factor/enable` (`enableTwoFactor`). */
   'two-factor-enabled': { sessions: 'others', credentialsVersion: true },
   /** `POST /auth/two-factor/disable` (`deleteTwoFactor`). */
@@ -97,6 +107,7 @@ export const accountEvents = {
     twoFactor: true,
     password: true,
     credentialsVersion: true,
+    apiKeys: true,
   },
 } as const satisfies {
   'password-changed': Revocation

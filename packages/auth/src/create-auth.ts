@@ -8,6 +8,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
 import { addCredentialCodes } from './add-credential-code.js'
+import { apiKeyCore } from './api-keys/core.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie, refreshValues } from './cookies.js'
 import { rateLimitAddress } from './credentials.js'
@@ -19,7 +20,7 @@ import { type AuthOptions, resolveOptions } from './options.js'
 import { passkeyCore } from './passkeys/ceremony.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
 import { memoryRateLimitStore } from './rate-limit.js'
-import { type GuardedRoute, type GuardedRouteConfig, guardedRoute } from './route.js'
+import { type GuardedRoute, type GuardedRouteConfig, guardedRoute, type ScopeOf } from './route.js'
 import { authRoutes } from './routes/index.js'
 import { sessionCore } from './session-core.js'
 import type { UserRecord } from './store/types.js'
@@ -28,7 +29,7 @@ import { twoFactorCore } from './two-factor/factor.js'
 import { secretBox } from './two-factor/secret-box.js'
 import { wellKnownRoutes } from './well-known.js'
 
-export interface Auth<U extends UserRecord, Name extends string> {
+export interface Auth<U extends UserRecord, Name extends string, Scope extends string = never> {
   /** The auth routes (docs/reference/endpoints.md). Mount them where `cookiePath` says (default `/auth`): `app.route('/auth', auth.routes)`. */
   routes: OpenAPIHono
   /**
@@ -43,22 +44,26 @@ export interface Auth<U extends UserRecord, Name extends string> {
   /**
    * Middleware that lets through only a signed-in user (`true`) or one the named policy allows,
    * and with `{ fresh: seconds }` only a session that proved its holder that recently (else 401
-   * `reauthentication_required`). After it, `c.get('user')` is typed and non-null.
+   * `reauthentication_required`); with `{ scope }` also an API key holding that scope (else 403
+   * `insufficient_scope`). After it, `c.get('user')` is typed and non-null, and
+   * `c.get('credential')` says what authenticated the request.
    *
    * @example
    * app.get('/admin/stats', auth.guard('admin'), (c) => c.json({ by: c.get('user').email }))
    * app.post('/billing/card', auth.guard(true, { fresh: 300 }), (c) => c.body(null, 204))
+   * app.get('/reports', auth.guard(true, { scope: 'reports:read' }), (c) => c.json({ via: c.get('credential').kind }))
    */
-  guard(auth: true | Name, options?: GuardOptions): MiddlewareHandler<GuardEnv<U>>
+  guard<S extends Scope = never>(auth: true | Name, options?: GuardOptions<S>): MiddlewareHandler<GuardEnv<U, S>>
   /**
    * `createRoute` for a guarded operation: adds the guard, the bearer `security`, the 401, for a
-   * policy `x-policy` and a 403, and for `fresh: seconds` the freshness check and `x-fresh`.
+   * policy `x-policy` and a 403, for `fresh: seconds` the freshness check and `x-fresh`, and for
+   * `scope` the API keys that may call it (the scope in the `apiKey` security requirement).
    *
    * @example
-   * app.openapi(auth.route({ method: 'get', path: '/todos', auth: true, responses }), (c) => c.json(list(c.var.user.id)))
+   * app.openapi(auth.route({ method: 'get', path: '/todos', auth: true, scope: 'todos:read', responses }), (c) => c.json(list(c.var.user.id)))
    * app.openapi(auth.route({ method: 'delete', path: '/projects/{id}', auth: 'admin', fresh: 300, responses }), handler)
    */
-  route<C extends GuardedRouteConfig<Name>>(config: C): GuardedRoute<C, MiddlewareHandler<GuardEnv<U>>>
+  route<C extends GuardedRouteConfig<Name, Scope>>(config: C): GuardedRoute<C, MiddlewareHandler<GuardEnv<U, ScopeOf<C>>>>
   /**
    * Middleware for routes that anyone may call: `c.get('user')` is the signed-in user or `null`
    * (typed so), and it never answers 401 by itself.
@@ -113,9 +118,14 @@ export interface Auth<U extends UserRecord, Name extends string> {
  * })
  * app.route('/auth', auth.routes)
  */
-export const createAuth = <U extends UserRecord, Name extends string = never, F extends z.ZodRawShape = NoFields>(
-  options: AuthOptions<U, Name, F>,
-): Auth<U & SignupExtras<F>, Name> => {
+export const createAuth = <
+  U extends UserRecord,
+  Name extends string = never,
+  F extends z.ZodRawShape = NoFields,
+  Scope extends string = never,
+>(
+  options: AuthOptions<U, Name, F, Scope>,
+): Auth<U & SignupExtras<F>, Name, Scope> => {
   const resolved = resolveOptions(options)
   if (!resolved.encryptionKeys)
     resolved.log(
@@ -162,7 +172,8 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     maxSessions: resolved.maxSessions,
     notify,
   })
-  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies })
+  const keys = resolved.apiKeys ? apiKeyCore<U>({ store: options.store, now: resolved.now }) : null
+  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies, keys })
   const sweep = sweeper({
     store: options.store,
     lifetimes: resolved.lifetimes,
@@ -180,7 +191,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     clientAddress: resolved.clientAddress,
     now: resolved.now,
   })
-  const identity = makeIdentity<U>({ sessions, tokens, options: resolved })
+  const identity = makeIdentity<U>({ sessions, tokens, options: resolved, keys })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
@@ -196,16 +207,20 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     twoFactor: twoFactorCore({ store: options.store, box, now: resolved.now }),
     addCredential: addCredentialCodes({ store: options.store, notify, now: resolved.now }),
     passkeys: resolved.passkeys && passkeyCore({ store: options.store, options: resolved.passkeys, now: resolved.now }),
+    apiKeys: keys,
     options: resolved,
   })
 
-  const auth: Auth<U, Name> = {
+  const auth: Auth<U, Name, Scope> = {
     routes,
     wellKnown: wellKnownRoutes(resolved.signingKeys?.map((key) => key.publicJwk) ?? [], resolved.log),
-    guard,
+    guard: guard as Auth<U, Name, Scope>['guard'],
     optional: identity.optional,
     verify: identity.verify,
-    route: (config) => guardedRoute(guard(config.auth, { fresh: config.fresh }), config),
+    route: (config) =>
+      guardedRoute(guard(config.auth, { fresh: config.fresh, scope: config.scope }), config, keys !== null) as ReturnType<
+        Auth<U, Name, Scope>['route']
+      >,
     settled: after.settled,
     prune: sweep.run,
     sealedUnderOldKeys: () => options.store.countStaleSeals(box.sealingPrefix),
@@ -214,5 +229,5 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
       await after.settled()
     },
   }
-  return auth as unknown as Auth<U & SignupExtras<F>, Name>
+  return auth as unknown as Auth<U & SignupExtras<F>, Name, Scope>
 }

@@ -2,9 +2,13 @@
  * The guard: credential → JWT → live session → user → freshness → policy. One store lookup per
  * request yields both the session (so revocation is immediate, and freshness is judged on its
  * last proof) and the user as stored now (so a role change applies to the very next request).
+ * An `lk_` value in the `Authorization` header is an API key instead: one lookup of its hash
+ * yields the key and its user, then the route's scope decides (docs/guide/api-keys.md#using-a-key).
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
+import { type ApiKeyCore, admitKey, type KeyAcceptance } from './api-keys/core.js'
+import { looksLikeApiKey } from './api-keys/key-format.js'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
 import type { AuthUser, Policy } from './domain.js'
 import { AuthError, errorSummary, reauthenticationRequired } from './errors.js'
@@ -13,9 +17,28 @@ import type { SessionCore } from './session-core.js'
 import { isFresh } from './session-proof.js'
 import type { AuthMethod, UserRecord } from './store/types.js'
 
+/** A signed-in session's access token: what `c.get('credential')` is on a route that takes no API keys. */
+export interface SessionCredential {
+  kind: 'session'
+  sessionId: string
+  amr: AuthMethod[]
+}
+
+/** An API key (docs/guide/api-keys.md): its id and the scopes it was given. */
+export interface ApiKeyCredential {
+  kind: 'api-key'
+  keyId: string
+  scopes: string[]
+}
+
+/** What authenticated the request, for handlers and policies that treat the two apart. */
+export type GuardCredential = SessionCredential | ApiKeyCredential
+
 /** What a guarded handler can read from `c.var`. */
 export interface GuardVariables<U extends UserRecord = UserRecord> {
   user: AuthUser<U>
+  /** What authenticated the request: on a route without `scope`, always a session. */
+  credential: SessionCredential
   /** Id of the session the access token belongs to. */
   sessionId: string
   /** When the session last proved its holder (signup, login, re-authentication): a refresh does not move it. */
@@ -24,7 +47,22 @@ export interface GuardVariables<U extends UserRecord = UserRecord> {
   amr: AuthMethod[]
 }
 
-export type GuardEnv<U extends UserRecord = UserRecord> = { Variables: GuardVariables<U> }
+/**
+ * `c.var` of a route with a `scope`, which API keys may call: the session's facts are `null`
+ * when a key authenticated the request (`credential.kind === 'api-key'`).
+ */
+export interface ScopedGuardVariables<U extends UserRecord = UserRecord> {
+  user: AuthUser<U>
+  credential: GuardCredential
+  sessionId: string | null
+  authenticatedAt: Date | null
+  amr: AuthMethod[] | null
+}
+
+/** The guard's env: with a scope (`S` a scope name), API keys may have authenticated the request. */
+export type GuardEnv<U extends UserRecord = UserRecord, S extends string = never> = {
+  Variables: [S] extends [never] ? GuardVariables<U> : ScopedGuardVariables<U>
+}
 
 const refused = () =>
   new AuthError('unauthorized', {
@@ -39,6 +77,8 @@ export const toAuthUser = <U extends UserRecord>(raw: U): AuthUser<U> => ({ id: 
 
 export interface GuardDeps<U extends UserRecord> {
   sessions: SessionCore<U>
+  /** `null`: API keys are off, and every `lk_` value is refused. */
+  keys: ApiKeyCore<U> | null
   tokens: AccessTokens
   options: ResolvedOptions
   policies: Record<string, Policy<U>>
@@ -62,14 +102,22 @@ export interface Identity<U extends UserRecord> {
 }
 
 /** What a guard demands besides a signed-in user. */
-export interface GuardOptions {
+export interface GuardOptions<S extends string = string> {
   /**
    * The session must have proven its holder at most this many seconds ago (a whole number, at
    * least 1); otherwise 401 `reauthentication_required` with RFC 9470's challenge, and the client
-   * re-authenticates (`POST /auth/reauth`) and retries.
+   * re-authenticates (`POST /auth/reauth`) and retries. An API key never passes it (403 `session_required`).
    */
   fresh?: number
+  /**
+   * The scope an API key needs to call the route (one the `apiKeys` option declares). Without
+   * it the route takes no keys (403 `insufficient_scope`); a session has every scope.
+   */
+  scope?: S
 }
+
+/** The library's own routes also say which keys they take (`session`: none; `me`: any). */
+export type InternalGuardOptions = GuardOptions & { keys?: KeyAcceptance }
 
 /** `fresh` as given, checked once when the route is built. */
 export const checkFresh = (fresh: unknown): number | undefined => {
@@ -84,7 +132,7 @@ export const checkFresh = (fresh: unknown): number | undefined => {
  * `auth.verify()`. The extra signup fields get their schema's defaults for accounts stored before
  * a field existed.
  */
-export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options }: Omit<GuardDeps<U>, 'policies'>) => {
+export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options, keys }: Omit<GuardDeps<U>, 'policies'>) => {
   const fields = options.signupFields
   const withSignupDefaults = (raw: U): U => {
     if (!fields) return raw
@@ -100,6 +148,12 @@ export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options }
     if (!found) return null
     const { authenticatedAt, amr } = found.session
     return { user: toAuthUser(withSignupDefaults(found.user)), sessionId: claims.sid, authenticatedAt, amr }
+  }
+
+  /** The user and key an API key names, or `null` when it is malformed, unknown, revoked or expired (or keys are off). */
+  const verifyKey = async (presented: string) => {
+    const found = keys ? await keys.verify(presented) : null
+    return found && { user: toAuthUser(withSignupDefaults(found.user)), key: found.key }
   }
 
   /**
@@ -123,17 +177,21 @@ export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options }
       await next()
     }
 
-  return { verify, optional }
+  return { verify, verifyKey, optional }
 }
 
 export const makeGuard =
-  <U extends UserRecord>({ sessions, tokens, options, policies }: GuardDeps<U>) =>
-  (auth: true | string, guardOptions: GuardOptions = {}): MiddlewareHandler<GuardEnv<U>> => {
+  <U extends UserRecord>({ sessions, tokens, options, policies, keys }: GuardDeps<U>) =>
+  (auth: true | string, guardOptions: InternalGuardOptions = {}): MiddlewareHandler<GuardEnv<U>> => {
     const policy = auth === true ? undefined : policies[auth]
     if (auth !== true && !policy)
       throw new TypeError(`createAuth: guard names the policy \`${auth}\`, which is not registered in \`policies\``)
     const fresh = checkFresh(guardOptions.fresh)
-    const { verify } = makeIdentity({ sessions, tokens, options })
+    const { scope, keys: acceptance = 'scope' } = guardOptions
+    if (scope !== undefined && !options.apiKeys?.scopes.has(scope))
+      throw new TypeError(`createAuth: guard names the scope \`${scope}\`, which is not declared in \`apiKeys.scopes\``)
+    const { verify, verifyKey } = makeIdentity({ sessions, tokens, options, keys })
+    const demand = { keys: acceptance, scope, fresh }
 
     return async function latchkeyGuard(c: Context<GuardEnv<U>>, next) {
       const credential = readCredential(c)
@@ -145,15 +203,31 @@ export const makeGuard =
       if (!credential) throw missing()
       if (credential.token === null) throw refused()
 
-      const identity = await verify(credential.token)
-      if (!identity) throw refused()
-
-      const { user } = identity
-      // A stale session is a 401 (re-authenticate), and a 401 comes before any 403 (docs/guide/step-up.md).
-      if (fresh !== undefined && !isFresh(identity, options.now(), fresh)) throw reauthenticationRequired(fresh)
-
-      if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.trustedOrigins))
-        throw crossSiteRefused(c, options.trustedOrigins)
+      let user: AuthUser<U>
+      let session: Identity<U> | null = null
+      let key: ApiKeyCredential | null = null
+      // Only the Authorization header carries keys: an `lk_` cookie or query value is an invalid access token.
+      if (credential.source === 'header' && looksLikeApiKey(credential.token)) {
+        const found = await verifyKey(credential.token)
+        if (!found) throw refused()
+        admitKey(found.key, demand)
+        user = found.user
+        key = { kind: 'api-key', keyId: found.key.id, scopes: found.key.scopes }
+      } else {
+        session = await verify(credential.token)
+        if (!session) throw refused()
+        user = session.user
+        // A stale session is a 401 (re-authenticate), and a 401 comes before any 403 (docs/guide/step-up.md).
+        if (fresh !== undefined && !isFresh(session, options.now(), fresh)) throw reauthenticationRequired(fresh)
+        if (credential.source === 'cookie' && isCrossSiteUnsafe(c, options.trustedOrigins))
+          throw crossSiteRefused(c, options.trustedOrigins)
+      }
+      const authenticated: GuardCredential = key ?? {
+        kind: 'session',
+        sessionId: session?.sessionId as string,
+        amr: session?.amr as AuthMethod[],
+      }
+      c.set('credential', authenticated as SessionCredential)
 
       if (policy) {
         let allowed = false
@@ -165,9 +239,10 @@ export const makeGuard =
         if (!allowed) throw new AuthError('forbidden', { detail: `The "${auth}" policy refused this request.` })
       }
       c.set('user', user)
-      c.set('sessionId', identity.sessionId)
-      c.set('authenticatedAt', identity.authenticatedAt)
-      c.set('amr', identity.amr)
+      // On a key's request the session's facts are null (ScopedGuardVariables).
+      c.set('sessionId', session?.sessionId as string)
+      c.set('authenticatedAt', session?.authenticatedAt as Date)
+      c.set('amr', session?.amr as AuthMethod[])
       await next()
     }
   }

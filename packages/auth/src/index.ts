@@ -7,12 +7,26 @@
  * - `@latchkey/auth/testing`: `storeKit` (the store conformance suite and the types a store author
  *   implements, one namespace), a fast hasher, `tableShape`.
  */
+
+export type { ApiKeysOption } from './api-keys/options.js'
+export type { ApiKeyRecord } from './api-keys/store.js'
 export { type Auth, createAuth } from './create-auth.js'
 export type { GetConnInfo } from './credentials.js'
 export type { AuthUser, Policy } from './domain.js'
 export { canonicalEmail } from './email.js'
 export { AuthError, type AuthErrorCode } from './errors.js'
-export type { GuardEnv, GuardOptions, GuardVariables, Identity, OptionalEnv, OptionalVariables } from './guard.js'
+export type {
+  ApiKeyCredential,
+  GuardCredential,
+  GuardEnv,
+  GuardOptions,
+  GuardVariables,
+  Identity,
+  OptionalEnv,
+  OptionalVariables,
+  ScopedGuardVariables,
+  SessionCredential,
+} from './guard.js'
 export type {
   AddedCredential,
   AuthEvent,

@@ -84,6 +84,11 @@ export type AuthMail =
   /** A passkey was added to the account (`name`: the name it was given). */
   | (Notice<'passkey-added'> & { name: string })
   | (Notice<'passkey-removed'> & { name: string })
+  /**
+   * An API key was created (`name`, its `scopes`, when it expires, ISO 8601): a key the owner did
+   * not make means someone else holds a session of theirs. Never the key.
+   */
+  | (Notice<'api-key-created'> & { name: string; scopes: string[]; expiresAt: string })
 
 export type AuthMailKind = AuthMail['kind']
 
@@ -107,6 +112,8 @@ interface EventBase {
 
 type UserEvent<T extends string> = EventBase & { type: T; userId: string }
 type SessionEvent<T extends string> = UserEvent<T> & { sessionId: string }
+/** `keyId`: the id of an API key (never the key). */
+type ApiKeyEvent<T extends string> = UserEvent<T> & { keyId: string }
 /** `passkeyId`: the WebAuthn credential id, base64url. */
 type PasskeyEvent<T extends string> = UserEvent<T> & { passkeyId: string }
 
@@ -162,6 +169,9 @@ export type AuthEvent =
   | (SessionEvent<'reauthenticated'> & { amr: AuthMethod[] })
   /** `POST /reauth` with a wrong password (a wrong code is `two_factor.failed`). */
   | SessionEvent<'reauthentication.failed'>
+  | ApiKeyEvent<'api_key.created'>
+  /** Its owner revoked it (`DELETE /api-keys/{id}`). */
+  | ApiKeyEvent<'api_key.revoked'>
 
 export type AuthEventType = AuthEvent['type']
 

@@ -8,6 +8,7 @@
  */
 
 import type { z } from 'zod'
+import { type ApiKeysOption, type ResolvedApiKeysOption, resolveApiKeysOption } from './api-keys/options.js'
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookie-options.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
 import { type EmailSignInOptions, type ResolvedEmailSignInOptions, resolveEmailSignInOptions } from './email-sign-in/options.js'
@@ -35,13 +36,18 @@ export const RESERVED_USER_FIELDS = [
   'profile',
 ] as const
 
-export interface AuthOptions<U extends UserRecord, Name extends string = never, F extends z.ZodRawShape = NoFields>
-  extends TokenOptions,
+export interface AuthOptions<
+  U extends UserRecord,
+  Name extends string = never,
+  F extends z.ZodRawShape = NoFields,
+  Scope extends string = never,
+> extends TokenOptions,
     LifetimeOptions,
     TwoFactorOptions,
     EmailSignInOptions,
     PasswordOptions,
     PasskeysOption,
+    ApiKeysOption<Scope>,
     LimitOptions,
     CookieOptions {
   store: Store<U>
@@ -78,6 +84,7 @@ export interface ResolvedOptions
     ResolvedTwoFactorOptions,
     ResolvedEmailSignInOptions,
     ResolvedPasskeysOption,
+    ResolvedApiKeysOption,
     ResolvedPasswordOptions,
     ResolvedLimitOptions,
     ResolvedCookieOptions {
@@ -98,8 +105,8 @@ const resolveSignupFields = (signupFields: z.ZodObject | undefined): z.ZodObject
 }
 
 /** Checks the options once and fills in defaults. Throws a `TypeError` naming the bad option. */
-export const resolveOptions = <U extends UserRecord, Name extends string, F extends z.ZodRawShape>(
-  options: AuthOptions<U, Name, F>,
+export const resolveOptions = <U extends UserRecord, Name extends string, F extends z.ZodRawShape, Scope extends string>(
+  options: AuthOptions<U, Name, F, Scope>,
 ): ResolvedOptions => {
   const tokens = resolveTokenOptions(options)
   if (!options.store) fail('store', 'is required (for example sqliteStore() from @latchkey/auth/sqlite)')
@@ -117,6 +124,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     ...resolveEmailSignInOptions(options),
     ...resolveLifetimeOptions(options),
     ...resolvePasskeysOption(options),
+    ...resolveApiKeysOption(options),
     log: options.log ?? ((message) => console.error(message)),
     now: options.now ?? (() => new Date()),
   }

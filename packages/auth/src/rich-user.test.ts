@@ -30,6 +30,7 @@ const memberStore = (plans: Map<string, Member['plan']>): Store<Member> => {
     findUserById: async (id) => withMember(await base.findUserById(id)),
     findSession: async (id) => withMember(await base.findSession(id)),
     findRefresh: async (ref) => withMember(await base.findRefresh(ref)),
+    findApiKey: async (hash) => withMember(await base.findApiKey(hash)),
   }
 }
 

@@ -17,7 +17,7 @@ import type { Context, MiddlewareHandler } from 'hono'
 import { emailUnverified } from './add-credential-code.js'
 import { jsonBodyGuard, mayCarryBody } from './body.js'
 import { AuthError, reauthenticationRequired } from './errors.js'
-import type { GuardOptions, GuardVariables } from './guard.js'
+import type { GuardVariables, InternalGuardOptions } from './guard.js'
 import type { LimitFacts, RouteLimit, Subject } from './limits.js'
 import type { Notifier } from './notify.js'
 import { bodyGuardResponses, internalErrorResponse, overloadedResponse, rateLimitedResponse } from './openapi.js'
@@ -72,10 +72,16 @@ export type EndpointConfig = Omit<RouteConfig, 'middleware'>
  * refused with 403 (`email_unverified`) before the limit and validation, as 403 comes before 429
  * and 400 (docs/reference/conventions.md#which-error-wins).
  */
-export type GuardedEndpointConfig = EndpointConfig & { fresh?: number; orCurrentPassword?: true; verifiedEmail?: true }
+export type GuardedEndpointConfig = EndpointConfig & {
+  fresh?: number
+  orCurrentPassword?: true
+  verifiedEmail?: true
+  /** `any`: every live API key may call it (`GET /me`); otherwise a key gets 403 `session_required`. */
+  apiKeys?: 'any'
+}
 
 export interface RouteBuilderDeps<U extends UserRecord> {
-  guard: (auth: true, options?: GuardOptions) => MiddlewareHandler<{ Variables: GuardVariables<U> }>
+  guard: (auth: true, options?: InternalGuardOptions) => MiddlewareHandler<{ Variables: GuardVariables<U> }>
   /** The password hasher for the client of request `c`. */
   hasher: (c: Context) => PasswordHasher
   rateLimitStore: RateLimitStore
@@ -116,7 +122,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
     guard: MiddlewareHandler | null,
     handler: unknown,
   ) => {
-    const { fresh, orCurrentPassword, verifiedEmail, request, ...route } = config
+    const { fresh, orCurrentPassword, verifiedEmail, apiKeys, request, ...route } = config
     const bodySchema = bodySchemaOf(config)
     const params = request?.params as z.ZodType | undefined
     const peekSchema = needs.peek
@@ -174,7 +180,16 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
     }
 
     const guarded = guard
-      ? guardAnswers({ auth: true, fresh, method: route.method, security: route.security }, ownDescription(route.responses[403]))
+      ? guardAnswers(
+          {
+            auth: true,
+            fresh,
+            method: route.method,
+            security: route.security,
+            keys: options.apiKeys ? (apiKeys ?? 'session') : 'none',
+          },
+          ownDescription(route.responses[403]),
+        )
       : null
     const documented = {
       ...route,
@@ -225,10 +240,12 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
       H extends boolean = false,
     >(config: R, needs: Needs<P, S, H>, handler: RouteHandler<R, { Variables: GuardVariables<U> & NeedsVariables<P, S, H> }>) {
       const strict = config.orCurrentPassword ? undefined : config.fresh
+      // The auth routes take no API keys (a key never makes a key or changes the account), `GET /me` any.
+      const keys = config.apiKeys ?? 'session'
       install(
         config,
         needs as Needs<PeekShape, Subject, boolean>,
-        deps.guard(true, strict === undefined ? {} : { fresh: strict }) as MiddlewareHandler,
+        deps.guard(true, strict === undefined ? { keys } : { fresh: strict, keys }) as MiddlewareHandler,
         handler,
       )
     },

@@ -2,10 +2,11 @@
 
 import type { MiddlewareHandler } from 'hono'
 import type { AddCredentialCodes } from './add-credential-code.js'
+import type { ApiKeyCore } from './api-keys/core.js'
 import type { AfterAnswer } from './background.js'
 import type { RefreshCookie } from './cookies.js'
 import type { DeviceCore } from './device.js'
-import type { GuardEnv, GuardOptions, Identity } from './guard.js'
+import type { GuardEnv, Identity, InternalGuardOptions } from './guard.js'
 import type { Notifier } from './notify.js'
 import type { ResolvedOptions } from './options.js'
 import type { PasskeyCore } from './passkeys/ceremony.js'
@@ -20,7 +21,7 @@ export interface RouteDeps<U extends UserRecord> {
   route: RouteBuilder<U>
   store: Store<U>
   /** The user's guard, for a route that chooses its credential itself (logout); the builder guards the others. */
-  guard: (auth: true, options?: GuardOptions) => MiddlewareHandler<GuardEnv<U>>
+  guard: (auth: true, options?: InternalGuardOptions) => MiddlewareHandler<GuardEnv<U>>
   sessions: SessionCore<U>
   /** The user and session a presented access token names, or `null` (the guard's check, refusing nothing). */
   identify: (token: string) => Promise<Identity<U> | null>
@@ -40,5 +41,7 @@ export interface RouteDeps<U extends UserRecord> {
   addCredential: AddCredentialCodes
   /** WebAuthn ceremonies; `null` when the `passkeys` option is not set. */
   passkeys: PasskeyCore | null
+  /** API keys; `null` when the `apiKeys` option is not set. */
+  apiKeys: ApiKeyCore<U> | null
   options: ResolvedOptions
 }

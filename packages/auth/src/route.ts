@@ -11,6 +11,8 @@ import { internalErrorResponse, problemResponse, unauthorizedResponse } from './
 
 /** Name of the HTTP bearer security scheme in the OpenAPI document. */
 export const BEARER_SCHEME = 'bearerAuth'
+/** Name of the API keys' bearer scheme (docs/guide/api-keys.md); an operation lists the scope it needs. */
+export const API_KEY_SCHEME = 'apiKey'
 
 /**
  * Where a guarded operation reads the access token, as alternatives in the order the guard
@@ -26,12 +28,27 @@ export const ACCESS_TOKEN_SECURITY: NonNullable<RouteConfig['security']> = [
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
 
 /**
- * A route definition as `createRoute` takes it, plus `auth` and optionally `fresh` (seconds: the
- * session must have proven its holder that recently). The guard is the route's middleware.
+ * A route definition as `createRoute` takes it, plus `auth`, optionally `fresh` (seconds: the
+ * session must have proven its holder that recently) and `scope` (what an API key needs to call
+ * it; without one, keys are refused). The guard is the route's middleware.
  */
-export type GuardedRouteConfig<Name extends string> = Omit<RouteConfig, 'middleware'> & { auth: true | Name; fresh?: number }
+export type GuardedRouteConfig<Name extends string, Scope extends string = never> = Omit<RouteConfig, 'middleware'> & {
+  auth: true | Name
+  fresh?: number
+  scope?: Scope
+}
 
-export type GuardedRoute<C, G> = Omit<C, 'auth' | 'fresh'> & { middleware: [G]; getRoutingPath(): string }
+export type GuardedRoute<C, G> = Omit<C, 'auth' | 'fresh' | 'scope'> & { middleware: [G]; getRoutingPath(): string }
+
+/** The scope a route config names, or `never`. */
+export type ScopeOf<C> = C extends { scope: infer S extends string } ? S : never
+
+/**
+ * Which API keys an operation takes, as its document says: those holding its scope; none because
+ * it needs a session (`session`) or declares no scope (`scopeless`); any live one (`any`); or
+ * nothing is said (`none`: API keys are off).
+ */
+export type KeysDocumented = { scope: string } | 'session' | 'scopeless' | 'any' | 'none'
 
 /**
  * What a guard adds to an operation's document: `x-policy`, `x-fresh`, the bearer requirement,
@@ -44,7 +61,15 @@ export const guardAnswers = (
     fresh,
     method,
     security,
-  }: { auth: true | string; fresh?: number | undefined; method: string; security?: RouteConfig['security'] },
+    keys = 'none',
+  }: {
+    auth: true | string
+    fresh?: number | undefined
+    method: string
+    security?: RouteConfig['security']
+    /** Documented only where API keys are on. */
+    keys?: KeysDocumented
+  },
   forbidden?: string,
 ): {
   extensions: Record<string, unknown>
@@ -53,14 +78,25 @@ export const guardAnswers = (
 } => {
   // An app may send the access token as the `token` cookie: on an unsafe method, from another
   // site, that is 403 (docs/reference/credentials.md#cross-site-requests), as is a policy's refusal.
+  const scope = typeof keys === 'object' && fresh === undefined ? keys.scope : undefined
   const refusals = [
     ...(auth === true ? [] : [`the "${auth}" policy refused the caller`]),
+    ...(scope !== undefined ? [`an API key without the "${scope}" scope (\`insufficient-scope\`)`] : []),
+    ...(keys === 'session' || (keys !== 'none' && keys !== 'any' && fresh !== undefined)
+      ? ['an API key: this needs a signed-in session (`session-required`)']
+      : keys === 'scopeless'
+        ? ['an API key: this route takes none (`insufficient-scope`)']
+        : []),
     ...(UNSAFE.has(method.toUpperCase()) ? ['the `token` cookie was sent from another site'] : []),
     ...(forbidden ? [forbidden.charAt(0).toLowerCase() + forbidden.slice(1)] : []),
   ]
   return {
     extensions: { ...(auth === true ? {} : { 'x-policy': auth }), ...(fresh === undefined ? {} : { 'x-fresh': fresh }) },
-    security: [...(security ?? []), ...ACCESS_TOKEN_SECURITY],
+    security: [
+      ...(security ?? []),
+      ...ACCESS_TOKEN_SECURITY,
+      ...(scope !== undefined ? [{ [API_KEY_SCHEME]: [scope] }] : keys === 'any' ? [{ [API_KEY_SCHEME]: [] }] : []),
+    ],
     responses: {
       401: unauthorizedResponse(
         fresh === undefined
@@ -72,12 +108,15 @@ export const guardAnswers = (
   }
 }
 
-export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRouteConfig<string>>(
+export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRouteConfig<string, string>>(
   guard: G,
-  /** `fresh` is documented here (`x-fresh`); the guard enforces it. */
-  { auth, fresh, ...config }: C,
+  /** `fresh` and `scope` are documented here (`x-fresh`, the key's security requirement); the guard enforces them. */
+  { auth, fresh, scope, ...config }: C,
+  /** Whether API keys are on: only then does the document speak of them. */
+  keysOn: boolean,
 ): GuardedRoute<C, G> => {
-  const answers = guardAnswers({ auth, fresh, method: config.method, security: config.security })
+  const keys: KeysDocumented = !keysOn ? 'none' : scope === undefined ? 'scopeless' : { scope }
+  const answers = guardAnswers({ auth, fresh, method: config.method, security: config.security, keys })
   const definition: Record<string, unknown> = {
     ...config,
     ...answers.extensions,

@@ -120,6 +120,9 @@ const exhaustive = (mail: AuthMail): string => {
       return mail.usedFor
     case 'add-credential':
       return mail.code
+    case 'api-key-created':
+      // @ts-expect-error -- the notice never carries the key
+      return mail.key ?? mail.name
     default: {
       const never: never = mail
       return never
@@ -228,3 +231,45 @@ createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, signingKeys: ['-
 createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, signingKeys: [{ kty: 'OKP', crv: 'Ed25519', kid: 'k', x: 'x' }] })
 // @ts-expect-error -- nor a key without its kid
 createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, signingKeys: [{ kty: 'OKP', crv: 'Ed25519', x: 'x', d: 'd' }] })
+
+// API keys: scope names are typed like policy names, and a route with a scope says a key may
+// have authenticated the request (the session's facts may be null there, never elsewhere).
+const keyed = createAuth({
+  secret: 'x'.repeat(32),
+  store,
+  sendMail: () => {},
+  policies: { admin: (user) => user.raw.role === 'admin' },
+  apiKeys: { scopes: { 'todos:read': 'Read your todos', 'todos:write': 'Change your todos' } },
+})
+keyed.guard(true, { scope: 'todos:read' })
+keyed.guard('admin', { scope: 'todos:write' })
+// @ts-expect-error -- a mistyped scope does not compile
+keyed.guard(true, { scope: 'todos:reed' })
+// @ts-expect-error -- nor does a scope of an app without API keys
+auth.guard(true, { scope: 'todos:read' })
+// @ts-expect-error -- nor a mistyped scope on a route
+keyed.route({ method: 'get', path: '/todos', auth: true, scope: 'todo:read', responses: {} })
+
+new Hono().get('/todos', keyed.guard(true, { scope: 'todos:read' }), (c) => {
+  const credential = c.get('credential')
+  expectTypeOf(c.get('sessionId')).toEqualTypeOf<string | null>()
+  if (credential.kind === 'api-key') expectTypeOf(credential.scopes).toEqualTypeOf<string[]>()
+  else expectTypeOf(credential.sessionId).toEqualTypeOf<string>()
+  return c.json({})
+})
+new Hono().get('/sessions-only', keyed.guard(true), (c) => {
+  expectTypeOf(c.get('credential').kind).toEqualTypeOf<'session'>()
+  expectTypeOf(c.get('sessionId')).toEqualTypeOf<string>()
+  return c.json({})
+})
+const listRoute = keyed.route({
+  method: 'get',
+  path: '/todos',
+  auth: true,
+  scope: 'todos:read',
+  responses: { 200: { description: 'The list', content: { 'application/json': { schema: z.object({}) } } } },
+})
+new OpenAPIHono().openapi(listRoute, (c) => {
+  expectTypeOf(c.var.credential.kind).toEqualTypeOf<'session' | 'api-key'>()
+  return c.json({}, 200)
+})

@@ -4,6 +4,7 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import { onTestFinished } from 'vitest'
+import type { NoFields } from '../src/domain.js'
 import { problemErrorHandler, problemNotFound } from '../src/http/index.js'
 import { type AuthEvent, type AuthMail, type AuthOptions, createAuth, type ResetMail, type UserRecord } from '../src/index.js'
 import { migrateSqlite, openSqlite, sqliteCounts, sqliteStore } from '../src/sqlite/index.js'
@@ -22,7 +23,9 @@ export interface RequestInit {
   ip?: string
 }
 
-export const harness = (overrides: Partial<AuthOptions<UserRecord, 'admin' | 'owner' | 'broken'>> = {}) => {
+export const harness = <Scope extends string = never>(
+  overrides: Partial<AuthOptions<UserRecord, 'admin' | 'owner' | 'broken', NoFields, Scope>> = {},
+) => {
   const db = openSqlite(':memory:')
   migrateSqlite(db)
   const store = sqliteStore(db)

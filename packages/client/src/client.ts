@@ -78,6 +78,19 @@ export const createAuthClient = (options: AuthClientOptions) => {
     reauth: (proof: ReauthProof): Promise<User> => core.reauth(proof),
     /** Passkeys: sign in (also by autofill), add, list, rename, remove, re-authenticate (passkeys.ts). */
     passkeys: passkeysOf(core),
+    /**
+     * The signed-in user's API keys (docs/guide/api-keys.md). `create` needs a recent sign-in and
+     * a verified address, and answers the key once (`key`); `list` never shows it again.
+     *
+     * @example
+     * const { key } = await auth.apiKeys.create({ name: 'CI', scopes: ['todos:read'], expiresInDays: 30 })
+     */
+    apiKeys: {
+      list: () => call('GET /api-keys', undefined, 'session'),
+      create: (input: { name: string; scopes: string[]; expiresInDays?: number }) =>
+        call('POST /api-keys', input as RequestOf<'POST /api-keys'>, 'session'),
+      revoke: (id: string) => call('DELETE /api-keys/{id}', undefined, 'session', { id }),
+    },
     /** Finishes a sign-in that answered a challenge: a code from the authenticator app, or an unused recovery code. */
     async verifyTwoFactor(input: { challenge: string; code: string }): Promise<User> {
       return core.adopt(await call('POST /two-factor/verify', input))

@@ -39,6 +39,10 @@ export const createCore = (options: AuthClientOptions) => {
     cookieJar: options.cookieJar ?? typeof (globalThis as { document?: unknown }).document === 'undefined',
   })
   const now = options.now ?? Date.now
+  // An API key is the credential as it is: no sign-in, no refresh (docs/guide/api-keys.md#from-code).
+  const apiKey = options.apiKey ?? null
+  if (apiKey !== null && !/^lk_[0-9A-Za-z]+$/.test(apiKey))
+    throw new TypeError('createAuthClient: `apiKey` must be an API key (lk_…), as POST /auth/api-keys answered it')
   const settings = { skewMs: (options.refreshSkewSeconds ?? 30) * 1000 }
   const tabs = tabsOf(options.crossTab)
   let state = initialState
@@ -151,6 +155,7 @@ export const createCore = (options: AuthClientOptions) => {
 
   /** A current access token, refreshed first when it is missing or about to expire; `null` when signed out. */
   const getAccessToken = async (): Promise<string | null> => {
+    if (apiKey !== null) return apiKey
     const plan = tokenPlan(state, now(), transport.mayHaveCookie())
     if (plan === 'use') return state.token?.value ?? null
     if (plan === 'none') return null
@@ -161,6 +166,7 @@ export const createCore = (options: AuthClientOptions) => {
   const withToken = async (path: string, method: string, body: unknown, init: RequestInit = {}): Promise<Response> => {
     const used = await getAccessToken()
     const first = await transport.send(path, method, body, used, init)
+    if (apiKey !== null) return first
     if (first.status !== 401 || !/invalid_token/.test(first.headers.get('www-authenticate') ?? '')) return first
     // Another caller may have refreshed meanwhile: use its token rather than spending the cookie again.
     const current = state.token?.value ?? null

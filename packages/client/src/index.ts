@@ -24,7 +24,9 @@ export { authMiddleware, type FetchMiddleware } from './openapi-fetch.js'
 export type { AuthClientOptions } from './options.js'
 export type { Passkey, PasskeyProof, PasskeyRequestOptions } from './passkeys.js'
 export type {
+  ApiKey,
   AuthState,
+  CreatedApiKey,
   EmailSignInProof,
   EmailSignInStarted,
   ReauthenticationPrompt,

@@ -5,6 +5,16 @@ import type { ReauthenticationPrompt, ReauthProof } from './types.js'
 export interface AuthClientOptions {
   /** The API's base URL, e.g. `https://api.example.com` (the auth routes are under `authPath`). */
   baseUrl: string
+  /**
+   * An API key (`lk_…`, made with `POST /auth/api-keys`) for a script, CLI, CI job or agent: every
+   * request carries it as `Authorization: Bearer`, with no sign-in and no refresh. A key calls the
+   * routes of its scopes and `GET /auth/me`; the other /auth routes answer 403 `session_required`.
+   *
+   * @example
+   * const api = createAuthClient({ baseUrl: 'https://api.example.com', apiKey: process.env.TODO_API_KEY })
+   * const todos = await (await api.fetch('/todos')).json()
+   */
+  apiKey?: string
   /** Where the auth routes are mounted. Default `/auth`. */
   authPath?: string
   /** The `fetch` to use. Default: the global one. */

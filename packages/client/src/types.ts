@@ -13,6 +13,10 @@ type Schema<Name extends keyof Schemas> = Schemas[Name]
 
 export interface User extends Schema<'User'> {}
 export interface SessionView extends Schema<'Session'> {}
+/** An API key as `GET /auth/api-keys` lists it: never the key itself. */
+export interface ApiKey extends Schema<'ApiKey'> {}
+/** What `POST /auth/api-keys` answers: the key (`key`), shown this once. */
+export interface CreatedApiKey extends Schema<'CreatedApiKey'> {}
 
 /** The 202 of a sign-in to an account with a second factor: answer it with {@link AuthClient.verifyTwoFactor}. */
 export interface TwoFactorChallenge extends Schema<'TwoFactorChallenge'> {}

@@ -1,6 +1,6 @@
 /**
  * The client's endpoint types are generated from the /auth routes' own OpenAPI document
- * (`auth.routes`, with passkeys on so their operations are in it) by openapi-typescript, into
+ * (`auth.routes`, with passkeys and API keys on so their operations are in it) by openapi-typescript, into
  * `src/generated/openapi.ts`. This test fails when the committed file is no longer what the
  * document generates; `pnpm typecheck` then checks the client against the committed types.
  * Regenerate with:
@@ -26,9 +26,12 @@ it('the committed /auth types are what the routes’ OpenAPI document generates'
     store: {} as never,
     sendMail: () => {},
     passkeys: { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] },
+    apiKeys: { scopes: { 'example:read': 'Read examples' } },
   })
   const document = auth.routes.getOpenAPI31Document({ openapi: '3.1.0', info: { title: '@latchkey/auth', version: '0' } })
-  expect(Object.keys(document.paths ?? {})).toEqual(expect.arrayContaining(['/login', '/refresh', '/passkeys/login']))
+  expect(Object.keys(document.paths ?? {})).toEqual(
+    expect.arrayContaining(['/login', '/refresh', '/passkeys/login', '/api-keys']),
+  )
   const update = Boolean(process.env.UPDATE_AUTH_TYPES)
   const committed = await generatedTypesAreCommitted({ document, file: GENERATED, header: HEADER, update })
   expect(committed, 'src/generated/openapi.ts is stale: regenerate it (see the top of this file)').toBe(true)

@@ -1,5 +1,6 @@
 /**
- * The todo routes (docs/reference/endpoints.md#todos), all `auth: true`. The owner is always the signed-in user,
+ * The todo routes (docs/reference/endpoints.md#todos), all `auth: true`, and open to API keys with
+ * `todos:read` (the list) or `todos:write` (the rest). The owner is always the signed-in user (or the key's owner),
  * never anything the client sends; PATCH and DELETE match id AND owner in one statement and
  * answer 404 naming the id (never 403) when nothing matches. Storage is the TodoStore's job.
  */
@@ -160,6 +161,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       path: '/todos',
       operationId: 'createTodo',
       auth: true,
+      scope: 'todos:write',
       tags,
       summary: 'Create a todo owned by the caller',
       request: { body: jsonBody(CreateTodo) },
@@ -183,6 +185,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       path: '/todos',
       operationId: 'listTodos',
       auth: true,
+      scope: 'todos:read',
       tags,
       summary: "The caller's todos, newest first",
       request: { query: ListQuery },
@@ -205,6 +208,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       path: '/todos/{id}',
       operationId: 'updateTodo',
       auth: true,
+      scope: 'todos:write',
       tags,
       summary: 'Change the title or done flag of one of the caller’s todos',
       request: { params: IdParam, body: jsonBody(UpdateTodo) },
@@ -233,6 +237,7 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       path: '/todos/{id}',
       operationId: 'deleteTodo',
       auth: true,
+      scope: 'todos:write',
       tags,
       summary: 'Delete one of the caller’s todos',
       request: { params: IdParam },

@@ -527,6 +527,41 @@ export interface paths {
     patch: operations['renamePasskey']
     trace?: never
   }
+  '/auth/api-keys': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Your API keys */
+    get: operations['listApiKeys']
+    put?: never
+    /** Create an API key (shown once) */
+    post: operations['createApiKey']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/api-keys/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Revoke an API key */
+    delete: operations['revokeApiKey']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/.well-known/jwks.json': {
     parameters: {
       query?: never
@@ -1132,6 +1167,55 @@ export interface components {
        */
       name: string
     }
+    CreatedApiKey: components['schemas']['ApiKey'] & {
+      /**
+       * @description The key itself: shown in this answer only, never again. Send it as `Authorization: Bearer lk_…`.
+       * @example lk_4fQ9zXb2KqP0Vd8sLmN3rT6yW1cJ5hG7eA2iU9oB0kX4Zp
+       */
+      key: string
+    }
+    ApiKey: {
+      id: string
+      name: string
+      scopes: string[]
+      /**
+       * @description The first 12 characters of the key, to tell it apart
+       * @example lk_4fQ9zXb2K
+       */
+      prefix: string
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      createdAt: string
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      expiresAt: string
+      /**
+       * Format: date-time
+       * @description The last request it authenticated, to the minute
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      lastUsedAt: string | null
+    }
+    CreateApiKeyRequest: {
+      /** @example CI deploy job */
+      name: string
+      /**
+       * @example [
+       *       "todos:read"
+       *     ]
+       */
+      scopes: ('todos:read' | 'todos:write')[]
+      /**
+       * Format: int32
+       * @description Days until the key stops working
+       * @default 90
+       */
+      expiresInDays?: number
+    }
     JsonWebKeySet: {
       keys: components['schemas']['PublicJwk'][]
     }
@@ -1637,7 +1721,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -1743,7 +1827,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2088,7 +2172,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2170,6 +2254,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
       500: {
         headers: {
@@ -2208,7 +2301,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2276,7 +2369,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2365,7 +2458,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2560,7 +2653,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2653,6 +2746,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
       500: {
         headers: {
@@ -2706,7 +2808,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
       403: {
         headers: {
           [name: string]: unknown
@@ -2821,7 +2923,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -2923,7 +3025,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -3038,7 +3140,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -3563,7 +3665,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
       403: {
         headers: {
           [name: string]: unknown
@@ -3658,7 +3760,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
       403: {
         headers: {
           [name: string]: unknown
@@ -3740,6 +3842,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
       500: {
         headers: {
@@ -3790,7 +3901,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -3891,7 +4002,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -3901,6 +4012,236 @@ export interface operations {
         }
       }
       /** @description No passkey of yours with this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listApiKeys: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Live keys newest first, then expired ones newest first (at most 100); revoked keys are gone */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ApiKey'][]
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  createApiKey: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateApiKeyRequest']
+      }
+    }
+    responses: {
+      /** @description Created: `key` is shown in this answer only; a notice is mailed */
+      201: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['CreatedApiKey']
+        }
+      }
+      /** @description Invalid input: a name of 1 to 100 characters, at least one declared scope, 1 to 365 days */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`); nothing changed */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The account already holds 50 unexpired keys (`too-many-keys`) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  revokeApiKey: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The key id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Revoked: the next request with it is refused */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description You have no API key with this id */
       404: {
         headers: {
           [name: string]: unknown
@@ -4002,6 +4343,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description Forbidden: an API key without the "todos:read" scope (`insufficient-scope`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
       500: {
         headers: {
@@ -4055,7 +4405,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key without the "todos:write" scope (`insufficient-scope`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -4123,7 +4473,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key without the "todos:write" scope (`insufficient-scope`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -4215,7 +4565,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the `token` cookie was sent from another site */
+      /** @description Forbidden: an API key without the "todos:write" scope (`insufficient-scope`); or the `token` cookie was sent from another site */
       403: {
         headers: {
           [name: string]: unknown
@@ -4291,7 +4641,7 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
-      /** @description Forbidden: the "admin" policy refused the caller */
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this route takes none (`insufficient-scope`) */
       403: {
         headers: {
           [name: string]: unknown

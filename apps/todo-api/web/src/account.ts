@@ -8,6 +8,7 @@
 import type { SessionView } from '@latchkey/client'
 import { deleteSection } from './account-delete.js'
 import { twoFactorSection } from './account-two-factor.js'
+import { apiKeysSection } from './api-keys.js'
 import { deviceName } from './device.js'
 import { announce, describeError, form, h } from './dom.js'
 import { passkeysSection } from './passkeys.js'
@@ -157,6 +158,7 @@ export const accountScreen = async (context: AccountContext) => {
     sessionsSection(fresh),
     twoFactorSection(fresh),
     passkeysSection(fresh.auth, section),
+    apiKeysSection(fresh.auth, section),
     deleteSection(fresh),
   )
 }

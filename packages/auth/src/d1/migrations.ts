@@ -117,4 +117,12 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     tag: '0016_email_sign_in_device',
     statements: ['ALTER TABLE `auth_email_sign_ins` ADD `device_hash` text;'],
   },
+  {
+    tag: '0017_api_keys',
+    statements: [
+      'CREATE TABLE `auth_api_keys` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`user_id` text NOT NULL,\n\t`name` text NOT NULL,\n\t`hash` text NOT NULL,\n\t`prefix` text NOT NULL,\n\t`scopes` text NOT NULL,\n\t`created_at` integer NOT NULL,\n\t`expires_at` integer NOT NULL,\n\t`last_used_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE UNIQUE INDEX `auth_api_keys_hash_idx` ON `auth_api_keys` (`hash`);',
+      'CREATE INDEX `auth_api_keys_user_idx` ON `auth_api_keys` (`user_id`);',
+    ],
+  },
 ]

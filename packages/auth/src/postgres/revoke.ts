@@ -7,10 +7,10 @@ import { eq } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { REVOKED_TABLES, type RevocationScope, type RevokedTable, revocationPlan, writesUser } from '../store/revocation.js'
 import * as schema from './schema.js'
-import { challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import { apiKeys, challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
 
 /** The table of each revoked kind of row but sessions (whose ids the primitive answers). */
-const revocable = { resetTokens, emailTokens, twoFactors, recoveryCodes, challenges } satisfies Record<
+const revocable = { resetTokens, emailTokens, twoFactors, recoveryCodes, challenges, apiKeys } satisfies Record<
   Exclude<RevokedTable, 'sessions'>,
   unknown
 >

@@ -5,13 +5,14 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { apiKeyRoutes } from '../api-keys/routes/index.js'
 import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
 import { passkeyRoutes } from '../passkeys/routes/index.js'
 import { passkeyAlternative } from '../passkeys/second-step.js'
 import type { PasswordHasher } from '../password.js'
 import type { RateLimitStore } from '../rate-limit.js'
-import { BEARER_SCHEME } from '../route.js'
+import { API_KEY_SCHEME, BEARER_SCHEME } from '../route.js'
 import { routeBuilder } from '../route-builder.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
@@ -61,6 +62,8 @@ export const authRoutes = <U extends UserRecord>({ hasher, rateLimitStore, ...gi
   })
   const deps: RouteDeps<U> = {
     ...given,
+    // A route that picks its credential itself (logout) takes no API keys either.
+    guard: (auth, options) => given.guard(auth, { keys: 'session', ...options }),
     route,
     secondStep: secondStep({
       store: given.store,
@@ -131,5 +134,19 @@ export const authRoutes = <U extends UserRecord>({ hasher, rateLimitStore, ...gi
   twoFactorRoutes(deps)
   emailSignInRoutes(deps)
   if (deps.passkeys) passkeyRoutes({ ...deps, passkeys: deps.passkeys })
+  const keyOptions = given.options.apiKeys
+  if (deps.apiKeys && keyOptions) {
+    routes.openAPIRegistry.registerComponent('securitySchemes', API_KEY_SCHEME, {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'lk_ API key',
+      description: `An API key (\`Authorization: Bearer lk_…\`, never a cookie or the query), made with POST /auth/api-keys. An operation that takes keys names the scope it needs: ${[
+        ...keyOptions.scopes,
+      ]
+        .map(([name, what]) => `\`${name}\` (${what})`)
+        .join(', ')}.`,
+    })
+    apiKeyRoutes({ ...deps, apiKeys: deps.apiKeys, scopes: keyOptions.scopes })
+  }
   return routes
 }

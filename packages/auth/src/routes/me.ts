@@ -10,6 +10,8 @@ export const me = <U extends UserRecord>({ route }: Pick<RouteDeps<U>, 'route'>)
     {
       method: 'get',
       path: '/me',
+      // Any live API key may ask whose it is.
+      apiKeys: 'any',
       operationId: 'getMe',
       tags: ['auth'],
       summary: 'The signed-in user',

@@ -17,13 +17,22 @@ export interface RevocableSchema {
   challenges: { userId: Column }
   twoFactors: { userId: Column }
   recoveryCodes: { userId: Column }
+  apiKeys: { userId: Column }
 }
 
 /**
  * The tables a revocation deletes rows of, in the PostgreSQL store's lock order (after the user's
- * row: tokens, second factor, recovery codes, challenges, then sessions).
+ * row: tokens, second factor, recovery codes, challenges, API keys, then sessions).
  */
-export const REVOKED_TABLES = ['resetTokens', 'emailTokens', 'twoFactors', 'recoveryCodes', 'challenges', 'sessions'] as const
+export const REVOKED_TABLES = [
+  'resetTokens',
+  'emailTokens',
+  'twoFactors',
+  'recoveryCodes',
+  'challenges',
+  'apiKeys',
+  'sessions',
+] as const
 export type RevokedTable = (typeof REVOKED_TABLES)[number]
 
 export interface RevocationPlan {
@@ -68,6 +77,7 @@ export const revocationPlan = (s: RevocableSchema, { userId, revoke, keepSession
     twoFactor: revoke.twoFactor && { rows: { twoFactors: mine(s.twoFactors), recoveryCodes: mine(s.recoveryCodes) } },
     password: revoke.password && { user: { passwordHash: NO_PASSWORD } },
     credentialsVersion: revoke.credentialsVersion && { user: { credentialsVersion: sql`${s.users.credentialsVersion} + 1` } },
+    apiKeys: revoke.apiKeys && { rows: { apiKeys: mine(s.apiKeys) } },
   } satisfies { [T in keyof Required<Revocation>]: Partial<RevocationPlan> | undefined }
   const plan: RevocationPlan = { rows: {}, user: {} }
   for (const part of Object.values(targets) as (Partial<RevocationPlan> | undefined)[]) {

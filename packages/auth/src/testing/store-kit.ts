@@ -10,6 +10,7 @@
  */
 
 export type { AccountEvent, Revocation } from '../account-events.js'
+export type { ApiKeyRecord, ApiKeyStore, NewApiKey } from '../api-keys/store.js'
 export type {
   EmailSignInClaim,
   EmailSignInProof,

@@ -23,6 +23,7 @@ interface Taken {
   recoveryCode: boolean
   password: boolean
   credentialsVersion: boolean
+  apiKey: boolean
 }
 
 interface Fixture {
@@ -31,7 +32,7 @@ interface Fixture {
   /** The credentials version after setting up. */
   version: number
   /** The hashes of the user's reset, verify-email and change-email tokens and challenge. */
-  hash: (kind: 'reset' | 'verify' | 'change' | 'challenge' | 'code' | 'new-code') => string
+  hash: (kind: 'reset' | 'verify' | 'change' | 'challenge' | 'code' | 'new-code' | 'key') => string
 }
 
 interface Driver {
@@ -138,7 +139,7 @@ const drivers: Record<AccountEvent, Driver> = {
   },
 }
 
-/** A user with a second factor, two sessions, a reset, verify-email and change-email token and a challenge. */
+/** A user with a second factor, two sessions, a reset, verify-email and change-email token, a challenge and an API key. */
 const setUp = async (store: Store<UserRecord>, driver: Driver): Promise<Fixture> => {
   const tag = crypto.randomUUID()
   const hash = (kind: string) => `${kind}-${tag}`
@@ -184,6 +185,8 @@ const setUp = async (store: Store<UserRecord>, driver: Driver): Promise<Fixture>
     firstFactor: 'pwd',
     expiresAt,
   })
+  const key = { id: `key-${tag}`, userId: user.id, name: 'CI', scopes: ['read'], prefix: 'lk_000000000' }
+  await store.createApiKey({ ...key, hash: hash('key'), createdAt: T0, expiresAt: at(86_400_000) }, 50, T0)
   return { user, current, version, hash }
 }
 
@@ -202,6 +205,7 @@ const look = async (store: Store<UserRecord>, f: Fixture, other: string[]): Prom
     recoveryCode: !(await store.useRecoveryCode(f.user.id, f.hash('code'), T0)),
     password: found === null || found.passwordHash === null,
     credentialsVersion: found === null || found.credentialsVersion > f.version,
+    apiKey: (await store.findApiKey(f.hash('key'))) === null,
   }
 }
 
@@ -217,6 +221,7 @@ const expected = (revoke: Revocation, keeps: boolean): Taken => ({
   recoveryCode: revoke.twoFactor === true,
   password: revoke.password === true,
   credentialsVersion: revoke.credentialsVersion === true,
+  apiKey: revoke.apiKeys === true,
 })
 
 /**

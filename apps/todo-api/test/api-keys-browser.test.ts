@@ -1,0 +1,72 @@
+/**
+ * API keys in the front end, in Debian's headless Chromium (playwright-core): the account screen
+ * lists keys, makes one with the scopes ticked and shows it once with a copy button, and revokes
+ * it; the key calls the todo API over HTTP while it lives. Screenshot: test-artifacts/todo-api/api-keys.png.
+ */
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { type Browser, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ARGS, ARTIFACTS, audit, CHROMIUM, skipReason, watch } from './browser-support.js'
+import { type RunningServer, request, signup, startServer, verifyByDevMail } from './support.js'
+
+const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 15_000 })
+
+describe.skipIf(skipReason !== null)('API keys in headless Chromium', () => {
+  let browser: Browser
+  let server: RunningServer
+  const origin = () => `http://localhost:${server.port}`
+
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    server = await startServer()
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+
+  it('creates a key with the scopes ticked, shows it once with a copy button, lists and revokes it', {
+    timeout: 120_000,
+  }, async () => {
+    const account = await signup(server.base, 'Keyholder')
+    await verifyByDevMail(server, account.email, account.password)
+    const context = await browser.newContext()
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
+    const page = await context.newPage()
+    const problems = watch(page, origin())
+    await page.goto(`${origin()}/#/signin`)
+    await screen(page, 'Sign in')
+    await page.getByLabel('Email', { exact: true }).fill(account.email)
+    await page.getByLabel('Password', { exact: true }).fill(account.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await screen(page, 'Todos')
+    await page.getByRole('link', { name: 'Account' }).click()
+    await screen(page, 'Account')
+
+    const region = page.getByRole('region', { name: 'API keys' })
+    await region.getByLabel('Name').fill('nightly export')
+    await region.getByRole('checkbox', { name: /todos:write/ }).check()
+    await region.getByRole('button', { name: 'Create the key' }).click()
+    const shown = region.getByLabel('Your new API key')
+    await shown.waitFor({ timeout: 10_000 })
+    const key = await shown.inputValue()
+    expect(key).toMatch(/^lk_[0-9A-Za-z]{46}$/)
+    await region.getByRole('button', { name: 'Copy' }).click()
+    await region.getByText('Copied.').waitFor()
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key)
+    await region.getByText('todos:read, todos:write').waitFor()
+    await page.screenshot({ path: join(ARTIFACTS, 'api-keys.png'), fullPage: true })
+    expect(await audit(page)).toEqual([])
+
+    expect((await request(server.base, 'POST', '/todos', { token: key, body: { title: 'from the key' } })).status).toBe(201)
+    await region.getByRole('button', { name: 'I have stored it' }).click()
+    expect(await region.getByLabel('Your new API key').count()).toBe(0)
+    await region.getByRole('button', { name: 'Revoke nightly export' }).click()
+    await region.getByText(/No API key yet/).waitFor()
+    expect((await request(server.base, 'GET', '/todos', { token: key })).status).toBe(401)
+    expect(problems.errors()).toEqual([])
+    await context.close()
+  })
+})
