@@ -16,6 +16,7 @@ import type { NoFields, Policy, SignupExtras } from './domain.js'
 import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { notifier } from './notify.js'
 import { type AuthOptions, resolveOptions } from './options.js'
+import { type OAuthCore, oauthCore, type ProviderTokens } from './oauth/core.js'
 import { passkeyCore } from './passkeys/ceremony.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
 import { memoryRateLimitStore } from './rate-limit.js'
@@ -88,6 +89,11 @@ export interface Auth<U extends UserRecord, Name extends string> {
    * key can be dropped once this is 0.
    */
   sealedUnderOldKeys(): Promise<number>
+  /**
+   * The tokens a provider configured with `keepTokens: true` gave at the user's last sign-in or
+   * link through it, opened from their sealed column; `null` when none are kept. Never log them.
+   */
+  providerTokens(userId: string, providerId: string): Promise<ProviderTokens | null>
   /**
    * Stops the sweep and waits for it and for the work after answers. Call it on shutdown, after
    * the server stopped taking requests and before the store closes.
@@ -181,6 +187,18 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     now: resolved.now,
   })
   const identity = makeIdentity<U>({ sessions, tokens, options: resolved })
+  const oauth: OAuthCore | null =
+    resolved.providers.length === 0
+      ? null
+      : oauthCore({
+          store: options.store,
+          providers: resolved.providers,
+          box,
+          secure: resolved.secureCookies,
+          cookiePath: resolved.cookiePath,
+          now: resolved.now,
+          log: resolved.log,
+        })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
@@ -196,6 +214,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     twoFactor: twoFactorCore({ store: options.store, box, now: resolved.now }),
     addCredential: addCredentialCodes({ store: options.store, notify, now: resolved.now }),
     passkeys: resolved.passkeys && passkeyCore({ store: options.store, options: resolved.passkeys, now: resolved.now }),
+    oauth,
     options: resolved,
   })
 
@@ -209,6 +228,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     settled: after.settled,
     prune: sweep.run,
     sealedUnderOldKeys: () => options.store.countStaleSeals(box.sealingPrefix),
+    providerTokens: async (userId, providerId) => (oauth ? oauth.tokens(userId, providerId) : null),
     async close() {
       await sweep.stop()
       await after.settled()

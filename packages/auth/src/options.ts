@@ -14,6 +14,7 @@ import { type EmailSignInOptions, type ResolvedEmailSignInOptions, resolveEmailS
 import { type LifetimeOptions, type ResolvedLifetimeOptions, resolveLifetimeOptions } from './lifetime-options.js'
 import { type LimitOptions, type ResolvedLimitOptions, resolveLimitOptions } from './limit-options.js'
 import type { AuthEvent, AuthMail } from './notify.js'
+import { type ProvidersOption, type ResolvedProvidersOption, resolveProvidersOption } from './oauth/options.js'
 import { fail } from './option-checks.js'
 import { type PasskeysOption, type ResolvedPasskeysOption, resolvePasskeysOption } from './passkeys/options.js'
 import { type PasswordOptions, type ResolvedPasswordOptions, resolvePasswordOptions } from './password-options.js'
@@ -42,6 +43,7 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
     EmailSignInOptions,
     PasswordOptions,
     PasskeysOption,
+    ProvidersOption,
     LimitOptions,
     CookieOptions {
   store: Store<U>
@@ -78,6 +80,7 @@ export interface ResolvedOptions
     ResolvedTwoFactorOptions,
     ResolvedEmailSignInOptions,
     ResolvedPasskeysOption,
+    ResolvedProvidersOption,
     ResolvedPasswordOptions,
     ResolvedLimitOptions,
     ResolvedCookieOptions {
@@ -117,6 +120,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     ...resolveEmailSignInOptions(options),
     ...resolveLifetimeOptions(options),
     ...resolvePasskeysOption(options),
+    ...resolveProvidersOption(options),
     log: options.log ?? ((message) => console.error(message)),
     now: options.now ?? (() => new Date()),
   }

@@ -8,6 +8,7 @@ import type { DeviceCore } from './device.js'
 import type { GuardEnv, GuardOptions, Identity } from './guard.js'
 import type { Notifier } from './notify.js'
 import type { ResolvedOptions } from './options.js'
+import type { OAuthCore } from './oauth/core.js'
 import type { PasskeyCore } from './passkeys/ceremony.js'
 import type { RouteBuilder } from './route-builder.js'
 import type { SessionCore } from './session-core.js'
@@ -40,5 +41,7 @@ export interface RouteDeps<U extends UserRecord> {
   addCredential: AddCredentialCodes
   /** WebAuthn ceremonies; `null` when the `passkeys` option is not set. */
   passkeys: PasskeyCore | null
+  /** Social sign-in; `null` when no `providers` are configured. */
+  oauth: OAuthCore | null
   options: ResolvedOptions
 }

@@ -10,6 +10,7 @@
 import { drizzle } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
 import { emailSignInPostgres } from '../email-sign-in/postgres.js'
+import { postgresIdentities } from '../oauth/postgres-store.js'
 import { postgresPasskeyStore } from '../passkeys/postgres-store.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { postgresTwoFactor } from '../two-factor/postgres-store.js'
@@ -46,5 +47,6 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     ...postgresDevices(db),
     ...emailSignInPostgres(db),
     ...postgresPasskeyStore(db),
+    ...postgresIdentities(db),
   }
 }

@@ -7,6 +7,7 @@ import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
+import { oauthRoutes } from '../oauth/routes/index.js'
 import { passkeyRoutes } from '../passkeys/routes/index.js'
 import { passkeyAlternative } from '../passkeys/second-step.js'
 import type { PasswordHasher } from '../password.js'
@@ -131,5 +132,6 @@ export const authRoutes = <U extends UserRecord>({ hasher, rateLimitStore, ...gi
   twoFactorRoutes(deps)
   emailSignInRoutes(deps)
   if (deps.passkeys) passkeyRoutes({ ...deps, passkeys: deps.passkeys })
+  if (deps.oauth) oauthRoutes({ ...deps, oauth: deps.oauth, rateLimitStore })
   return routes
 }

@@ -5,6 +5,7 @@
  * that lists the facets.
  */
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
+import { sqliteIdentities } from '../oauth/sqlite-store.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
@@ -28,4 +29,5 @@ export const sqliteFacets = (db: SqliteDb, steps: SqliteSteps): Store<UserRecord
   ...sqliteDevices(db, steps),
   ...emailSignInSqlite(db, steps),
   ...sqlitePasskeyStore(db),
+  ...sqliteIdentities(db, steps),
 })

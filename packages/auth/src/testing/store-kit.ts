@@ -27,6 +27,18 @@ export type {
   PasskeyStore,
   UsePasskeyInput,
 } from '../passkeys/store.js'
+export type {
+  FederatedSignUp,
+  IdentityLink,
+  IdentityRecord,
+  IdentityRemoval,
+  IdentityStore,
+  NewFederatedUser,
+  NewIdentity,
+  NewOAuthFlow,
+  OAuthFlowRecord,
+  UseIdentityInput,
+} from '../oauth/store.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
   AddCredentialCodeStore,
