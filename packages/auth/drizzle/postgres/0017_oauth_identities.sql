@@ -21,8 +21,8 @@ CREATE TABLE "auth_oauth_flows" (
 	"used_at" timestamp with time zone
 );
 --> statement-breakpoint
-ALTER TABLE "auth_identities" ADD CONSTRAINT "auth_identities_user_id_auth_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."auth_users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
-ALTER TABLE "auth_oauth_flows" ADD CONSTRAINT "auth_oauth_flows_user_id_auth_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."auth_users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "auth_identities" ADD CONSTRAINT "auth_identities_user_id_auth_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "auth_users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "auth_oauth_flows" ADD CONSTRAINT "auth_oauth_flows_user_id_auth_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "auth_users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "auth_identities_issuer_subject_idx" ON "auth_identities" USING btree ("issuer","subject");--> statement-breakpoint
 CREATE INDEX "auth_identities_user_idx" ON "auth_identities" USING btree ("user_id");--> statement-breakpoint
 CREATE INDEX "auth_oauth_flows_expires_idx" ON "auth_oauth_flows" USING btree ("expires_at");
