@@ -146,6 +146,10 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
       return notice(mail.to, 'A passkey was added', `A passkey named "${mail.name}" was just added to your account.`)
     case 'passkey-removed':
       return notice(mail.to, 'A passkey was removed', `The passkey named "${mail.name}" was just removed from your account.`)
+    case 'identity-linked':
+      return notice(mail.to, `${mail.provider} was linked`, `You can now sign in to your account with ${mail.provider}.`)
+    case 'identity-unlinked':
+      return notice(mail.to, `${mail.provider} was unlinked`, `${mail.provider} no longer signs in to your account.`)
   }
 }
 

@@ -75,7 +75,13 @@ export const startHostileProvider = async ({ iss9207 = true, port = 0 } = {}) =>
     if (path === '/userinfo') return userinfo
     if (path === '/token') {
       tokenRequests.push(body)
-      return (async () => ({ access_token: `at-${crypto.randomUUID()}`, token_type: 'Bearer', expires_in: 3600, refresh_token: `rt-${crypto.randomUUID()}`, id_token: await idToken() }))()
+      return (async () => ({
+        access_token: `at-${crypto.randomUUID()}`,
+        token_type: 'Bearer',
+        expires_in: 3600,
+        refresh_token: `rt-${crypto.randomUUID()}`,
+        id_token: await idToken(),
+      }))()
     }
     return undefined
   }, port)

@@ -50,7 +50,12 @@ export const startProvider = async ({
         const grant = new p.Grant({ accountId: current, clientId: String(details.params.client_id) })
         grant.addOIDCScope(String(details.params.scope))
         const grantId = await grant.save()
-        await p.interactionFinished(req, res, { login: { accountId: current }, consent: { grantId } }, { mergeWithLastSubmission: false })
+        await p.interactionFinished(
+          req,
+          res,
+          { login: { accountId: current }, consent: { grantId } },
+          { mergeWithLastSubmission: false },
+        )
       })().catch((err) => {
         res.statusCode = 500
         res.end(String(err))

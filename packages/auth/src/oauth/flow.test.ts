@@ -141,45 +141,56 @@ describe.each(STORES)('the sign-in flow on $name', ({ skip, open }) => {
     expect((await h.request('GET', '/auth/oauth/%00/callback')).status).toBeLessThan(500)
   })
 
-  run('a provider that is down: the start sends the browser back, the rest works, and it is reached again once back', async () => {
-    const h = setup()
-    const down = await h.request('GET', '/auth/oauth/down?returnTo=/in')
-    expect(down.status).toBe(302)
-    expect(down.headers.get('location')).toBe('/in?error=provider_unavailable&provider=down')
-    expect(down.headers.getSetCookie().some((l) => l.startsWith('oauth_flow='))).toBe(false)
-    expect((await h.request('GET', '/auth/oauth/providers')).status).toBe(200)
-    await h.signup('ada@example.com')
-    const back = await startHostileProvider({ port: downPort })
-    try {
-      // A failure is remembered for at most 5 seconds.
-      h.clock.advance(5_001)
-      const res = await h.request('GET', '/auth/oauth/down?returnTo=/in')
-      expect(new URL(res.headers.get('location') ?? '').origin).toBe(back.issuer)
-    } finally {
-      await back.close()
-    }
-  })
+  run(
+    'a provider that is down: the start sends the browser back, the rest works, and it is reached again once back',
+    async () => {
+      const h = setup()
+      const down = await h.request('GET', '/auth/oauth/down?returnTo=/in')
+      expect(down.status).toBe(302)
+      expect(down.headers.get('location')).toBe('/in?error=provider_unavailable&provider=down')
+      expect(down.headers.getSetCookie().some((l) => l.startsWith('oauth_flow='))).toBe(false)
+      expect((await h.request('GET', '/auth/oauth/providers')).status).toBe(200)
+      await h.signup('ada@example.com')
+      const back = await startHostileProvider({ port: downPort })
+      try {
+        // A failure is remembered for at most 5 seconds.
+        h.clock.advance(5_001)
+        const res = await h.request('GET', '/auth/oauth/down?returnTo=/in')
+        expect(new URL(res.headers.get('location') ?? '').origin).toBe(back.issuer)
+      } finally {
+        await back.close()
+      }
+    },
+  )
 
-  run('GitHub: the identity is its numeric id, the email only a verified primary one; Google 99999 is another identity', async () => {
-    const h = setup()
-    gh.as({ id: 99999, login: 'octo', name: 'Octo Cat', emails: [{ email: 'octo@example.com', primary: true, verified: true }] })
-    const s = await begin(h, 'github')
-    expect(s.authorize.searchParams.get('code_challenge_method')).toBe('S256')
-    expect(await landed(await callback(h, 'github', `code=c&state=${s.state}`, s.cookie))).toBe('/back')
-    expect(gh.tokenRequests.at(-1)?.get('code_verifier')).toBeTruthy()
-    const octo = await opened.store.findUserByEmail('octo@example.com')
-    expect(octo?.user).toMatchObject({ name: 'Octo Cat', emailVerified: true })
-    expect(await opened.store.findIdentity(gh.url, '99999')).toMatchObject({ userId: octo?.user.id, provider: 'github' })
-    // The same number at an OpenID Connect provider is someone else.
-    const t = await begin(h, 'bad')
-    idp.respond(good(t.nonce, '99999', 'nine@example.com'))
-    expect(await landed(await callback(h, 'bad', `code=c&state=${t.state}${iss()}`, t.cookie))).toBe('/back')
-    expect((await opened.store.findIdentity(idp.issuer, '99999'))?.userId).not.toBe(octo?.user.id)
-    // A primary address GitHub has not verified is no email at all.
-    gh.as({ id: 4242, login: 'new', emails: [{ email: 'unverified@example.com', primary: true, verified: false }] })
-    const u = await begin(h, 'github')
-    expect(await landed(await callback(h, 'github', `code=c&state=${u.state}`, u.cookie))).toBe(
-      '/back?error=email_required&provider=github',
-    )
-  })
+  run(
+    'GitHub: the identity is its numeric id, the email only a verified primary one; Google 99999 is another identity',
+    async () => {
+      const h = setup()
+      gh.as({
+        id: 99999,
+        login: 'octo',
+        name: 'Octo Cat',
+        emails: [{ email: 'octo@example.com', primary: true, verified: true }],
+      })
+      const s = await begin(h, 'github')
+      expect(s.authorize.searchParams.get('code_challenge_method')).toBe('S256')
+      expect(await landed(await callback(h, 'github', `code=c&state=${s.state}`, s.cookie))).toBe('/back')
+      expect(gh.tokenRequests.at(-1)?.get('code_verifier')).toBeTruthy()
+      const octo = await opened.store.findUserByEmail('octo@example.com')
+      expect(octo?.user).toMatchObject({ name: 'Octo Cat', emailVerified: true })
+      expect(await opened.store.findIdentity(gh.url, '99999')).toMatchObject({ userId: octo?.user.id, provider: 'github' })
+      // The same number at an OpenID Connect provider is someone else.
+      const t = await begin(h, 'bad')
+      idp.respond(good(t.nonce, '99999', 'nine@example.com'))
+      expect(await landed(await callback(h, 'bad', `code=c&state=${t.state}${iss()}`, t.cookie))).toBe('/back')
+      expect((await opened.store.findIdentity(idp.issuer, '99999'))?.userId).not.toBe(octo?.user.id)
+      // A primary address GitHub has not verified is no email at all.
+      gh.as({ id: 4242, login: 'new', emails: [{ email: 'unverified@example.com', primary: true, verified: false }] })
+      const u = await begin(h, 'github')
+      expect(await landed(await callback(h, 'github', `code=c&state=${u.state}`, u.cookie))).toBe(
+        '/back?error=email_required&provider=github',
+      )
+    },
+  )
 })

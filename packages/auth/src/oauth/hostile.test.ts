@@ -5,12 +5,12 @@
  * provider advertises it; and nothing of the provider's tokens in any log line, the kept ones sealed.
  */
 import type { JWTPayload } from 'jose'
+import { calculatePKCECodeChallenge } from 'oauth4webapi'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { harness, refreshCookie } from '../../test/harness.js'
 import { HOSTILE_CLIENT, startHostileProvider } from '../../test/hostile-provider.js'
 import { begin, callback, landed, type Started } from '../../test/oauth-flow.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
-import { calculatePKCECodeChallenge } from 'oauth4webapi'
 
 type Hostile = Awaited<ReturnType<typeof startHostileProvider>>
 
@@ -97,9 +97,19 @@ describe.each(STORES)('a hostile provider on $name', ({ skip, open }) => {
 
   run('RFC 9207: advertised, a callback without iss or with another iss is provider_error', async () => {
     const h = setup()
-    const missing = await attempt(h, (s) => claims(s), 'signed', (s) => `code=c0de&state=${s.state}`)
+    const missing = await attempt(
+      h,
+      (s) => claims(s),
+      'signed',
+      (s) => `code=c0de&state=${s.state}`,
+    )
     expect(await landed(missing)).toBe('/back?error=provider_error&provider=bad')
-    const wrong = await attempt(h, (s) => claims(s), 'signed', (s) => `code=c0de&state=${s.state}&iss=https%3A%2F%2Fevil.example`)
+    const wrong = await attempt(
+      h,
+      (s) => claims(s),
+      'signed',
+      (s) => `code=c0de&state=${s.state}&iss=https%3A%2F%2Fevil.example`,
+    )
     expect(await landed(wrong)).toBe('/back?error=provider_error&provider=bad')
   })
 

@@ -37,7 +37,9 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
     const setup = (linkByEmail = false, more: Parameters<typeof harness>[0] = {}) =>
       harness({
         store: opened.store,
-        providers: [{ id: 'oidc', name: 'Test OIDC', issuer: idp.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, linkByEmail }],
+        providers: [
+          { id: 'oidc', name: 'Test OIDC', issuer: idp.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, linkByEmail },
+        ],
         ...more,
       })
     /** Walks start → provider → callback in a fresh browser; the callback's answer and where it sends the browser. */
@@ -168,7 +170,11 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
       await h.verifyEmail('ada@example.com')
       const b = browser(h.app, APP)
       const link = await h.request('POST', '/auth/oauth/oidc/link', { json: {}, headers: ada.bearer })
-      const flowCookie = link.headers.getSetCookie().find((l) => l.startsWith('oauth_flow='))?.split(';')[0] ?? ''
+      const flowCookie =
+        link.headers
+          .getSetCookie()
+          .find((l) => l.startsWith('oauth_flow='))
+          ?.split(';')[0] ?? ''
       b.cookies.set('oauth_flow', flowCookie.slice('oauth_flow='.length))
       const taken = await b.walk(((await link.json()) as { url: string }).url)
       expect(taken.location).toBe('/?error=identity_in_use&provider=oidc')
@@ -176,7 +182,11 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
       idp.as(`ada-${crypto.randomUUID()}`, { email: 'ada-at-idp@example.com', email_verified: true })
       const again = await h.request('POST', '/auth/oauth/oidc/link', { json: {}, headers: ada.bearer })
       const b2 = browser(h.app, APP)
-      const cookie2 = again.headers.getSetCookie().find((l) => l.startsWith('oauth_flow='))?.split(';')[0] ?? ''
+      const cookie2 =
+        again.headers
+          .getSetCookie()
+          .find((l) => l.startsWith('oauth_flow='))
+          ?.split(';')[0] ?? ''
       b2.cookies.set('oauth_flow', cookie2.slice('oauth_flow='.length))
       expect((await b2.walk(((await again.json()) as { url: string }).url)).location).toBe('/?linked=oidc')
       const listed = (await (await h.request('GET', '/auth/identities', { headers: ada.bearer })).json()) as { id: string }[]

@@ -30,7 +30,10 @@ class Refused extends Error {
 
 export const postgresIdentities = (db: PgDb): IdentityStore => ({
   async findIdentity(issuer, subject) {
-    const [row] = await db.select(listedColumns(identities)).from(identities).where(identityOf(identities, issuer, subject))
+    const [row] = await db
+      .select(listedColumns(identities))
+      .from(identities)
+      .where(identityOf(identities, issuer, subject))
     return row ?? null
   },
 
@@ -96,11 +99,18 @@ export const postgresIdentities = (db: PgDb): IdentityStore => ({
   deleteIdentity: (userId, id) =>
     db.transaction(async (tx) => {
       await lockUser(tx, userId)
-      const [kept] = await tx.select({ id: identities.id }).from(identities).where(ownIdentity(identities, userId, id))
+      const [kept] = await tx
+        .select({ id: identities.id })
+        .from(identities)
+        .where(ownIdentity(identities, userId, id))
       if (!kept) return 'not_found'
       const [owner] = await tx.select({ passwordHash: users.passwordHash }).from(users).where(eq(users.id, userId))
       const [passkey] = await tx.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.userId, userId)).limit(1)
-      const [other] = await tx.select({ id: identities.id }).from(identities).where(otherIdentities(identities, userId, id)).limit(1)
+      const [other] = await tx
+        .select({ id: identities.id })
+        .from(identities)
+        .where(otherIdentities(identities, userId, id))
+        .limit(1)
       if (owner?.passwordHash === NO_PASSWORD && !passkey && !other) return 'last_sign_in'
       await tx.delete(identities).where(and(eq(identities.id, id), eq(identities.userId, userId)))
       return 'deleted'

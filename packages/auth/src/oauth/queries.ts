@@ -30,8 +30,7 @@ export const listedColumns = <T extends IdentityColumns>(t: T): Pick<T, Exclude<
 export const ownIdentity = (t: IdentityColumns, userId: string, id: string) => and(eq(t.id, id), eq(t.userId, userId)) as SQL
 
 /** The user's other identities than `id`. */
-export const otherIdentities = (t: IdentityColumns, userId: string, id: string) =>
-  and(eq(t.userId, userId), ne(t.id, id)) as SQL
+export const otherIdentities = (t: IdentityColumns, userId: string, id: string) => and(eq(t.userId, userId), ne(t.id, id)) as SQL
 
 /** The identity of (issuer, subject). */
 export const identityOf = (t: IdentityColumns, issuer: string, subject: string) =>
@@ -50,7 +49,13 @@ export const claimableFlow = (t: { hash: Column; usedAt: Column; expiresAt: Colu
 /** What claiming a flow answers. */
 export const flowColumns = <T extends { provider: Column; stateHash: Column; nonce: Column; returnTo: Column; userId: Column }>(
   t: T,
-): Pick<T, 'provider' | 'stateHash' | 'nonce' | 'returnTo' | 'userId'> => ({ provider: t.provider, stateHash: t.stateHash, nonce: t.nonce, returnTo: t.returnTo, userId: t.userId })
+): Pick<T, 'provider' | 'stateHash' | 'nonce' | 'returnTo' | 'userId'> => ({
+  provider: t.provider,
+  stateHash: t.stateHash,
+  nonce: t.nonce,
+  returnTo: t.returnTo,
+  userId: t.userId,
+})
 
 /** What a sign-in through an identity changes on it. */
 export const usedIdentity = (input: { email: string | null; sealedTokens?: string | null; now: Date }) => ({

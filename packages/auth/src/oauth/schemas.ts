@@ -13,13 +13,11 @@ export const ProviderParam = z.object({
     .openapi({ param: { name: 'provider', in: 'path' }, description: 'The configured provider id', example: 'google' }),
 })
 
-export const ReturnToField = storableString()
-  .max(2048)
-  .openapi({
-    description:
-      'Where the browser lands afterwards: a path beginning with exactly one `/`, or an absolute URL on a trusted origin. Default `/`',
-    example: '/account',
-  })
+export const ReturnToField = storableString().max(2048).openapi({
+  description:
+    'Where the browser lands afterwards: a path beginning with exactly one `/`, or an absolute URL on a trusted origin. Default `/`',
+  example: '/account',
+})
 
 export const ProviderSchema = z
   .object({ id: z.string().max(32).openapi({ example: 'google' }), name: z.string().max(64).openapi({ example: 'Google' }) })

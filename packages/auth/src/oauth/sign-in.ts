@@ -11,11 +11,11 @@ import { accountEvents } from '../account-events.js'
 import { EmailField, isStorableText } from '../fields.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
+import type { OAuthCore } from './core.js'
 import { landing } from './flow.js'
 import type { ResolvedProvider } from './options.js'
 import type { Federated } from './relying-party.js'
 import type { NewIdentity } from './store.js'
-import type { OAuthCore } from './core.js'
 
 /** Every `?error=` a callback may send the browser back with. */
 export type CallbackError =

@@ -7,8 +7,8 @@
 import { and, eq, exists, ne, or, sql } from 'drizzle-orm'
 import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
 import { identities, oauthFlows, passkeys, users } from '../sqlite/schema.js'
-import { NO_PASSWORD } from '../store/rows.js'
 import { spentOrExpired } from '../store/predicates.js'
+import { NO_PASSWORD } from '../store/rows.js'
 import {
   claimableFlow,
   flowColumns,
@@ -32,7 +32,10 @@ export const sqliteIdentities = (db: SqliteDb, steps: SqliteSteps): IdentityStor
   const one = sql`1`
   return {
     async findIdentity(issuer, subject) {
-      const [row] = await db.select(listedColumns(identities)).from(identities).where(identityOf(identities, issuer, subject))
+      const [row] = await db
+        .select(listedColumns(identities))
+        .from(identities)
+        .where(identityOf(identities, issuer, subject))
       return row ?? null
     },
 
@@ -42,7 +45,12 @@ export const sqliteIdentities = (db: SqliteDb, steps: SqliteSteps): IdentityStor
     },
 
     async createFederatedUser(user, identity) {
-      const taken = exists(db.select({ one }).from(identities).where(identityOf(identities, identity.issuer, identity.subject)))
+      const taken = exists(
+        db
+          .select({ one })
+          .from(identities)
+          .where(identityOf(identities, identity.issuer, identity.subject)),
+      )
       const created = exists(db.select({ one }).from(users).where(eq(users.id, user.id)))
       const results = await steps.atomic([
         db
@@ -50,12 +58,10 @@ export const sqliteIdentities = (db: SqliteDb, steps: SqliteSteps): IdentityStor
           .values({ ...user, passwordHash: NO_PASSWORD })
           .onConflictDoNothing(),
         // Columns in the table's order: id, user, provider, issuer, subject, email, tokens, created, used.
-        db
-          .insert(identities)
-          .select(
-            sql`select ${identity.id}, ${user.id}, ${identity.provider}, ${identity.issuer}, ${identity.subject},
+        db.insert(identities).select(
+          sql`select ${identity.id}, ${user.id}, ${identity.provider}, ${identity.issuer}, ${identity.subject},
                 ${identity.email}, ${identity.sealedTokens}, ${identity.createdAt.getTime()}, null where ${created} and not ${taken}`,
-          ),
+        ),
         db
           .delete(users)
           .where(
@@ -96,13 +102,19 @@ export const sqliteIdentities = (db: SqliteDb, steps: SqliteSteps): IdentityStor
         .from(users)
         .where(and(eq(users.id, userId), ne(users.passwordHash, NO_PASSWORD)))
       const passkey = db.select({ one }).from(passkeys).where(eq(passkeys.userId, userId))
-      const other = db.select({ one }).from(identities).where(otherIdentities(identities, userId, id))
+      const other = db
+        .select({ one })
+        .from(identities)
+        .where(otherIdentities(identities, userId, id))
       const deleted = await db
         .delete(identities)
         .where(and(ownIdentity(identities, userId, id), or(exists(password), exists(passkey), exists(other))))
         .returning({ id: identities.id })
       if (deleted.length === 1) return 'deleted'
-      const [kept] = await db.select({ id: identities.id }).from(identities).where(ownIdentity(identities, userId, id))
+      const [kept] = await db
+        .select({ id: identities.id })
+        .from(identities)
+        .where(ownIdentity(identities, userId, id))
       return kept ? 'last_sign_in' : 'not_found'
     },
 

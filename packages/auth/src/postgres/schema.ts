@@ -290,7 +290,10 @@ export const identities = pgTable(
     createdAt: at('created_at').notNull(),
     lastUsedAt: at('last_used_at'),
   },
-  (t) => [uniqueIndex('auth_identities_issuer_subject_idx').on(t.issuer, t.subject), index('auth_identities_user_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('auth_identities_issuer_subject_idx').on(t.issuer, t.subject),
+    index('auth_identities_user_idx').on(t.userId),
+  ],
 )
 
 /** Sign-ins through a provider between the start and the callback: single use, ten minutes. */

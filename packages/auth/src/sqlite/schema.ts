@@ -280,7 +280,10 @@ export const identities = sqliteTable(
     createdAt: tsMs('created_at').notNull(),
     lastUsedAt: tsMs('last_used_at'),
   },
-  (t) => [uniqueIndex('auth_identities_issuer_subject_idx').on(t.issuer, t.subject), index('auth_identities_user_idx').on(t.userId)],
+  (t) => [
+    uniqueIndex('auth_identities_issuer_subject_idx').on(t.issuer, t.subject),
+    index('auth_identities_user_idx').on(t.userId),
+  ],
 )
 
 /** Sign-ins through a provider between the start and the callback: single use, ten minutes. */

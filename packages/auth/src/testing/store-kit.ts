@@ -19,15 +19,6 @@ export type {
   SettleEmailSignInInput,
 } from '../email-sign-in/store.js'
 export type {
-  NewPasskey,
-  NewPasskeyChallenge,
-  PasskeyChallengePurpose,
-  PasskeyRecord,
-  PasskeyRemoval,
-  PasskeyStore,
-  UsePasskeyInput,
-} from '../passkeys/store.js'
-export type {
   FederatedSignUp,
   IdentityLink,
   IdentityRecord,
@@ -39,6 +30,15 @@ export type {
   OAuthFlowRecord,
   UseIdentityInput,
 } from '../oauth/store.js'
+export type {
+  NewPasskey,
+  NewPasskeyChallenge,
+  PasskeyChallengePurpose,
+  PasskeyRecord,
+  PasskeyRemoval,
+  PasskeyStore,
+  UsePasskeyInput,
+} from '../passkeys/store.js'
 export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore } from '../rate-limit.js'
 export type {
   AddCredentialCodeStore,

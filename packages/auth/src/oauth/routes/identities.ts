@@ -67,14 +67,17 @@ export const identityRoutes = <U extends UserRecord>({ route, store, oauth, noti
       const { user } = c.var
       const identity = (await store.listIdentities(user.id)).find((listed) => listed.id === id)
       const outcome = identity ? await store.deleteIdentity(user.id, id) : 'not_found'
-      if (outcome === 'not_found' || !identity)
-        throw new AuthError('not_found', { detail: 'You have no identity with this id.' })
+      if (outcome === 'not_found' || !identity) throw new AuthError('not_found', { detail: 'You have no identity with this id.' })
       if (outcome === 'last_sign_in')
         throw new AuthError('last_credential', {
           detail: 'This identity is the last way to sign in to the account; add a password, a passkey or another provider first.',
         })
       notify.event(c, { type: 'identity.unlinked', userId: user.id, identityId: id, provider: identity.provider })
-      notify.mail({ kind: 'identity-unlinked', to: user.email, provider: oauth.provider(identity.provider)?.name ?? identity.provider })
+      notify.mail({
+        kind: 'identity-unlinked',
+        to: user.email,
+        provider: oauth.provider(identity.provider)?.name ?? identity.provider,
+      })
       return c.body(null, 204)
     },
   )

@@ -21,7 +21,11 @@ const LinkResult = z
   })
   .openapi('OAuthLinkResult')
 
-export const linkProvider = <U extends UserRecord>({ route, oauth, options }: Pick<OAuthDeps<U>, 'route' | 'oauth' | 'options'>) =>
+export const linkProvider = <U extends UserRecord>({
+  route,
+  oauth,
+  options,
+}: Pick<OAuthDeps<U>, 'route' | 'oauth' | 'options'>) =>
   route.guarded(
     {
       fresh: options.freshAge,
@@ -35,7 +39,12 @@ export const linkProvider = <U extends UserRecord>({ route, oauth, options }: Pi
       responses: {
         200: {
           ...jsonContent(LinkResult, 'The URL to navigate to; the flow cookie is set'),
-          headers: z.object({ 'Set-Cookie': z.string().max(1024).openapi({ description: 'The flow cookie (HttpOnly, SameSite=Lax, Path=/auth/oauth, 10 minutes)' }) }),
+          headers: z.object({
+            'Set-Cookie': z
+              .string()
+              .max(1024)
+              .openapi({ description: 'The flow cookie (HttpOnly, SameSite=Lax, Path=/auth/oauth, 10 minutes)' }),
+          }),
         },
         400: problemResponse('Invalid input, or a `returnTo` that is neither a path nor a URL on a trusted origin'),
         403: problemResponse('The email address is not verified (`email-unverified`)'),

@@ -9,7 +9,7 @@ import { limitBy } from '../../limits.js'
 import { problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
 import type { OAuthDeps } from '../deps.js'
-import { ProviderParam, redirectResponse, ReturnToField, returnToOf, unknownProvider } from '../schemas.js'
+import { ProviderParam, ReturnToField, redirectResponse, returnToOf, unknownProvider } from '../schemas.js'
 
 export const startSignIn = <U extends UserRecord>({ route, oauth, options }: Pick<OAuthDeps<U>, 'route' | 'oauth' | 'options'>) =>
   route.public(

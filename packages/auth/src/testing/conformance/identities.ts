@@ -53,7 +53,9 @@ export const identitiesConformance = (t: Conformance) => {
       const bob = await t.newUser()
       const gh = identity(ada.id, { subject: '99999' })
       expect(await t.store.linkIdentity(gh)).toBe('linked')
-      expect(await t.store.linkIdentity(identity(bob.id, { subject: '99999', issuer: 'https://accounts.google.com' }))).toBe('linked')
+      expect(await t.store.linkIdentity(identity(bob.id, { subject: '99999', issuer: 'https://accounts.google.com' }))).toBe(
+        'linked',
+      )
       expect(await t.store.linkIdentity({ ...identity(ada.id), subject: '99999' })).toBe('already_linked')
       expect(await t.store.linkIdentity({ ...identity(bob.id), subject: '99999' })).toBe('in_use')
       expect((await t.store.findIdentity('https://github.com', '99999'))?.userId).toBe(ada.id)
