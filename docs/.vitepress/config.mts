@@ -36,6 +36,7 @@ const guides = [
   ['Step-up: fresh sessions', 'step-up'],
   ['Passkeys', 'passkeys'],
   ['Sign-in by email', 'email-sign-in'],
+  ['Social sign-in', 'social-sign-in'],
   ['Account protection', 'account-protection'],
   ['Other services', 'other-services'],
   ['Runtimes', 'runtimes'],
