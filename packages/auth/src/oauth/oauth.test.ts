@@ -47,6 +47,15 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
       const { res, location } = await b.walk(`/auth/oauth/oidc?returnTo=${encodeURIComponent(returnTo)}`)
       return { res, location: location ?? '', browser: b }
     }
+    /** Starts a link as the holder of `bearer` and walks its URL in a browser with the flow cookie (or a stranger's without). */
+    const link = async (h: H, bearer: Record<string, string>, { stranger = false, returnTo = '' } = {}) => {
+      const res = await h.request('POST', '/auth/oauth/oidc/link', { json: returnTo ? { returnTo } : {}, headers: bearer })
+      expect(res.status).toBe(200)
+      const b = browser(h.app, APP)
+      const flow = res.headers.getSetCookie().find((line) => line.startsWith('oauth_flow=')) ?? ''
+      if (!stranger) b.cookies.set('oauth_flow', (flow.split(';')[0] ?? '').slice('oauth_flow='.length))
+      return (await b.walk(((await res.json()) as { url: string }).url)).location
+    }
     const accessToken = async (h: H, b: ReturnType<typeof browser>) => {
       const res = await h.request('POST', '/auth/refresh', { headers: { Cookie: b.cookies.header() } })
       expect(res.status).toBe(200)
@@ -136,15 +145,7 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
       const sub = `tfa-${crypto.randomUUID()}`
       idp.as(sub, { email: 'ada-provider@example.com', email_verified: true })
       // Linked from a fresh session first.
-      const b = browser(h.app, APP)
-      const link = await h.request('POST', '/auth/oauth/oidc/link', { json: { returnTo: '/account' }, headers: ada.bearer })
-      expect(link.status).toBe(200)
-      for (const line of link.headers.getSetCookie()) {
-        const [pair = ''] = line.split(';')
-        b.cookies.set(pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1))
-      }
-      const linked = await b.walk(((await link.json()) as { url: string }).url)
-      expect(linked.location).toBe('/account?linked=oidc')
+      expect(await link(h, ada.bearer, { returnTo: '/account' })).toBe('/account?linked=oidc')
       const { res, location } = await signIn(h)
       expect(refreshCookie(res)).toBeUndefined()
       const challenge = new URL(location, APP).searchParams.get('second_factor')
@@ -168,27 +169,9 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
 
       const ada = await h.signup('ada@example.com')
       await h.verifyEmail('ada@example.com')
-      const b = browser(h.app, APP)
-      const link = await h.request('POST', '/auth/oauth/oidc/link', { json: {}, headers: ada.bearer })
-      const flowCookie =
-        link.headers
-          .getSetCookie()
-          .find((l) => l.startsWith('oauth_flow='))
-          ?.split(';')[0] ?? ''
-      b.cookies.set('oauth_flow', flowCookie.slice('oauth_flow='.length))
-      const taken = await b.walk(((await link.json()) as { url: string }).url)
-      expect(taken.location).toBe('/?error=identity_in_use&provider=oidc')
-
+      expect(await link(h, ada.bearer)).toBe('/?error=identity_in_use&provider=oidc')
       idp.as(`ada-${crypto.randomUUID()}`, { email: 'ada-at-idp@example.com', email_verified: true })
-      const again = await h.request('POST', '/auth/oauth/oidc/link', { json: {}, headers: ada.bearer })
-      const b2 = browser(h.app, APP)
-      const cookie2 =
-        again.headers
-          .getSetCookie()
-          .find((l) => l.startsWith('oauth_flow='))
-          ?.split(';')[0] ?? ''
-      b2.cookies.set('oauth_flow', cookie2.slice('oauth_flow='.length))
-      expect((await b2.walk(((await again.json()) as { url: string }).url)).location).toBe('/?linked=oidc')
+      expect(await link(h, ada.bearer)).toBe('/?linked=oidc')
       const listed = (await (await h.request('GET', '/auth/identities', { headers: ada.bearer })).json()) as { id: string }[]
       expect(listed).toHaveLength(1)
       expect((await h.request('DELETE', `/auth/identities/${identity?.id}`, { headers: ada.bearer })).status).toBe(404)
@@ -209,11 +192,9 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
       expect(await stale.json()).toMatchObject({ code: 'reauthentication_required' })
       const fresh = await h.login('ada@example.com')
       const bearer = { Authorization: `Bearer ${((await fresh.json()) as { accessToken: string }).accessToken}` }
-      const link = await h.request('POST', '/auth/oauth/oidc/link', { json: {}, headers: bearer })
       idp.as(`victim-${crypto.randomUUID()}`, { email: 'victim@example.com', email_verified: true })
       // The authorization URL sent to someone else: their browser has no flow cookie.
-      const stranger = await browser(h.app, APP).walk(((await link.json()) as { url: string }).url)
-      expect(stranger.location).toBe('/?error=invalid_state&provider=oidc')
+      expect(await link(h, bearer, { stranger: true })).toBe('/?error=invalid_state&provider=oidc')
       expect(await opened.store.listIdentities(ada.user.id)).toEqual([])
     })
   })
