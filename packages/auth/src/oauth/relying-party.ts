@@ -45,8 +45,7 @@ const requestOptions = (url: string) => ({
   [oauth.allowInsecureRequests]: url.startsWith('http:'),
 })
 
-/** Why oauth4webapi refused, in words fit for a log line: its code and message, never a response body or token. */
-const reason = (err: unknown) => {
+const explain = (err: unknown) => {
   if (err instanceof oauth.OperationProcessingError || err instanceof oauth.UnsupportedOperationError)
     return `${err.code}: ${err.message}`
   if (err instanceof oauth.ResponseBodyError) return `${err.error} (${err.status})`
@@ -54,6 +53,15 @@ const reason = (err: unknown) => {
   if (err instanceof oauth.WWWAuthenticateChallengeError) return `WWW-Authenticate challenge (${err.status})`
   return errorSummary(err)
 }
+
+/**
+ * Why oauth4webapi refused, in words fit for a log line: its code and message, never a response
+ * body or token; what the provider wrote (an `error` code) is cut short and kept to printable ASCII.
+ */
+const reason = (err: unknown) =>
+  explain(err)
+    .replace(/[^\x20-\x7e]/g, '?')
+    .slice(0, 200)
 
 const storableClaim = (value: unknown, max: number): string | null =>
   typeof value === 'string' && value.length > 0 && value.length <= max ? value : null

@@ -136,7 +136,8 @@ export const federatedSignIn = <U extends UserRecord>(
       if (known) {
         const found = await store.findUserById(known.userId)
         if (!found) return refuse(at, 'provider_error')
-        const sealedTokens = provider.keepTokens ? await oauth.seal(provider, federated.tokens, known.userId) : undefined
+        // Sealed anew, or cleared when the provider no longer keeps them.
+        const sealedTokens = await oauth.seal(provider, federated.tokens, known.userId)
         await store.useIdentity({ id: known.id, email: facts.email, now: options.now(), sealedTokens })
         return finish(at, found.user, found.credentialsVersion, false)
       }
