@@ -1,11 +1,15 @@
-/** GET /oauth/providers: the configured providers, in configuration order, for the sign-in buttons. Nothing secret. */
+/**
+ * GET /oauth/providers: the configured providers, in configuration order, for the sign-in
+ * buttons. Nothing secret. Mounted also without providers (an empty list), so a front end asks
+ * without meeting a 404.
+ */
 import { z } from '@hono/zod-openapi'
 import { jsonContent } from '../../openapi.js'
+import type { RouteDeps } from '../../route-deps.js'
 import type { UserRecord } from '../../store/types.js'
-import type { OAuthDeps } from '../deps.js'
 import { ProviderSchema } from '../schemas.js'
 
-export const listProviders = <U extends UserRecord>({ route, oauth }: Pick<OAuthDeps<U>, 'route' | 'oauth'>) =>
+export const listProviders = <U extends UserRecord>({ route, options }: Pick<RouteDeps<U>, 'route' | 'options'>) =>
   route.public(
     {
       method: 'get',
@@ -18,7 +22,7 @@ export const listProviders = <U extends UserRecord>({ route, oauth }: Pick<OAuth
     {},
     (c) =>
       c.json(
-        oauth.providers.map(({ id, name }) => ({ id, name })),
+        options.providers.map(({ id, name }) => ({ id, name })),
         200,
       ),
   )
