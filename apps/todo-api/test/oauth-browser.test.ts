@@ -2,17 +2,23 @@
  * Social sign-in in Debian's headless Chromium against the built server and a real OpenID
  * Connect provider (`oidc-provider`, in process): the whole redirect dance from the sign-in
  * screen's button to the provider and back, signed in by the refresh cookie with no token in any
- * URL; the account screen's sign-in methods; and an identity whose email an account already has
- * brought back with the refusal in words. Screenshots go to test-artifacts/todo-api/oauth-*.png.
+ * URL; the account screen's sign-in methods; a second factor finished after the provider; and an
+ * identity whose email an account already has brought back with the refusal in words. Screenshots go to test-artifacts/todo-api/oauth-*.png.
  */
 import { mkdirSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLIENT_ID, CLIENT_SECRET, startProvider, type TestProvider } from '../../../packages/auth/test/oidc-provider.js'
+import {
+  CLIENT_ID,
+  CLIENT_SECRET,
+  browser as nodeBrowser,
+  startProvider,
+  type TestProvider,
+} from '../../../packages/auth/test/oidc-provider.js'
 import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
-import { type RunningServer, signup, startServer } from './support.js'
+import { type RunningServer, signup, startServer, turnOnTwoFactor, verifyByDevMail } from './support.js'
 
 const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 20_000 })
 const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `oauth-${name}.png`), fullPage: true })
@@ -83,6 +89,7 @@ describe.skipIf(skipReason !== null)('social sign-in in headless Chromium', () =
     const account = await signup(server.base, 'Cy')
     idp.as(`cy-${crypto.randomUUID()}`, { email: account.email, email_verified: true })
     const page = await browser.newPage()
+    const problems = watch(page, origin)
     await page.goto(`${origin}/#/signin`)
     await screen(page, 'Sign in')
     await page.getByRole('button', { name: 'Sign in with Test IdP' }).click()
@@ -90,6 +97,42 @@ describe.skipIf(skipReason !== null)('social sign-in in headless Chromium', () =
     await screen(page, 'Sign in')
     expect(page.url()).not.toMatch(/error=/)
     await shot(page, 'account-exists')
+    expect(problems.errors()).toEqual([])
+    await page.close()
+  })
+
+  it('a provider sign-in to an account with two-factor sign-in ends on the code step, then the todos', {
+    timeout: 120_000,
+  }, async () => {
+    const account = await signup(server.base, 'Di')
+    await verifyByDevMail(server, account.email, account.password)
+    const { totp } = await turnOnTwoFactor(server, account)
+    // Linked from the fresh session, walked by a browser of Node's that keeps the flow cookie.
+    const sub = `di-${crypto.randomUUID()}`
+    idp.as(sub, { email: `di-at-idp-${crypto.randomUUID().slice(0, 6)}@example.com`, email_verified: true })
+    const link = await fetch(`${server.base}/auth/oauth/idp/link`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${account.token}`, 'Content-Type': 'application/json', Origin: origin },
+      body: '{}',
+    })
+    expect(link.status).toBe(200)
+    const walker = nodeBrowser({ request: (path, init) => fetch(`${origin}${path}`, { ...init, redirect: 'manual' }) }, origin)
+    const flow = link.headers.getSetCookie().find((line) => line.startsWith('oauth_flow=')) ?? ''
+    walker.cookies.set('oauth_flow', (flow.split(';')[0] ?? '').slice('oauth_flow='.length))
+    expect((await walker.walk(((await link.json()) as { url: string }).url)).location).toBe('/?linked=idp')
+
+    const page = await browser.newPage()
+    const problems = watch(page, origin)
+    await page.goto(`${origin}/#/signin`)
+    await screen(page, 'Sign in')
+    await page.getByRole('button', { name: 'Sign in with Test IdP' }).click()
+    await screen(page, 'Two-factor code')
+    expect(page.url()).not.toMatch(/second_factor/)
+    await shot(page, 'second-factor')
+    await page.getByLabel('Code', { exact: true }).fill(totp.generate({ timestamp: Date.now() + 30_000 }))
+    await page.getByRole('button', { name: 'Verify' }).click()
+    await screen(page, 'Todos')
+    expect(problems.errors()).toEqual([])
     await page.close()
   })
 })

@@ -10,7 +10,7 @@ import { accountScreen } from './account.js'
 import { describeError, h, quiet } from './dom.js'
 import { confirmIdentity } from './reauth.js'
 import { forgotScreen, type ScreenContext, signInScreen, signUpScreen } from './signed-out.js'
-import { MAY_BE_SIGNED_IN, refusalText, takeLanding } from './social.js'
+import { refusalText, takeLanding } from './social.js'
 import { todoScreen } from './todo-screen.js'
 
 // An account action that needs a recent sign-in asks for the password in place (see reauth.ts).
@@ -18,7 +18,7 @@ const auth = createAuthClient({
   baseUrl: location.origin,
   onReauthenticationRequired: (prompt) => confirmIdentity(auth, prompt),
 })
-const SIGNED_IN = MAY_BE_SIGNED_IN
+const SIGNED_IN = 'latchkey:signed-in'
 
 const view = document.getElementById('view') as HTMLElement
 const nav = document.getElementById('nav') as HTMLElement
@@ -124,6 +124,7 @@ const start = async () => {
   if (landing?.error) notice = refusalText(landing.error, landing.providerName)
   if (landing?.linked) notice = `${landing.providerName} is linked: you can sign in with it.`
   secondFactor = landing?.secondFactor ?? null
+  if (landing?.signedIn) localStorage.setItem(SIGNED_IN, '1')
   if (localStorage.getItem(SIGNED_IN)) {
     try {
       // Refused (the session ended meanwhile): forget the flag, so the next visit does not ask.

@@ -7,8 +7,8 @@
 import type { AuthClient, LinkedIdentity, OAuthLanding, OAuthProvider } from '@latchkey/client'
 import { announce, describeError, h } from './dom.js'
 
-/** The flag main.ts reads to ask for a refresh at start: after a provider, a session may exist. */
-export const MAY_BE_SIGNED_IN = 'latchkey:signed-in'
+/** A sign-in through a provider is under way in this tab: back without a refusal, the callback signed it in. */
+const PROVIDER_SIGN_IN = 'latchkey:provider-sign-in'
 
 let listed: Promise<OAuthProvider[]> | null = null
 /** The providers, asked once per page; none when the server has no provider (or cannot say). */
@@ -44,15 +44,21 @@ export const refusalText = (error: string, provider: string): string => {
 
 /**
  * What the page's URL says after a provider sent the browser back, read once and removed from
- * the address bar (so a reload does not show it again); `null` when it says nothing.
+ * the address bar (so a reload does not show it again); `signedIn` when a sign-in started here
+ * came back with nothing to say (the callback set the refresh cookie); `null` when it says nothing.
  */
-export const takeLanding = async (auth: AuthClient): Promise<(OAuthLanding & { providerName: string }) | null> => {
+export const takeLanding = async (
+  auth: AuthClient,
+): Promise<(OAuthLanding & { providerName: string; signedIn: boolean }) | null> => {
   const landing = auth.oauth.landing()
-  if (!landing.error && !landing.secondFactor && !landing.linked) return null
+  const started = sessionStorage.getItem(PROVIDER_SIGN_IN) !== null
+  sessionStorage.removeItem(PROVIDER_SIGN_IN)
+  if (!landing.error && !landing.secondFactor && !landing.linked)
+    return started ? { ...landing, providerName: '', signedIn: true } : null
   const url = new URL(location.href)
   for (const key of ['error', 'provider', 'second_factor', 'linked']) url.searchParams.delete(key)
   history.replaceState(null, '', url.href)
-  return { ...landing, providerName: nameOf(await providers(auth), landing.provider ?? landing.linked) }
+  return { ...landing, providerName: nameOf(await providers(auth), landing.provider ?? landing.linked), signedIn: false }
 }
 
 /** The sign-in screen's provider buttons (none when the server has no provider). */
@@ -62,7 +68,7 @@ export const providerButtons = (auth: AuthClient) => {
     for (const provider of all) {
       const button = h('button', { type: 'button', class: 'secondary' }, `Sign in with ${provider.name}`)
       button.addEventListener('click', () => {
-        localStorage.setItem(MAY_BE_SIGNED_IN, '1')
+        sessionStorage.setItem(PROVIDER_SIGN_IN, '1')
         auth.oauth.signIn(provider.id, { returnTo: '/' })
       })
       box.append(button)
