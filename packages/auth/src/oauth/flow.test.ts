@@ -36,8 +36,9 @@ describe.each(STORES)('the sign-in flow on $name', ({ skip, open }) => {
     await opened?.close()
   })
   const run = it.skipIf(skip !== null)
-  const setup = () =>
+  const setup = (more: Parameters<typeof harness>[0] = {}) =>
     harness({
+      ...more,
       store: opened.store,
       providers: [
         { id: 'bad', name: 'Hostile', issuer: idp.issuer, ...HOSTILE_CLIENT },
@@ -97,6 +98,19 @@ describe.each(STORES)('the sign-in flow on $name', ({ skip, open }) => {
     const x = await begin(h, 'bad')
     const repeated = await callback(h, 'bad', `code=c&state=${x.state}&state=${x.state}${iss()}`, x.cookie)
     expect(await landed(repeated)).toBe('/back?error=invalid_state&provider=bad')
+  })
+
+  run('limited per IP: the third start is a 429, the third callback lands with rate_limited', async () => {
+    const h = setup({ rateLimit: { ip: { max: 2, windowSeconds: 900 } } })
+    const s = await begin(h, 'bad')
+    await begin(h, 'bad')
+    expect((await h.request('GET', '/auth/oauth/bad')).status).toBe(429)
+    await callback(h, 'bad', 'code=c&state=x')
+    await callback(h, 'bad', 'code=c&state=x')
+    idp.respond(good(s.nonce))
+    expect(await landed(await callback(h, 'bad', `code=c&state=${s.state}${iss()}`, s.cookie))).toBe(
+      '/back?error=rate_limited&provider=bad',
+    )
   })
 
   run('the user cancelled at the provider: access_denied', async () => {

@@ -192,6 +192,9 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
       expect(await stale.json()).toMatchObject({ code: 'reauthentication_required' })
       const fresh = await h.login('ada@example.com')
       const bearer = { Authorization: `Bearer ${((await fresh.json()) as { accessToken: string }).accessToken}` }
+      for (const returnTo of ['//evil.example', 'https://evil.example/', '/a\u0000b', 42, 'x'.repeat(10_000)])
+        expect((await h.request('POST', '/auth/oauth/oidc/link', { json: { returnTo }, headers: bearer })).status).toBe(400)
+      expect((await h.request('POST', '/auth/oauth/nope/link', { json: {}, headers: bearer })).status).toBe(404)
       idp.as(`victim-${crypto.randomUUID()}`, { email: 'victim@example.com', email_verified: true })
       // The authorization URL sent to someone else: their browser has no flow cookie.
       expect(await link(h, bearer, { stranger: true })).toBe('/?error=invalid_state&provider=oidc')
