@@ -53,6 +53,8 @@ export const oauthCallback = <U extends UserRecord>(deps: OAuthDeps<U>) => {
     },
     {},
     async (c) => {
+      // The URL carries the provider's code: the page it lands on is never told it.
+      c.header('Referrer-Policy', 'no-referrer')
       const id = c.req.valid('param').provider
       const provider = oauth.provider(id)
       if (!provider) throw unknownProvider(id)
