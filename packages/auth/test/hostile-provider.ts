@@ -50,7 +50,16 @@ export const freePort = async () => {
 
 export { serve }
 
-export const startHostileProvider = async ({ iss9207 = true, port = 0 } = {}) => {
+/** `tenantIssuer`: the metadata names this issuer (with `{tenantid}`, as Microsoft's multi-tenant metadata does). */
+export const startHostileProvider = async ({
+  iss9207 = true,
+  port = 0,
+  tenantIssuer,
+}: {
+  iss9207?: boolean
+  port?: number
+  tenantIssuer?: (url: string) => string
+} = {}) => {
   const { publicKey, privateKey } = await generateKeyPair('RS256')
   const other = await generateKeyPair('RS256')
   const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }
@@ -61,7 +70,7 @@ export const startHostileProvider = async ({ iss9207 = true, port = 0 } = {}) =>
   const server = await serve((path, body) => {
     if (path === '/.well-known/openid-configuration')
       return {
-        issuer,
+        issuer: tenantIssuer ? tenantIssuer(issuer) : issuer,
         authorization_endpoint: `${issuer}/authorize`,
         token_endpoint: `${issuer}/token`,
         jwks_uri: `${issuer}/jwks`,
