@@ -22,25 +22,31 @@ export const google = ({ id = 'google', name = 'Google', ...rest }: ReadyProvide
   ...rest,
 })
 
+/** Personal Microsoft accounts live in one tenant of their own; `consumers` is its issuer. */
+const CONSUMERS_TENANT = '9188040d-6c67-4c5b-b112-36a304b66dad'
+
 /**
- * Microsoft Entra ID and personal Microsoft accounts (OpenID Connect). `tenant` is a tenant id or
- * domain (one organisation), or `common` (default), `organizations` or `consumers`: for those the
- * ID token's issuer must be the one of its own tenant (`tid`), so the identity is (that issuer, sub).
+ * Microsoft Entra ID and personal Microsoft accounts (OpenID Connect). `tenant` is a tenant id (a
+ * GUID: one organisation), `consumers` (personal accounts), or `common` (default) or
+ * `organizations`: for those two the metadata names `{tenantid}`, and each ID token's issuer must
+ * be the one of its own tenant (`tid`), so the identity is (that issuer, sub).
  */
 export const microsoft = ({
   id = 'microsoft',
   name = 'Microsoft',
   tenant = 'common',
   ...rest
-}: ReadyProviderOptions & { tenant?: string }): OidcProviderConfig => ({
-  id,
-  name,
-  issuer: `https://login.microsoftonline.com/${encodeURIComponent(tenant)}/v2.0`,
-  ...(['common', 'organizations', 'consumers'].includes(tenant)
-    ? { tenantIssuer: 'https://login.microsoftonline.com/{tenantid}/v2.0' }
-    : {}),
-  ...rest,
-})
+}: ReadyProviderOptions & { tenant?: string }): OidcProviderConfig => {
+  const multi = tenant === 'common' || tenant === 'organizations'
+  const segment = tenant === 'consumers' ? CONSUMERS_TENANT : encodeURIComponent(tenant)
+  return {
+    id,
+    name,
+    issuer: `https://login.microsoftonline.com/${segment}/v2.0`,
+    ...(multi ? { tenantIssuer: 'https://login.microsoftonline.com/{tenantid}/v2.0' } : {}),
+    ...rest,
+  }
+}
 
 interface GitHubEmail {
   email?: unknown
