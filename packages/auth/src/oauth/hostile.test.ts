@@ -30,7 +30,7 @@ describe.each(STORES)('a hostile provider on $name', ({ skip, open }) => {
     await opened?.close()
   })
   const run = it.skipIf(skip !== null)
-  const setup = (more: { linkByEmail?: boolean; keepTokens?: boolean } = {}) =>
+  const setup = (more: { linkByEmail?: boolean; keepTokens?: boolean; signUp?: boolean } = {}) =>
     harness({ store: opened.store, providers: [{ id: 'bad', name: 'Hostile', issuer: idp.issuer, ...HOSTILE_CLIENT, ...more }] })
   const now = () => Math.floor(Date.now() / 1000)
   const claims = (s: Started, more: JWTPayload = {}): JWTPayload => ({
@@ -121,6 +121,12 @@ describe.each(STORES)('a hostile provider on $name', ({ skip, open }) => {
     const fresh = await attempt(h, (s) => claims(s, { sub: 'person-2', email: 'new@example.com', email_verified: 'false' }))
     expect(await landed(fresh)).toBe('/back')
     expect((await opened.store.findUserByEmail('new@example.com'))?.user.emailVerified).toBe(false)
+  })
+
+  run('signUp: false: an identity without an account is signup_disabled, nothing created', async () => {
+    const h = setup({ signUp: false })
+    expect(await landed(await attempt(h, (s) => claims(s)))).toBe('/back?error=signup_disabled&provider=bad')
+    expect(await opened.count('auth_users')).toBe(0)
   })
 
   run('no email anywhere: email_required; the userinfo of another sub is provider_error', async () => {
