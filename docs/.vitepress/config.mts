@@ -37,6 +37,7 @@ const guides = [
   ['Passkeys', 'passkeys'],
   ['API keys', 'api-keys'],
   ['Sign-in by email', 'email-sign-in'],
+  ['Social sign-in', 'social-sign-in'],
   ['Account protection', 'account-protection'],
   ['Other services', 'other-services'],
   ['Runtimes', 'runtimes'],

@@ -195,6 +195,11 @@ export const createApp = (options: AppOptions) => {
       { name: 'auth', description: 'Sign up, sign in, sessions and passwords (@latchkey/auth)' },
       { name: 'two-factor', description: 'A second factor: TOTP codes and recovery codes (@latchkey/auth)' },
       { name: 'passkeys', description: 'Passkeys (WebAuthn): sign-in, a second factor, re-authentication (@latchkey/auth)' },
+      {
+        name: 'social sign-in',
+        description:
+          'Sign-in through OpenID Connect and OAuth 2.0 providers, and the identities linked to an account (@latchkey/auth)',
+      },
       { name: 'todos', description: "The signed-in user's todos" },
       { name: 'admin', description: 'Operations for users the `admin` policy admits' },
       { name: 'ops', description: 'For load balancers and operators' },

@@ -4,7 +4,7 @@
  * (`user.raw.emailVerified`, docs/reference/lifecycle.md#email-verification; no route of this app requires it). Every security
  * event goes to standard output as one JSON line, `{"audit":…}`.
  */
-import { type Auth, createAuth, type GetConnInfo, type SigningKey, type UserRecord } from '@latchkey/auth'
+import { type Auth, createAuth, type GetConnInfo, type ProviderConfig, type SigningKey, type UserRecord } from '@latchkey/auth'
 import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
 import { passkeySettings } from './passkeys.js'
@@ -51,6 +51,8 @@ export interface AppAuthOptions {
   maxSessions?: number | null
   /** Base URL of the breached-password range API (`PWNED_PASSWORDS_URL`); `null`: no check. */
   pwnedPasswordsUrl?: string | null
+  /** Social sign-in providers (`GOOGLE_CLIENT_ID`, …, `AUTH_OIDC_PROVIDERS`). */
+  providers?: readonly ProviderConfig[]
   /** Unexpected errors (names and codes only). */
   log: (line: string) => void
   /** Where the audit lines go. Default: standard output. */
@@ -74,6 +76,7 @@ export const createAppAuth = ({
   freshAge = null,
   maxSessions = null,
   pwnedPasswordsUrl = null,
+  providers = [],
   getConnInfo,
   log,
   audit = (line) => console.log(line),
@@ -103,6 +106,7 @@ export const createAppAuth = ({
     ...(freshAge === null ? {} : { freshAge }),
     ...(maxSessions === null ? {} : { maxSessions }),
     ...(pwnedPasswordsUrl === null ? {} : { breachedPasswords: { url: pwnedPasswordsUrl } }),
+    ...(providers.length > 0 ? { providers } : {}),
     ...(getConnInfo ? { getConnInfo } : {}),
     secureCookies: production || publicUrl.startsWith('https:'),
     log,

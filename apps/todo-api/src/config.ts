@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { appendFileSync, existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseEnv } from 'node:util'
-import { type SigningKey, secretWeakness } from '@latchkey/auth'
+import { type ProviderConfig, type SigningKey, secretWeakness } from '@latchkey/auth'
 import {
   appDir,
   type DatabaseTarget,
@@ -22,6 +22,7 @@ import {
   parseUrl,
 } from './config-values.js'
 import { isIpHost, isOnDomain } from './passkeys.js'
+import { parseProviders } from './providers.js'
 
 export { appDir, ConfigError, type DatabaseTarget, describeDatabase, parseDatabaseUrl } from './config-values.js'
 
@@ -72,6 +73,8 @@ export interface Config {
    * appended). Unset: the public service in production, no check in development; `off`: no check.
    */
   pwnedPasswordsUrl: string | null
+  /** Social sign-in: `GOOGLE_`/`MICROSOFT_`/`GITHUB_CLIENT_ID` and `_CLIENT_SECRET`, and `AUTH_OIDC_PROVIDERS` (src/providers.ts). */
+  providers: ProviderConfig[]
   /** Lines to show on the terminal at start (for example: a secret was generated). */
   notices: string[]
 }
@@ -236,6 +239,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv, options: { dev?: boolean; bas
     freshAge: freshAge === '' ? null : Number(freshAge),
     maxSessions: maxSessions === '' ? null : Number(maxSessions),
     pwnedPasswordsUrl,
+    providers: parseProviders(env),
     notices,
   }
 }

@@ -152,6 +152,10 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
         'An API key was created',
         `An API key named "${mail.name}" (${mail.scopes.join(', ')}) was just created for your account; it works until ${mail.expiresAt}. If you did not create it, revoke it on your account page and change your password.`,
       )
+    case 'identity-linked':
+      return notice(mail.to, `${mail.provider} was linked`, `You can now sign in to your account with ${mail.provider}.`)
+    case 'identity-unlinked':
+      return notice(mail.to, `${mail.provider} was unlinked`, `${mail.provider} no longer signs in to your account.`)
   }
 }
 

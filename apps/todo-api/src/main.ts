@@ -154,6 +154,7 @@ server.listen(config.port, () => {
       freshAge: config.freshAge,
       maxSessions: config.maxSessions,
       pwnedPasswordsUrl: config.pwnedPasswordsUrl,
+      providers: config.providers,
       // Bun and Deno run this server through their node:http; the library asks for the address
       // there (on Node it reads Node's request itself).
       ...('Bun' in globalThis || 'Deno' in globalThis ? { getConnInfo } : {}),

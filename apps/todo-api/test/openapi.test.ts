@@ -26,7 +26,8 @@ let server: RunningServer
 let doc: Document
 
 beforeAll(async () => {
-  server = await startServer()
+  // A provider configured, so the social sign-in routes are described too (discovery waits for the first use).
+  server = await startServer({ env: { GITHUB_CLIENT_ID: 'openapi-test', GITHUB_CLIENT_SECRET: 'openapi-test-secret' } })
   const reply = await request(server.base, 'GET', '/openapi.json')
   expect(reply.status).toBe(200)
   doc = reply.body as Document
@@ -104,6 +105,12 @@ describe('GET /openapi.json', () => {
         'POST /auth/api-keys',
         'GET /auth/api-keys',
         'DELETE /auth/api-keys/{id}',
+        'GET /auth/oauth/providers',
+        'GET /auth/oauth/{provider}',
+        'GET /auth/oauth/{provider}/callback',
+        'POST /auth/oauth/{provider}/link',
+        'GET /auth/identities',
+        'DELETE /auth/identities/{id}',
       ].sort(),
     )
   })
@@ -137,6 +144,9 @@ describe('GET /openapi.json', () => {
         'POST /auth/api-keys',
         'GET /auth/api-keys',
         'DELETE /auth/api-keys/{id}',
+        'POST /auth/oauth/{provider}/link',
+        'GET /auth/identities',
+        'DELETE /auth/identities/{id}',
         'POST /todos',
         'GET /todos',
         'PATCH /todos/{id}',
@@ -245,6 +255,12 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/api-keys': 'createApiKey',
       'GET /auth/api-keys': 'listApiKeys',
       'DELETE /auth/api-keys/{id}': 'revokeApiKey',
+      'GET /auth/oauth/providers': 'listOAuthProviders',
+      'GET /auth/oauth/{provider}': 'startOAuthSignIn',
+      'GET /auth/oauth/{provider}/callback': 'oauthCallback',
+      'POST /auth/oauth/{provider}/link': 'linkOAuthProvider',
+      'GET /auth/identities': 'listIdentities',
+      'DELETE /auth/identities/{id}': 'unlinkIdentity',
     })
   })
 
@@ -269,6 +285,9 @@ describe('GET /openapi.json says exactly what the server does', () => {
         'GET /.well-known/jwks.json',
         'POST /auth/passkeys/login/options',
         'POST /auth/passkeys/login',
+        'GET /auth/oauth/providers',
+        'GET /auth/oauth/{provider}',
+        'GET /auth/oauth/{provider}/callback',
       ].sort(),
     )
     expect(doc.paths['/auth/refresh']?.post?.security).toEqual([{ refreshCookie: [] }])
@@ -306,6 +325,13 @@ describe('GET /openapi.json says exactly what the server does', () => {
       expect(doc.paths[path]?.post?.responses, path).toHaveProperty('503.headers.Retry-After')
   })
 
+  it('documents the redirects of social sign-in: the 302s and their Location', () => {
+    for (const path of ['/auth/oauth/{provider}', '/auth/oauth/{provider}/callback'])
+      expect(doc.paths[path]?.get?.responses, path).toHaveProperty('302.headers.Location')
+    expect(doc.paths['/auth/oauth/{provider}']?.get?.responses).toHaveProperty('400')
+    expect(doc.paths['/auth/identities/{id}']?.delete?.responses).toHaveProperty('409')
+  })
+
   it('documents x-fresh with AUTH_FRESH_AGE (default 300) where a fresh session stands in for the password', () => {
     const fresh = operations()
       .filter(({ op }) => 'x-fresh' in op)
@@ -320,6 +346,8 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/passkeys/register': 300,
       'DELETE /auth/passkeys/{id}': 300,
       'POST /auth/api-keys': 300,
+      'POST /auth/oauth/{provider}/link': 300,
+      'DELETE /auth/identities/{id}': 300,
     })
     expect(doc.paths['/auth/reauth']?.post?.responses).toHaveProperty('200')
   })

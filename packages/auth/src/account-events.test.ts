@@ -28,7 +28,9 @@ const deciding = (store: Store<UserRecord>): Store<UserRecord> => ({
 
 /** Every event whose store method is handed its revocation, with each rule its row could gain. */
 const additions = (Object.keys(accountEvents) as AccountEvent[])
-  .filter((event) => !['passkey-added', 'passkey-removed', 'account-deleted'].includes(event))
+  .filter(
+    (event) => !['passkey-added', 'passkey-removed', 'identity-linked', 'identity-unlinked', 'account-deleted'].includes(event),
+  )
   .flatMap((event) => {
     const row: Revocation = accountEvents[event]
     // Enabling makes the factor itself: that it would then revoke it is not observable. Nor that a

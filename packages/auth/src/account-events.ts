@@ -95,6 +95,10 @@ export const accountEvents = {
   'passkey-added': {},
   /** `DELETE /auth/passkeys/{id}` (`deletePasskey`). */
   'passkey-removed': {},
+  /** A provider's identity linked (`linkIdentity`): other sessions are kept; a notice is mailed. */
+  'identity-linked': {},
+  /** `DELETE /auth/identities/{id}` (`deleteIdentity`): other sessions are kept; a notice is mailed. */
+  'identity-unlinked': {},
   /**
    * `POST /auth/delete-account` (`deleteUser`): the user row goes, and every row of the user with
    * it (`ON DELETE CASCADE`), so every target is revoked.
@@ -120,6 +124,8 @@ export const accountEvents = {
   'email-sign-in-settled': Sessionless
   'passkey-added': Fixed
   'passkey-removed': Fixed
+  'identity-linked': Fixed
+  'identity-unlinked': Fixed
   'account-deleted': Required<Revocation>
 }
 

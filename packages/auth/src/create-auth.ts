@@ -16,6 +16,7 @@ import { deviceCore } from './device.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
 import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { notifier } from './notify.js'
+import { type OAuthCore, oauthCore, type ProviderTokens } from './oauth/core.js'
 import { type AuthOptions, resolveOptions } from './options.js'
 import { passkeyCore } from './passkeys/ceremony.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
@@ -93,6 +94,11 @@ export interface Auth<U extends UserRecord, Name extends string, Scope extends s
    * key can be dropped once this is 0.
    */
   sealedUnderOldKeys(): Promise<number>
+  /**
+   * The tokens a provider configured with `keepTokens: true` gave at the user's last sign-in or
+   * link through it, opened from their sealed column; `null` when none are kept. Never log them.
+   */
+  providerTokens(userId: string, providerId: string): Promise<ProviderTokens | null>
   /**
    * Stops the sweep and waits for it and for the work after answers. Call it on shutdown, after
    * the server stopped taking requests and before the store closes.
@@ -192,6 +198,18 @@ export const createAuth = <
     now: resolved.now,
   })
   const identity = makeIdentity<U>({ sessions, tokens, options: resolved, keys })
+  const oauth: OAuthCore | null =
+    resolved.providers.length === 0
+      ? null
+      : oauthCore({
+          store: options.store,
+          providers: resolved.providers,
+          box,
+          secure: resolved.secureCookies,
+          cookiePath: resolved.cookiePath,
+          now: resolved.now,
+          log: resolved.log,
+        })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
@@ -208,6 +226,7 @@ export const createAuth = <
     addCredential: addCredentialCodes({ store: options.store, notify, now: resolved.now }),
     passkeys: resolved.passkeys && passkeyCore({ store: options.store, options: resolved.passkeys, now: resolved.now }),
     apiKeys: keys,
+    oauth,
     options: resolved,
   })
 
@@ -224,6 +243,7 @@ export const createAuth = <
     settled: after.settled,
     prune: sweep.run,
     sealedUnderOldKeys: () => options.store.countStaleSeals(box.sealingPrefix),
+    providerTokens: async (userId, providerId) => (oauth ? oauth.tokens(userId, providerId) : null),
     async close() {
       await sweep.stop()
       await after.settled()

@@ -36,6 +36,7 @@ const table = {
   two_factor_not_enabled: [409, 'Two-factor authentication is not enabled'],
   last_sign_in_method: [409, 'The last way to sign in cannot be removed'],
   too_many_keys: [409, 'Too many API keys'],
+  last_credential: [409, 'The last way to sign in cannot be unlinked'],
   request_timeout: [408, 'Request timeout'],
   payload_too_large: [413, 'Payload too large'],
   unsupported_media_type: [415, 'Unsupported media type'],

@@ -36,6 +36,9 @@ export type {
   RecoveryCodeUse,
   ResetMail,
 } from './notify.js'
+export type { ProviderTokens } from './oauth/core.js'
+export type { FederatedProfile, OAuth2ProviderConfig, OidcProviderConfig, ProviderConfig } from './oauth/options.js'
+export { github, google, microsoft, type ReadyProviderOptions } from './oauth/providers.js'
 export type { AuthOptions } from './options.js'
 export type { PasskeyOptions } from './passkeys/options.js'
 export { type Argon2Params, argon2Hasher, type PasswordHasher } from './password.js'

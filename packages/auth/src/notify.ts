@@ -89,6 +89,9 @@ export type AuthMail =
    * not make means someone else holds a session of theirs. Never the key.
    */
   | (Notice<'api-key-created'> & { name: string; scopes: string[]; expiresAt: string })
+  /** An identity at a provider was linked to the account (`provider`: the provider's name, as configured). */
+  | (Notice<'identity-linked'> & { provider: string })
+  | (Notice<'identity-unlinked'> & { provider: string })
 
 export type AuthMailKind = AuthMail['kind']
 
@@ -117,12 +120,12 @@ type ApiKeyEvent<T extends string> = UserEvent<T> & { keyId: string }
 /** `passkeyId`: the WebAuthn credential id, base64url. */
 type PasskeyEvent<T extends string> = UserEvent<T> & { passkeyId: string }
 
-/** How a sign-in was attempted: a password (login), or a link or code mailed to the address. */
-export type SignInMethod = 'password' | 'email' | 'passkey'
+/** How a sign-in was attempted: a password (login), a link or code mailed to the address, a passkey, a provider. */
+export type SignInMethod = 'password' | 'email' | 'passkey' | 'oauth'
 
 /** The sign-in method whose proof a two-factor challenge remembers as its first step. */
 export const methodOf = (firstFactor: FirstFactor): SignInMethod =>
-  firstFactor === 'pwd' ? 'password' : firstFactor === 'email' ? 'email' : 'passkey'
+  (({ pwd: 'password', email: 'email', hwk: 'passkey', fed: 'oauth' }) as const)[firstFactor]
 
 /**
  * One security-relevant step, after it happened. Never a password, hash, token or code.
@@ -131,12 +134,12 @@ export const methodOf = (firstFactor: FirstFactor): SignInMethod =>
 export type AuthEvent =
   | SessionEvent<'signup'>
   /** `method`: how the first factor was proven (also when a second factor finished the sign-in). */
-  | (SessionEvent<'login.succeeded'> & { method: SignInMethod })
+  | (SessionEvent<'login.succeeded'> & { method: SignInMethod; provider?: string })
   /**
    * Wrong password, or (without `userId`) an email with no account; for `method: 'email'`, a
    * wrong, used or expired link or code.
    */
-  | (EventBase & { type: 'login.failed'; method: SignInMethod; userId?: string })
+  | (EventBase & { type: 'login.failed'; method: SignInMethod; userId?: string; provider?: string })
   /** The first factor held and a second is due (the 202); `method` as for `login.succeeded`. */
   | (UserEvent<'login.challenged'> & { method: SignInMethod })
   /** A 429: `endpoint` names the limited route (`login`, `signup`, …). */
@@ -165,6 +168,9 @@ export type AuthEvent =
   | PasskeyEvent<'passkey.removed'>
   /** An assertion whose signature counter did not increase: a cloned authenticator, or a replay. The sign-in was refused. */
   | PasskeyEvent<'passkey.counter_regressed'>
+  /** An identity at a provider was linked to the account (`provider`: the configured id), or unlinked. */
+  | (UserEvent<'identity.linked'> & { identityId: string; provider: string })
+  | (UserEvent<'identity.unlinked'> & { identityId: string; provider: string })
   /** `POST /reauth` proved the holder again; `amr` names the methods (RFC 8176: `pwd`, `otp`, `mfa`). */
   | (SessionEvent<'reauthenticated'> & { amr: AuthMethod[] })
   /** `POST /reauth` with a wrong password (a wrong code is `two_factor.failed`). */

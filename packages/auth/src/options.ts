@@ -15,6 +15,7 @@ import { type EmailSignInOptions, type ResolvedEmailSignInOptions, resolveEmailS
 import { type LifetimeOptions, type ResolvedLifetimeOptions, resolveLifetimeOptions } from './lifetime-options.js'
 import { type LimitOptions, type ResolvedLimitOptions, resolveLimitOptions } from './limit-options.js'
 import type { AuthEvent, AuthMail } from './notify.js'
+import { type ProvidersOption, type ResolvedProvidersOption, resolveProvidersOption } from './oauth/options.js'
 import { fail } from './option-checks.js'
 import { type PasskeysOption, type ResolvedPasskeysOption, resolvePasskeysOption } from './passkeys/options.js'
 import { type PasswordOptions, type ResolvedPasswordOptions, resolvePasswordOptions } from './password-options.js'
@@ -48,6 +49,7 @@ export interface AuthOptions<
     PasswordOptions,
     PasskeysOption,
     ApiKeysOption<Scope>,
+    ProvidersOption,
     LimitOptions,
     CookieOptions {
   store: Store<U>
@@ -85,6 +87,7 @@ export interface ResolvedOptions
     ResolvedEmailSignInOptions,
     ResolvedPasskeysOption,
     ResolvedApiKeysOption,
+    ResolvedProvidersOption,
     ResolvedPasswordOptions,
     ResolvedLimitOptions,
     ResolvedCookieOptions {
@@ -125,6 +128,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     ...resolveLifetimeOptions(options),
     ...resolvePasskeysOption(options),
     ...resolveApiKeysOption(options),
+    ...resolveProvidersOption(options),
     log: options.log ?? ((message) => console.error(message)),
     now: options.now ?? (() => new Date()),
   }

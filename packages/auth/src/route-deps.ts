@@ -8,6 +8,7 @@ import type { RefreshCookie } from './cookies.js'
 import type { DeviceCore } from './device.js'
 import type { GuardEnv, Identity, InternalGuardOptions } from './guard.js'
 import type { Notifier } from './notify.js'
+import type { OAuthCore } from './oauth/core.js'
 import type { ResolvedOptions } from './options.js'
 import type { PasskeyCore } from './passkeys/ceremony.js'
 import type { RouteBuilder } from './route-builder.js'
@@ -43,5 +44,7 @@ export interface RouteDeps<U extends UserRecord> {
   passkeys: PasskeyCore | null
   /** API keys; `null` when the `apiKeys` option is not set. */
   apiKeys: ApiKeyCore<U> | null
+  /** Social sign-in; `null` when no `providers` are configured. */
+  oauth: OAuthCore | null
   options: ResolvedOptions
 }

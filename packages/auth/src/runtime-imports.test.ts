@@ -59,6 +59,7 @@ const PORTABLE = [
   'drizzle-orm',
   'hono',
   'jose',
+  'oauth4webapi',
   'zod',
 ]
 

@@ -118,6 +118,9 @@ const exhaustive = (mail: AuthMail): string => {
       return mail.token
     case 'recovery-code-used':
       return mail.usedFor
+    case 'identity-linked':
+    case 'identity-unlinked':
+      return mail.provider
     case 'add-credential':
       return mail.code
     case 'api-key-created':

@@ -7,6 +7,7 @@
  * in Node the client keeps it itself.
  */
 import { createCore } from './core.js'
+import { oauthOf } from './oauth.js'
 import type { AuthClientOptions } from './options.js'
 import { passkeysOf } from './passkeys.js'
 import type { EmailSignInProof, ReauthProof, RequestOf, SignInResult, User } from './types.js'
@@ -91,6 +92,8 @@ export const createAuthClient = (options: AuthClientOptions) => {
         call('POST /api-keys', input as RequestOf<'POST /api-keys'>, 'session'),
       revoke: (id: string) => call('DELETE /api-keys/{id}', undefined, 'session', { id }),
     },
+    /** Social sign-in: the providers, a sign-in or a link by navigation, the identities, the landing URL (oauth.ts). */
+    oauth: oauthOf(core, options.authPath ?? '/auth'),
     /** Finishes a sign-in that answered a challenge: a code from the authenticator app, or an unused recovery code. */
     async verifyTwoFactor(input: { challenge: string; code: string }): Promise<User> {
       return core.adopt(await call('POST /two-factor/verify', input))

@@ -20,6 +20,7 @@ export {
   NETWORK_ERROR,
   ReauthenticationRequiredError,
 } from './errors.js'
+export type { LinkedIdentity, OAuthLanding, OAuthProvider } from './oauth.js'
 export { authMiddleware, type FetchMiddleware } from './openapi-fetch.js'
 export type { AuthClientOptions } from './options.js'
 export type { Passkey, PasskeyProof, PasskeyRequestOptions } from './passkeys.js'

@@ -1,6 +1,6 @@
 /**
  * The client's endpoint types are generated from the /auth routes' own OpenAPI document
- * (`auth.routes`, with passkeys and API keys on so their operations are in it) by openapi-typescript, into
+ * (`auth.routes`, with passkeys, API keys and a provider on so their operations are in it) by openapi-typescript, into
  * `src/generated/openapi.ts`. This test fails when the committed file is no longer what the
  * document generates; `pnpm typecheck` then checks the client against the committed types.
  * Regenerate with:
@@ -8,7 +8,7 @@
  *   UPDATE_AUTH_TYPES=1 pnpm vitest run packages/client/test/generated-types.test.ts
  */
 import { fileURLToPath } from 'node:url'
-import { createAuth } from '@latchkey/auth'
+import { createAuth, github } from '@latchkey/auth'
 import { expect, it } from 'vitest'
 import { generatedTypesAreCommitted } from '../../../apps/todo-api/test/openapi-types.js'
 
@@ -27,10 +27,12 @@ it('the committed /auth types are what the routes’ OpenAPI document generates'
     sendMail: () => {},
     passkeys: { rpId: 'example.com', rpName: 'Example', origins: ['https://example.com'] },
     apiKeys: { scopes: { 'example:read': 'Read examples' } },
+    publicUrl: 'https://example.com',
+    providers: [github({ clientId: 'generated-types', clientSecret: 'generated-types-secret' })],
   })
   const document = auth.routes.getOpenAPI31Document({ openapi: '3.1.0', info: { title: '@latchkey/auth', version: '0' } })
   expect(Object.keys(document.paths ?? {})).toEqual(
-    expect.arrayContaining(['/login', '/refresh', '/passkeys/login', '/api-keys']),
+    expect.arrayContaining(['/login', '/refresh', '/passkeys/login', '/api-keys', '/oauth/providers']),
   )
   const update = Boolean(process.env.UPDATE_AUTH_TYPES)
   const committed = await generatedTypesAreCommitted({ document, file: GENERATED, header: HEADER, update })

@@ -562,6 +562,23 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/auth/oauth/providers': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The providers a user can sign in with */
+    get: operations['listOAuthProviders']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/.well-known/jwks.json': {
     parameters: {
       query?: never
@@ -1215,6 +1232,12 @@ export interface components {
        * @default 90
        */
       expiresInDays?: number
+    }
+    OAuthProvider: {
+      /** @example google */
+      id: string
+      /** @example Google */
+      name: string
     }
     JsonWebKeySet: {
       keys: components['schemas']['PublicJwk'][]
@@ -4266,6 +4289,35 @@ export interface operations {
         }
         content: {
           'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listOAuthProviders: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Each provider’s id and name, in configuration order */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthProvider'][]
         }
       }
       /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */

@@ -13,6 +13,7 @@ import { deviceName } from './device.js'
 import { announce, describeError, form, h } from './dom.js'
 import { passkeysSection } from './passkeys.js'
 import { type AccountContext, section } from './section.js'
+import { identitiesSection } from './social.js'
 
 const when = (iso: string) =>
   new Date(iso).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' })
@@ -159,6 +160,7 @@ export const accountScreen = async (context: AccountContext) => {
     twoFactorSection(fresh),
     passkeysSection(fresh.auth, section),
     apiKeysSection(fresh.auth, section),
+    identitiesSection(fresh.auth, section),
     deleteSection(fresh),
   )
 }

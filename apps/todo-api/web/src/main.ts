@@ -10,6 +10,7 @@ import { accountScreen } from './account.js'
 import { describeError, h, quiet } from './dom.js'
 import { confirmIdentity } from './reauth.js'
 import { forgotScreen, type ScreenContext, signInScreen, signUpScreen } from './signed-out.js'
+import { refusalText, takeLanding } from './social.js'
 import { todoScreen } from './todo-screen.js'
 
 // An account action that needs a recent sign-in asks for the password in place (see reauth.ts).
@@ -24,6 +25,8 @@ const nav = document.getElementById('nav') as HTMLElement
 
 /** A message for the next screen (e.g. "You were signed out"). */
 let notice = ''
+/** A provider's sign-in waiting for its second factor (the landing URL's `second_factor`). */
+let secondFactor: string | null = null
 
 type Route = 'signin' | 'signup' | 'forgot' | 'todos' | 'account'
 const PUBLIC: Route[] = ['signin', 'signup', 'forgot']
@@ -85,7 +88,11 @@ const render = () => {
   if (!user && !PUBLIC.includes(route)) return go('signin')
   if (user && PUBLIC.includes(route)) return go('todos')
   const screen: ScreenContext = { auth, show, go, noticeNext }
-  if (route === 'signin') return signInScreen(screen)
+  if (route === 'signin') {
+    const challenge = secondFactor
+    secondFactor = null
+    return signInScreen(screen, challenge)
+  }
   if (route === 'signup') return signUpScreen(screen)
   if (route === 'forgot') return forgotScreen(screen)
   if (route === 'account') return void accountScreen({ ...screen, user: user as User })
@@ -112,6 +119,12 @@ window.addEventListener('hashchange', render)
 
 const start = async () => {
   view.replaceChildren(h('p', { role: 'status' }, 'Loading…'))
+  // Back from a provider: a refusal in words, a link made, or a second factor to finish.
+  const landing = await takeLanding(auth)
+  if (landing?.error) notice = refusalText(landing.error, landing.providerName)
+  if (landing?.linked) notice = `${landing.providerName} is linked: you can sign in with it.`
+  secondFactor = landing?.secondFactor ?? null
+  if (landing?.signedIn) localStorage.setItem(SIGNED_IN, '1')
   if (localStorage.getItem(SIGNED_IN)) {
     try {
       // Refused (the session ended meanwhile): forget the flag, so the next visit does not ask.

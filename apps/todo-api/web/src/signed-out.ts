@@ -1,10 +1,11 @@
 /**
- * The signed-out screens: sign in (password, passkey, a mail's link or code, then the two-factor
- * step when the account has one), sign up, and forgot password.
+ * The signed-out screens: sign in (password, passkey, a mail's link or code, a provider, then the
+ * two-factor step when the account has one), sign up, and forgot password.
  */
 import type { AuthClient, SignInResult, TwoFactorChallenge } from '@latchkey/client'
 import { form, h } from './dom.js'
 import { passkeySecondStep, passkeySignIn } from './passkeys.js'
+import { providerButtons } from './social.js'
 
 /** What a screen gets from the router. */
 export interface ScreenContext {
@@ -16,7 +17,8 @@ export interface ScreenContext {
   noticeNext: (message: string) => void
 }
 
-export const signInScreen = ({ auth, show, go }: ScreenContext) => {
+/** `secondFactor`: a provider signed the browser in as far as the second factor (its `?second_factor=`). */
+export const signInScreen = ({ auth, show, go }: ScreenContext, secondFactor: string | null = null) => {
   const emailLink = h('button', { type: 'button', class: 'link' }, 'Email me a sign-in link')
   emailLink.addEventListener('click', () => emailStep())
   const passwordStep = form({
@@ -106,7 +108,9 @@ export const signInScreen = ({ auth, show, go }: ScreenContext) => {
       }),
     )
   }
-  show('Sign in', passwordStep, passkeySignIn(auth, signedIn))
+  if (secondFactor)
+    return codeStep({ twoFactorRequired: true, challenge: secondFactor, expiresIn: 300, methods: ['totp', 'recovery'] })
+  show('Sign in', passwordStep, passkeySignIn(auth, signedIn), providerButtons(auth))
 }
 
 export const signUpScreen = ({ auth, show, go, noticeNext }: ScreenContext) =>

@@ -125,4 +125,14 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE INDEX `auth_api_keys_user_idx` ON `auth_api_keys` (`user_id`);',
     ],
   },
+  {
+    tag: '0018_oauth_identities',
+    statements: [
+      'CREATE TABLE `auth_identities` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`user_id` text NOT NULL,\n\t`provider` text NOT NULL,\n\t`issuer` text NOT NULL,\n\t`subject` text NOT NULL,\n\t`email` text,\n\t`sealed_tokens` text,\n\t`created_at` integer NOT NULL,\n\t`last_used_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE UNIQUE INDEX `auth_identities_issuer_subject_idx` ON `auth_identities` (`issuer`,`subject`);',
+      'CREATE INDEX `auth_identities_user_idx` ON `auth_identities` (`user_id`);',
+      'CREATE TABLE `auth_oauth_flows` (\n\t`hash` text PRIMARY KEY NOT NULL,\n\t`provider` text NOT NULL,\n\t`state_hash` text NOT NULL,\n\t`nonce` text,\n\t`return_to` text NOT NULL,\n\t`user_id` text,\n\t`expires_at` integer NOT NULL,\n\t`used_at` integer,\n\tFOREIGN KEY (`user_id`) REFERENCES `auth_users`(`id`) ON UPDATE no action ON DELETE cascade\n);',
+      'CREATE INDEX `auth_oauth_flows_expires_idx` ON `auth_oauth_flows` (`expires_at`);',
+    ],
+  },
 ]

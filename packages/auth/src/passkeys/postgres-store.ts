@@ -6,7 +6,7 @@
 import { and, asc, eq, ne, or, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type * as schema from '../postgres/schema.js'
-import { passkeyChallenges, passkeys, users } from '../postgres/schema.js'
+import { identities, passkeyChallenges, passkeys, users } from '../postgres/schema.js'
 import { spentOrExpired } from '../store/predicates.js'
 import { boundColumns, claimablePasskeyChallenge, ownPasskey } from './queries.js'
 import type { PasskeyRecord, PasskeyStore } from './store.js'
@@ -59,7 +59,8 @@ export const postgresPasskeyStore = (db: NodePgDatabase<typeof schema>): Passkey
         .from(passkeys)
         .where(and(eq(passkeys.userId, userId), ne(passkeys.id, id)))
         .limit(1)
-      if (owner.passwordHash === '' && !other) return 'last_sign_in'
+      const [identity] = await tx.select({ id: identities.id }).from(identities).where(eq(identities.userId, userId)).limit(1)
+      if (owner.passwordHash === '' && !other && !identity) return 'last_sign_in'
       await tx.delete(passkeys).where(eq(passkeys.id, id))
       return 'deleted'
     }),

@@ -6,7 +6,7 @@
 import { and, eq, ne, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import type * as schema from '../sqlite/schema.js'
-import { passkeyChallenges, passkeys, users } from '../sqlite/schema.js'
+import { identities, passkeyChallenges, passkeys, users } from '../sqlite/schema.js'
 import { spentOrExpired } from '../store/predicates.js'
 import { boundColumns, claimablePasskeyChallenge, ownPasskey } from './queries.js'
 import type { PasskeyRecord, PasskeyStore } from './store.js'
@@ -47,9 +47,16 @@ export const sqlitePasskeyStore = <M extends 'sync' | 'async', R>(db: BaseSQLite
       .select({ one: sql`1` })
       .from(users)
       .where(and(eq(users.id, userId), ne(users.passwordHash, '')))
+    const identity = db.select({ one: sql`1` }).from(identities).where(eq(identities.userId, userId))
     const deleted = await db
       .delete(passkeys)
-      .where(and(eq(passkeys.id, id), eq(passkeys.userId, userId), or(sql`exists ${password}`, sql`exists ${others}`)))
+      .where(
+        and(
+          eq(passkeys.id, id),
+          eq(passkeys.userId, userId),
+          or(sql`exists ${password}`, sql`exists ${others}`, sql`exists ${identity}`),
+        ),
+      )
       .returning({ id: passkeys.id })
     if (deleted.length === 1) return 'deleted'
     const [kept] = await db

@@ -62,7 +62,7 @@ export interface PasskeyStore {
   renamePasskey(userId: string, id: string, name: string): Promise<PasskeyRecord | null>
   /**
    * Deletes one of the user's passkeys, atomically and only while the user keeps another way to
-   * sign in: a password (a non-empty hash) or another passkey.
+   * sign in: a password (a non-empty hash), another passkey, or an identity at a provider.
    */
   deletePasskey(userId: string, id: string): Promise<PasskeyRemoval>
   /**

@@ -11,6 +11,7 @@ import { drizzle } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
 import { postgresApiKeys } from '../api-keys/postgres-store.js'
 import { emailSignInPostgres } from '../email-sign-in/postgres.js'
+import { postgresIdentities } from '../oauth/postgres-store.js'
 import { postgresPasskeyStore } from '../passkeys/postgres-store.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { postgresTwoFactor } from '../two-factor/postgres-store.js'
@@ -48,5 +49,6 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     ...emailSignInPostgres(db),
     ...postgresPasskeyStore(db),
     ...postgresApiKeys(db),
+    ...postgresIdentities(db),
   }
 }

@@ -8,6 +8,8 @@ import type { Context } from 'hono'
 import { apiKeyRoutes } from '../api-keys/routes/index.js'
 import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
+import { oauthRoutes } from '../oauth/routes/index.js'
+import { listProviders } from '../oauth/routes/providers.js'
 import { passkeyRoutes } from '../passkeys/routes/index.js'
 import { passkeyAlternative } from '../passkeys/second-step.js'
 import type { PasswordHasher } from '../password.js'
@@ -148,5 +150,8 @@ export const authRoutes = <U extends UserRecord>({ hasher, rateLimitStore, ...gi
     })
     apiKeyRoutes({ ...deps, apiKeys: deps.apiKeys, scopes: keyOptions.scopes })
   }
+  // The fixed path before `/oauth/{provider}`: `providers` is not a provider id.
+  listProviders(deps)
+  if (deps.oauth) oauthRoutes({ ...deps, oauth: deps.oauth, rateLimitStore })
   return routes
 }

@@ -6,6 +6,7 @@
  */
 import { sqliteApiKeys } from '../api-keys/sqlite-store.js'
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
+import { sqliteIdentities } from '../oauth/sqlite-store.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
@@ -30,4 +31,5 @@ export const sqliteFacets = (db: SqliteDb, steps: SqliteSteps): Store<UserRecord
   ...emailSignInSqlite(db, steps),
   ...sqlitePasskeyStore(db),
   ...sqliteApiKeys(db, steps),
+  ...sqliteIdentities(db, steps),
 })

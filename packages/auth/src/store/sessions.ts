@@ -15,15 +15,16 @@ export interface SessionRecord {
 /**
  * A method of proof, as RFC 8176 names it: `pwd` a password, `otp` a TOTP or recovery code, `mfa`
  * two factors together, `hwk` a passkey, `user` a passkey with user verification, `email` a
- * sign-in by email (link or code).
+ * sign-in by email (link or code), `fed` a sign-in through an OpenID Connect or OAuth 2.0 provider.
  */
-export type AuthMethod = 'pwd' | 'otp' | 'mfa' | 'hwk' | 'user' | 'email'
+export type AuthMethod = 'pwd' | 'otp' | 'mfa' | 'hwk' | 'user' | 'email' | 'fed'
 
 /**
  * The first step of a sign-in that a second one may follow: a password, a mail (sign-in by email),
- * or a passkey whose authenticator did not verify the user. A two-factor challenge remembers it.
+ * a passkey whose authenticator did not verify the user, or a provider (social sign-in). A
+ * two-factor challenge remembers it.
  */
-export type FirstFactor = Extract<AuthMethod, 'pwd' | 'email' | 'hwk'>
+export type FirstFactor = Extract<AuthMethod, 'pwd' | 'email' | 'hwk' | 'fed'>
 
 /**
  * When a session's holder last proved who they are, and how: set by signup, login and

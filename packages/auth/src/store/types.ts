@@ -6,10 +6,12 @@
  * what an event revokes by the core's table. Every store runs the same conformance suite
  * (`@latchkey/auth/testing`). Stores hold only SHA-256 hashes of refresh values and tokens.
  * `Store` is the intersection of facets, each declared beside its feature: the core's here in
- * `store/`, `two-factor/store.ts`, `email-sign-in/store.ts`, `passkeys/store.ts`, `api-keys/store.ts`.
+ * `store/`, `two-factor/store.ts`, `email-sign-in/store.ts`, `passkeys/store.ts`, `api-keys/store.ts`,
+ * `oauth/store.ts`.
  */
 import type { ApiKeyStore } from '../api-keys/store.js'
 import type { EmailSignInStore } from '../email-sign-in/store.js'
+import type { IdentityStore } from '../oauth/store.js'
 import type { PasskeyStore } from '../passkeys/store.js'
 import type { TwoFactorStore } from '../two-factor/store.js'
 import type { AddCredentialCodeStore } from './add-credential-codes.js'
@@ -68,4 +70,5 @@ export interface Store<U extends UserRecord = UserRecord>
     PruneStore,
     EmailSignInStore,
     PasskeyStore,
-    ApiKeyStore<U> {}
+    ApiKeyStore<U>,
+    IdentityStore {}

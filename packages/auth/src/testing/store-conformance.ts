@@ -19,6 +19,7 @@ import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
 import { devicesConformance } from './conformance/devices.js'
 import { emailSignInConformance } from './conformance/email-sign-in.js'
+import { identitiesConformance } from './conformance/identities.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
 import { passkeysConformance } from './conformance/passkeys.js'
 import { pruneConformance } from './conformance/prune.js'
@@ -58,5 +59,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     devicesConformance(t)
     passkeysConformance(t)
     apiKeysConformance(t)
+    identitiesConformance(t)
   })
 }

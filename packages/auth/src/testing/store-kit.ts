@@ -20,6 +20,18 @@ export type {
   SettleEmailSignInInput,
 } from '../email-sign-in/store.js'
 export type {
+  FederatedSignUp,
+  IdentityLink,
+  IdentityRecord,
+  IdentityRemoval,
+  IdentityStore,
+  NewFederatedUser,
+  NewIdentity,
+  NewOAuthFlow,
+  OAuthFlowRecord,
+  UseIdentityInput,
+} from '../oauth/store.js'
+export type {
   NewPasskey,
   NewPasskeyChallenge,
   PasskeyChallengePurpose,

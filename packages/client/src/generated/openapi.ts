@@ -563,6 +563,111 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/oauth/providers': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The providers a user can sign in with */
+    get: operations['listOAuthProviders']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/oauth/{provider}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Sign in through a provider (a browser navigation) */
+    get: operations['startOAuthSignIn']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/oauth/{provider}/callback': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The provider’s redirect back (a browser navigation)
+     * @description Always a 302 to the flow’s `returnTo` (`/` when no live flow of this browser matches), never with a token in the URL. Signed in: `returnTo` unchanged, the refresh and device cookies set (get an access token from POST /auth/refresh). A second factor due: `?second_factor=<challenge>` for POST /auth/two-factor/verify. A link: `?linked=<provider>`. Refused: `?error=<code>&provider=<id>`, code one of `access_denied`, `invalid_state`, `provider_error`, `provider_unavailable`, `account_exists`, `identity_in_use`, `email_required`, `signup_disabled`, `rate_limited`.
+     */
+    get: operations['oauthCallback']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/oauth/{provider}/link': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Start linking a provider to your account */
+    post: operations['linkOAuthProvider']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/identities': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Your identities at providers */
+    get: operations['listIdentities']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/identities/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Unlink an identity */
+    delete: operations['unlinkIdentity']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -1058,6 +1163,37 @@ export interface components {
        * @default 90
        */
       expiresInDays?: number
+    }
+    OAuthProvider: {
+      /** @example google */
+      id: string
+      /** @example Google */
+      name: string
+    }
+    OAuthLinkResult: {
+      /** @description Navigate the browser here: the provider’s authorization URL (or, when the provider cannot be reached, `returnTo` with `?error=provider_unavailable`) */
+      url: string
+    }
+    OAuthLinkRequest: {
+      /**
+       * @description Where the browser lands afterwards: a path beginning with exactly one `/`, or an absolute URL on a trusted origin. Default `/`
+       * @example /account
+       */
+      returnTo?: string
+    }
+    Identity: {
+      id: string
+      /**
+       * @description The provider id it was linked through
+       * @example github
+       */
+      provider: string
+      /** @description The email the provider last reported */
+      email: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      lastUsedAt: string | null
     }
   }
   responses: never
@@ -4047,6 +4183,425 @@ export interface operations {
       /** @description The body is not application/json */
       415: {
         headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listOAuthProviders: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Each provider’s id and name, in configuration order */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthProvider'][]
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  startOAuthSignIn: {
+    parameters: {
+      query?: {
+        /** @description Where the browser lands afterwards: a path beginning with exactly one `/`, or an absolute URL on a trusted origin. Default `/` */
+        returnTo?: string
+      }
+      header?: never
+      path: {
+        /** @description The configured provider id */
+        provider: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description To the provider’s authorization endpoint, with the flow cookie set (HttpOnly, SameSite=Lax, Path=/auth/oauth, 10 minutes); or, when the provider cannot be reached, to `returnTo` with `?error=provider_unavailable&provider=<id>` */
+      302: {
+        headers: {
+          /** @description Where the browser goes next */
+          Location: string
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description `returnTo` is neither a path beginning with one `/` nor a URL on a trusted origin */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No provider with this id is configured */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  oauthCallback: {
+    parameters: {
+      query?: {
+        code?: string
+        state?: string
+        iss?: string
+        error?: string
+      }
+      header?: never
+      path: {
+        /** @description The configured provider id */
+        provider: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description To `returnTo`, as described; the flow cookie cleared */
+      302: {
+        headers: {
+          /** @description Where the browser goes next */
+          Location: string
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description The provider id is not valid */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No provider with this id is configured */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  linkOAuthProvider: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description The configured provider id */
+        provider: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OAuthLinkRequest']
+      }
+    }
+    responses: {
+      /** @description The URL to navigate to; the flow cookie is set */
+      200: {
+        headers: {
+          /** @description The flow cookie (HttpOnly, SameSite=Lax, Path=/auth/oauth, 10 minutes) */
+          'Set-Cookie': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['OAuthLinkResult']
+        }
+      }
+      /** @description Invalid input, or a `returnTo` that is neither a path nor a URL on a trusted origin */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No provider with this id is configured */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  listIdentities: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Oldest first */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Identity'][]
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  unlinkIdentity: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Unlinked; a notice is mailed */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description Invalid input */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the email address is not verified (`email-unverified`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No identity of yours with this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description It is the last way to sign in (`last-credential`: no password, no passkey, no other identity) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Too many attempts from this client or for this email */
+      429: {
+        headers: {
+          /** @description Whole seconds until the window ends */
+          'Retry-After': string
+          /** @description Every limit of the operation: name, `q` attempts per `w` seconds (draft-ietf-httpapi-ratelimit-headers) */
+          'RateLimit-Policy': string
+          /** @description The limit that refused: `r` attempts left, `t` seconds until its window ends */
+          RateLimit: string
           [name: string]: unknown
         }
         content: {

@@ -58,6 +58,16 @@ const passkey = (userId: string) => ({
   name: 'Key',
   createdAt: T0,
 })
+const identity = (userId: string) => ({
+  id: `id-${userId}`,
+  userId,
+  provider: 'example',
+  issuer: 'https://id.example.com',
+  subject: `sub-${userId}`,
+  email: null,
+  sealedTokens: null,
+  createdAt: T0,
+})
 
 /** How each event is run through the store. A new event does not compile until it has one. */
 const drivers: Record<AccountEvent, Driver> = {
@@ -130,6 +140,17 @@ const drivers: Record<AccountEvent, Driver> = {
     run: async (store, { user }) => {
       expect(await store.createPasskey(passkey(user.id))).toBe(true)
       expect(await store.deletePasskey(user.id, passkey(user.id).id)).toBe('deleted')
+    },
+  },
+  'identity-linked': {
+    run: async (store, { user }) => {
+      expect(await store.linkIdentity(identity(user.id))).toBe('linked')
+    },
+  },
+  'identity-unlinked': {
+    run: async (store, { user }) => {
+      expect(await store.linkIdentity(identity(user.id))).toBe('linked')
+      expect(await store.deleteIdentity(user.id, identity(user.id).id)).toBe('deleted')
     },
   },
   'account-deleted': {
