@@ -197,6 +197,7 @@ export const createAuth = <U extends UserRecord, Name extends string = never, F 
     addCredential: addCredentialCodes({ store: options.store, notify, now: resolved.now }),
     passkeys: resolved.passkeys && passkeyCore({ store: options.store, options: resolved.passkeys, now: resolved.now }),
     options: resolved,
+    policies,
   })
 
   const auth: Auth<U, Name> = {

@@ -8,6 +8,7 @@
  */
 
 import type { z } from 'zod'
+import { type AdminOption, type ResolvedAdminOption, resolveAdminOption } from './admin/options.js'
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookie-options.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
 import { type EmailSignInOptions, type ResolvedEmailSignInOptions, resolveEmailSignInOptions } from './email-sign-in/options.js'
@@ -33,6 +34,7 @@ export const RESERVED_USER_FIELDS = [
   'createdAt',
   'credentialsVersion',
   'profile',
+  'disabledAt',
 ] as const
 
 export interface AuthOptions<U extends UserRecord, Name extends string = never, F extends z.ZodRawShape = NoFields>
@@ -43,7 +45,8 @@ export interface AuthOptions<U extends UserRecord, Name extends string = never, 
     PasswordOptions,
     PasskeysOption,
     LimitOptions,
-    CookieOptions {
+    CookieOptions,
+    AdminOption<Name> {
   store: Store<U>
   /**
    * Sends the mails the library asks for, each with a `kind` (reset and verification tokens,
@@ -80,7 +83,8 @@ export interface ResolvedOptions
     ResolvedPasskeysOption,
     ResolvedPasswordOptions,
     ResolvedLimitOptions,
-    ResolvedCookieOptions {
+    ResolvedCookieOptions,
+    ResolvedAdminOption {
   /** The application's extra signup fields, or `null`. */
   signupFields: z.ZodObject | null
   log: (message: string) => void
@@ -117,6 +121,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     ...resolveEmailSignInOptions(options),
     ...resolveLifetimeOptions(options),
     ...resolvePasskeysOption(options),
+    ...resolveAdminOption(options),
     log: options.log ?? ((message) => console.error(message)),
     now: options.now ?? (() => new Date()),
   }

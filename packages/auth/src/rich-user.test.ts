@@ -30,6 +30,8 @@ const memberStore = (plans: Map<string, Member['plan']>): Store<Member> => {
     findUserById: async (id) => withMember(await base.findUserById(id)),
     findSession: async (id) => withMember(await base.findSession(id)),
     findRefresh: async (ref) => withMember(await base.findRefresh(ref)),
+    searchUsers: async (search) => (await base.searchUsers(search)).map((found) => ({ ...found, user: member(found.user) })),
+    findAdminUser: async (id, live) => withMember(await base.findAdminUser(id, live)),
   }
 }
 

@@ -114,6 +114,10 @@ const exhaustive = (mail: AuthMail): string => {
     case 'account-deleted':
     case 'passkey-added':
     case 'passkey-removed':
+    case 'account-disabled':
+    case 'account-enabled':
+    case 'signed-out-everywhere':
+    case 'email-marked-verified':
       // @ts-expect-error -- a notice carries no token
       return mail.token
     case 'recovery-code-used':

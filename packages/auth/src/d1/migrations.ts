@@ -117,4 +117,12 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     tag: '0016_email_sign_in_device',
     statements: ['ALTER TABLE `auth_email_sign_ins` ADD `device_hash` text;'],
   },
+  {
+    tag: '0017_operators',
+    statements: [
+      'ALTER TABLE `auth_users` ADD `disabled_at` integer;',
+      'CREATE INDEX `auth_users_created_idx` ON `auth_users` (`created_at`,`id`);',
+      'CREATE INDEX `auth_users_name_idx` ON `auth_users` (lower("name"));',
+    ],
+  },
 ]

@@ -9,6 +9,7 @@
  */
 import { drizzle } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
+import { postgresAdminStore } from '../admin/postgres-store.js'
 import { emailSignInPostgres } from '../email-sign-in/postgres.js'
 import { postgresPasskeyStore } from '../passkeys/postgres-store.js'
 import type { Store, UserRecord } from '../store/types.js'
@@ -46,5 +47,6 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     ...postgresDevices(db),
     ...emailSignInPostgres(db),
     ...postgresPasskeyStore(db),
+    ...postgresAdminStore(db),
   }
 }

@@ -4,6 +4,7 @@
  * `sync-store.ts` and `d1/store.ts` hand it their database and executor; this is the one place
  * that lists the facets.
  */
+import { sqliteAdminStore } from '../admin/sqlite-store.js'
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import type { Store, UserRecord } from '../store/types.js'
@@ -28,4 +29,5 @@ export const sqliteFacets = (db: SqliteDb, steps: SqliteSteps): Store<UserRecord
   ...sqliteDevices(db, steps),
   ...emailSignInSqlite(db, steps),
   ...sqlitePasskeyStore(db),
+  ...sqliteAdminStore(db, steps),
 })

@@ -6,8 +6,9 @@
  * what an event revokes by the core's table. Every store runs the same conformance suite
  * (`@latchkey/auth/testing`). Stores hold only SHA-256 hashes of refresh values and tokens.
  * `Store` is the intersection of facets, each declared beside its feature: the core's here in
- * `store/`, `two-factor/store.ts`, `email-sign-in/store.ts`, `passkeys/store.ts`.
+ * `store/`, `two-factor/store.ts`, `email-sign-in/store.ts`, `passkeys/store.ts`, `admin/store.ts`.
  */
+import type { AdminStore } from '../admin/store.js'
 import type { EmailSignInStore } from '../email-sign-in/store.js'
 import type { PasskeyStore } from '../passkeys/store.js'
 import type { TwoFactorStore } from '../two-factor/store.js'
@@ -19,6 +20,7 @@ import type { ResetTokenStore } from './reset-tokens.js'
 import type { SessionStore } from './sessions.js'
 import type { UserRecord, UserStore } from './users.js'
 
+export type { AdminStore, AdminUserFacts, LiveCutoffs, SetDisabledInput, UserCursor, UserSearch } from '../admin/store.js'
 export type {
   DeleteTwoFactorInput,
   EnableTwoFactorInput,
@@ -65,4 +67,5 @@ export interface Store<U extends UserRecord = UserRecord>
     DeviceStore,
     PruneStore,
     EmailSignInStore,
-    PasskeyStore {}
+    PasskeyStore,
+    AdminStore<U> {}

@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { accountEventsConformance } from './conformance/account-events.js'
 import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
+import { adminConformance } from './conformance/admin.js'
 import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
 import { devicesConformance } from './conformance/devices.js'
@@ -56,5 +57,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     emailSignInConformance(t)
     devicesConformance(t)
     passkeysConformance(t)
+    adminConformance(t)
   })
 }

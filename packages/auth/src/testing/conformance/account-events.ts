@@ -131,6 +131,34 @@ const drivers: Record<AccountEvent, Driver> = {
       expect(await store.deletePasskey(user.id, passkey(user.id).id)).toBe('deleted')
     },
   },
+  'account-disabled': {
+    run: async (store, { user }, revoke) => {
+      expect(await store.setUserDisabled({ userId: user.id, disabledAt: T0, revoke })).not.toBeNull()
+      expect((await store.findUserById(user.id))?.user.disabledAt).toEqual(T0)
+    },
+  },
+  'account-enabled': {
+    run: async (store, { user }, revoke) => {
+      expect(await store.setUserDisabled({ userId: user.id, disabledAt: null, revoke })).not.toBeNull()
+      expect((await store.findUserById(user.id))?.user.disabledAt).toBeNull()
+    },
+  },
+  'signed-out-by-operator': {
+    run: async (store, { user }, revoke) => {
+      await store.revokeUser(user.id, revoke)
+    },
+  },
+  'two-factor-cleared-by-operator': {
+    run: async (store, { user }, revoke) => {
+      expect(await store.deleteTwoFactor({ userId: user.id, keepSessionId: null, revoke })).toBe(true)
+    },
+  },
+  'email-verified-by-operator': {
+    run: async (store, { user }) => {
+      expect(await store.markEmailVerified(user.id)).toBe(true)
+      expect((await store.findUserById(user.id))?.user.emailVerified).toBe(true)
+    },
+  },
   'account-deleted': {
     run: async (store, { user, version }) => {
       expect(await store.deleteUser(user.id, version)).toBe(true)
