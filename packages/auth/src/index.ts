@@ -7,6 +7,7 @@
  * - `@latchkey/auth/testing`: `storeKit` (the store conformance suite and the types a store author
  *   implements, one namespace), a fast hasher, `tableShape`.
  */
+export { type AccountEvent, accountEvents, type Revocation } from './account-events.js'
 export { type Auth, createAuth } from './create-auth.js'
 export type { GetConnInfo } from './credentials.js'
 export type { AuthUser, Policy } from './domain.js'

@@ -15,7 +15,7 @@ export interface AdminOption<Name extends string> {
    * @example
    * admin: { policy: 'admin' }
    */
-  admin?: { policy: Name; canActOnAdmins?: boolean }
+  admin?: { policy: NoInfer<Name>; canActOnAdmins?: boolean }
 }
 
 export interface ResolvedAdminOption {
