@@ -9,7 +9,7 @@ import type { UserRecord } from '../store/users.js'
 import { factColumns, newestFirst, type SearchKeys, searchWhere, toFacts } from './queries.js'
 import type { AdminStore, LiveCutoffs } from './store.js'
 
-/** Emails are stored lower-cased, so their unique index serves; names by the index on `lower(name)` (ASCII only in SQLite). */
+/** The expressions of the search's indexes (`sqlite/schema.ts`); SQLite's `lower()` folds ASCII letters only. */
 const keys: SearchKeys = { email: sql`${users.email}`, name: sql`lower(${users.name})` }
 
 export const sqliteAdminStore = (db: SqliteDb, steps: SqliteSteps): AdminStore<UserRecord> => {

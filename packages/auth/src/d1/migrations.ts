@@ -122,7 +122,8 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     statements: [
       'ALTER TABLE `auth_users` ADD `disabled_at` integer;',
       'CREATE INDEX `auth_users_created_idx` ON `auth_users` (`created_at`,`id`);',
-      'CREATE INDEX `auth_users_name_idx` ON `auth_users` (lower("name"));',
+      'CREATE INDEX `auth_users_email_prefix_idx` ON `auth_users` ("email");',
+      'CREATE INDEX `auth_users_name_prefix_idx` ON `auth_users` (lower("name"));',
     ],
   },
 ]

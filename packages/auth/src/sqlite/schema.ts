@@ -33,9 +33,11 @@ export const users = sqliteTable(
   },
   (t) => [
     // The operators' search (docs/guide/operators.md#search): newest first, and a case-insensitive
-    // name prefix as a range of this index (emails are stored lower-cased: their unique index serves).
+    // prefix of the email (stored lower-cased) or of the name as a range of these. The email's own
+    // index is PostgreSQL's (byte order whatever the collation), kept here so the dialects keep one shape.
     index('auth_users_created_idx').on(t.createdAt, t.id),
-    index('auth_users_name_idx').on(sql`lower(${t.name})`),
+    index('auth_users_email_prefix_idx').on(sql`${t.email}`),
+    index('auth_users_name_prefix_idx').on(sql`lower(${t.name})`),
   ],
 )
 
