@@ -22,7 +22,12 @@ const LIVE = { deadIfRefreshedBy: new Date(0), deadIfCreatedBy: new Date(0) }
 /** The i-th account: a name of 120 kinds, a unique email, one second apart. */
 const account = (i) => {
   const name = `${FIRST[i % FIRST.length]} ${LAST[Math.floor(i / FIRST.length) % LAST.length]}`
-  return { id: `u-${String(i).padStart(6, '0')}`, name, email: `${name.split(' ')[0].toLowerCase()}.${i}@example.com`, createdAt: T0 + i * 1000 }
+  return {
+    id: `u-${String(i).padStart(6, '0')}`,
+    name,
+    email: `${name.split(' ')[0].toLowerCase()}.${i}@example.com`,
+    createdAt: T0 + i * 1000,
+  }
 }
 
 /** Each kind of search, 50 times with a different prefix each run. */
@@ -58,9 +63,7 @@ const onSqlite = async () => {
   const db = openSqlite(join(dir, 'auth.db'))
   try {
     migrateSqlite(db)
-    const insert = db.prepare(
-      'insert into auth_users (id, name, email, password_hash, created_at) values (?, ?, ?, ?, ?)',
-    )
+    const insert = db.prepare('insert into auth_users (id, name, email, password_hash, created_at) values (?, ?, ?, ?, ?)')
     db.transaction(() => {
       for (let i = 0; i < USERS; i++) {
         const a = account(i)

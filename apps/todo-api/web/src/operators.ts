@@ -132,25 +132,37 @@ const userPanel = (api: Api, user: AdminUser, refresh: (message: string) => void
       consequence: 'Every session ends now, and signing in is refused until the account is enabled. The user is mailed.',
       reason: true,
       shown: user.disabledAt === null,
-      run: async (reason) => (await api.disable(user.id, reason), `${user.email} is disabled.`),
+      run: async (reason) => {
+        await api.disable(user.id, reason)
+        return `${user.email} is disabled.`
+      },
     },
     {
       label: 'Enable the account',
       consequence: 'The user can sign in again. They are mailed.',
       shown: user.disabledAt !== null,
-      run: async () => (await api.enable(user.id), `${user.email} is enabled.`),
+      run: async () => {
+        await api.enable(user.id)
+        return `${user.email} is enabled.`
+      },
     },
     {
       label: 'Sign out everywhere',
       consequence: 'Every session of the account ends now. The user is mailed.',
       shown: user.sessions > 0,
-      run: async () => (await api.signOut(user.id), `${user.email} is signed out everywhere.`),
+      run: async () => {
+        await api.signOut(user.id)
+        return `${user.email} is signed out everywhere.`
+      },
     },
     {
       label: 'Turn off two-factor sign-in',
       consequence: 'For a user who lost both their authenticator and their recovery codes. The user is mailed.',
       shown: user.twoFactor,
-      run: async () => (await api.clearTwoFactor(user.id), `Two-factor sign-in is off for ${user.email}.`),
+      run: async () => {
+        await api.clearTwoFactor(user.id)
+        return `Two-factor sign-in is off for ${user.email}.`
+      },
     },
     {
       label: 'Send a password reset link',
@@ -162,7 +174,10 @@ const userPanel = (api: Api, user: AdminUser, refresh: (message: string) => void
       label: 'Mark the email verified',
       consequence: 'Only when you know the address is the user’s. The user is mailed.',
       shown: !user.emailVerified,
-      run: async () => (await api.verifyEmail(user.id), `${user.email} is marked verified.`),
+      run: async () => {
+        await api.verifyEmail(user.id)
+        return `${user.email} is marked verified.`
+      },
     },
   ]
   return section(
@@ -197,7 +212,7 @@ export const operatorsScreen = ({ auth, show }: { auth: AuthClient; show: (title
   const row = (user: AdminUser) =>
     h(
       'li',
-      {},
+      { class: 'user-row' },
       h('button', { type: 'button', class: 'link', onclick: () => void open(user.id) }, `${user.name} <${user.email}>`),
       user.disabledAt ? h('span', { class: 'badge' }, 'disabled') : null,
     )

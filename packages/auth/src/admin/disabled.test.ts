@@ -5,7 +5,7 @@
  * session behind.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { softAuthenticator } from '../../test/authenticator.js'
+import { type CreationOptions, softAuthenticator } from '../../test/authenticator.js'
 import { cookieHeader, PASSWORD, refreshCookie } from '../../test/harness.js'
 import { type Json, operators } from '../../test/operators.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
@@ -108,7 +108,7 @@ describe.each(STORES)('a disabled account on $name', ({ skip, open }) => {
     const authenticator = softAuthenticator({ algorithm: 'ES256', origin: ORIGIN })
     const options = await h.request('POST', '/auth/passkeys/register/options', { headers: ada.bearer })
     const registered = await h.request('POST', '/auth/passkeys/register', {
-      json: { response: await authenticator.create(await options.json()), emailCode: await h.emailCode('ada@example.com') },
+      json: { response: await authenticator.create((await options.json()) as CreationOptions), emailCode: await h.emailCode('ada@example.com') },
       headers: ada.bearer,
     })
     expect(registered.status).toBe(201)
