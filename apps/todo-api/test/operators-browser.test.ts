@@ -4,36 +4,20 @@
  * disables it after confirming with a reason, then enables it again. Each state passes axe-core
  * with no violations; a screenshot of each goes to test-artifacts/todo-api/operators-*.png.
  */
-import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, audit, CHROMIUM, skipReason, watch } from './browser-support.js'
-import { type Account, APP_DIR, type RunningServer, request, run, signup, startServer } from './support.js'
+import type { Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, skipReason, watch } from './browser-support.js'
+import { type Account, APP_DIR, request, run, signup } from './support.js'
 
 const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 15_000 })
 
 describe.skipIf(skipReason !== null)('the operators’ screen in headless Chromium', () => {
-  let browser: Browser
-  let server: RunningServer
-  const origin = () => `http://localhost:${server.port}`
+  const suite = browserSuite('operators')
+  const { origin, check } = suite
 
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
-    server = await startServer()
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
-
-  const check = async (page: Page, name: string) => {
-    await page.screenshot({ path: join(ARTIFACTS, `operators-${name}.png`), fullPage: true })
-    expect(await audit(page), name).toEqual([])
-  }
   const signIn = async (account: Account) => {
-    const context = await browser.newContext()
+    const context = await suite.browser.newContext()
     const page = await context.newPage()
     const problems = watch(page, origin())
     await page.goto(origin())
@@ -48,10 +32,10 @@ describe.skipIf(skipReason !== null)('the operators’ screen in headless Chromi
   it('shows the link to an admin only, finds an account, disables and enables it after a confirmation', {
     timeout: 120_000,
   }, async () => {
-    const op = await signup(server.base, 'Operator')
-    const ada = await signup(server.base, 'Ada')
+    const op = await signup(suite.server.base, 'Operator')
+    const ada = await signup(suite.server.base, 'Ada')
     const granted = await run(process.execPath, [join(APP_DIR, 'dist', 'cli.js'), 'set-role', op.email, 'admin'], {
-      env: { DATABASE_URL: `file:${server.dbPath}` },
+      env: { DATABASE_URL: `file:${suite.server.dbPath}` },
     })
     expect(granted.code, granted.stderr).toBe(0)
 
@@ -88,14 +72,16 @@ describe.skipIf(skipReason !== null)('the operators’ screen in headless Chromi
       .waitFor()
     await panel.getByText(/^Disabled since/).waitFor()
     await check(page, 'disabled')
-    expect((await request(server.base, 'GET', '/auth/me', { token: ada.token })).status).toBe(401)
-    const refused = await request(server.base, 'POST', '/auth/login', { body: { email: ada.email, password: ada.password } })
+    expect((await request(suite.server.base, 'GET', '/auth/me', { token: ada.token })).status).toBe(401)
+    const refused = await request(suite.server.base, 'POST', '/auth/login', {
+      body: { email: ada.email, password: ada.password },
+    })
     expect(refused.status).toBe(403)
 
     await panel.getByRole('button', { name: 'Enable the account' }).click()
     await page.getByRole('button', { name: 'Yes, enable the account' }).click()
     await panel.getByText('Active').waitFor()
-    const back = await request(server.base, 'POST', '/auth/login', { body: { email: ada.email, password: ada.password } })
+    const back = await request(suite.server.base, 'POST', '/auth/login', { body: { email: ada.email, password: ada.password } })
     expect(back.status).toBe(200)
     expect(problems.errors()).toEqual([])
     await context.close()

@@ -3,21 +3,13 @@
  * fresh session guard them, the search pages through accounts, and each action does what it says,
  * tells the user by mail and the audit log who did it, and never shows a secret.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { PASSWORD } from '../../test/harness.js'
 import { type Json, operators } from '../../test/operators.js'
-import { type OpenedStore, STORES } from '../../test/stores.js'
+import { onEveryStore } from '../../test/stores.js'
 
-describe.each(STORES)('the operators’ routes on $name', ({ skip, open }) => {
-  let opened: OpenedStore
-  beforeEach(async () => {
-    if (!skip) opened = await open()
-  })
-  afterEach(async () => {
-    await opened?.close()
-  })
-  const setup = (overrides: Parameters<typeof operators>[0] = {}) => operators({ store: opened.store, ...overrides })
-  const run = it.skipIf(skip !== null)
+onEveryStore('the operators’ routes on $name', ({ opened, run }) => {
+  const setup = (overrides: Parameters<typeof operators>[0] = {}) => operators({ store: opened().store, ...overrides })
 
   run('answers operators only: 401 without a token, 403 for a user who fails the policy', async () => {
     const h = setup()

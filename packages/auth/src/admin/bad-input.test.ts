@@ -3,19 +3,11 @@
  * query of 10,000 characters, NUL and lone surrogates, limits out of range, ids no store can hold.
  * Each is a 400 (or the 404 of an id no account has) as a problem document, never a 5xx.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { type Json, operators } from '../../test/operators.js'
-import { type OpenedStore, STORES } from '../../test/stores.js'
+import { onEveryStore } from '../../test/stores.js'
 
-describe.each(STORES)('bad input to the operators’ routes on $name', ({ skip, open }) => {
-  let opened: OpenedStore
-  beforeEach(async () => {
-    if (!skip) opened = await open()
-  })
-  afterEach(async () => {
-    await opened?.close()
-  })
-  const run = it.skipIf(skip !== null)
+onEveryStore('bad input to the operators’ routes on $name', ({ opened, run }) => {
   const problem = async (res: Response, status: number) => {
     expect(res.status).toBe(status)
     expect(res.headers.get('content-type')).toContain('application/problem+json')
@@ -23,7 +15,7 @@ describe.each(STORES)('bad input to the operators’ routes on $name', ({ skip, 
   }
 
   run('refuses a bad query string with 400 naming the field', async () => {
-    const h = operators({ store: opened.store })
+    const h = operators({ store: opened().store })
     const op = await h.operator()
     const forged = btoa('not-a-number.id')
     for (const [query, field] of [
@@ -55,7 +47,7 @@ describe.each(STORES)('bad input to the operators’ routes on $name', ({ skip, 
   })
 
   run('refuses a bad reason with 400, and text no store can hold in an id is the 404 of no account', async () => {
-    const h = operators({ store: opened.store })
+    const h = operators({ store: opened().store })
     const op = await h.operator()
     const ada = await h.signup('ada@example.com')
     for (const reason of ['', 'a\u0000b', 'lone \uD800 surrogate', 'x'.repeat(501), 42, null]) {

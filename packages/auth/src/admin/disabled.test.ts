@@ -4,11 +4,11 @@
  * refusal), before any second step; and disabling that races a login or a refresh leaves no
  * session behind.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { expect } from 'vitest'
 import { type CreationOptions, softAuthenticator } from '../../test/authenticator.js'
 import { cookieHeader, PASSWORD, refreshCookie } from '../../test/harness.js'
 import { type Json, operators } from '../../test/operators.js'
-import { type OpenedStore, STORES } from '../../test/stores.js'
+import { onEveryStore } from '../../test/stores.js'
 import { withTwoFactor } from '../../test/two-factor.js'
 import type { PasswordHasher } from '../password.js'
 import { fastHasher } from '../testing/index.js'
@@ -43,17 +43,9 @@ const gatedHasher = () => {
   }
 }
 
-describe.each(STORES)('a disabled account on $name', ({ skip, open }) => {
-  let opened: OpenedStore
-  beforeEach(async () => {
-    if (!skip) opened = await open()
-  })
-  afterEach(async () => {
-    await opened?.close()
-  })
+onEveryStore('a disabled account on $name', ({ opened, run }) => {
   const setup = (overrides: Parameters<typeof operators>[0] = {}) =>
-    operators({ store: opened.store, passkeys: PASSKEYS, ...overrides })
-  const run = it.skipIf(skip !== null)
+    operators({ store: opened().store, passkeys: PASSKEYS, ...overrides })
   const code = async (res: Response) => ((await res.json()) as Json).code
 
   run('password: the right one gets 403 account_disabled, a wrong one the ordinary 401', async () => {
@@ -108,7 +100,10 @@ describe.each(STORES)('a disabled account on $name', ({ skip, open }) => {
     const authenticator = softAuthenticator({ algorithm: 'ES256', origin: ORIGIN })
     const options = await h.request('POST', '/auth/passkeys/register/options', { headers: ada.bearer })
     const registered = await h.request('POST', '/auth/passkeys/register', {
-      json: { response: await authenticator.create((await options.json()) as CreationOptions), emailCode: await h.emailCode('ada@example.com') },
+      json: {
+        response: await authenticator.create((await options.json()) as CreationOptions),
+        emailCode: await h.emailCode('ada@example.com'),
+      },
       headers: ada.bearer,
     })
     expect(registered.status).toBe(201)
@@ -119,7 +114,7 @@ describe.each(STORES)('a disabled account on $name', ({ skip, open }) => {
     })
     expect(res.status).toBe(403)
     expect(await code(res)).toBe('account_disabled')
-    expect(await opened.count('auth_sessions')).toBe(1)
+    expect(await opened().count('auth_sessions')).toBe(1)
   })
 
   run('disabling while a login is between its password check and its session leaves no session', async () => {
@@ -142,7 +137,7 @@ describe.each(STORES)('a disabled account on $name', ({ skip, open }) => {
   })
 
   run('disabling while a refresh is between its read and its swap: neither value nor any token works after', async () => {
-    const base = opened.store
+    const base = opened().store
     let hold: Promise<void> | null = null
     let release: () => void = () => {}
     const store = {

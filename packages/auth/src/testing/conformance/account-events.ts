@@ -46,7 +46,8 @@ interface Driver {
 }
 
 const SECRET = 'sealed-secret'
-const passkey = (userId: string) => ({
+/** A passkey of `userId` as the store keeps it (the key material is not under test). */
+export const passkey = (userId: string) => ({
   id: `pk-${userId}`,
   userId,
   publicKey: 'cose-key',

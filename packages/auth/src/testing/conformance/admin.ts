@@ -4,6 +4,7 @@
  * are its own (live sessions only); disabling is a fact every read of the user carries.
  */
 import { describe, expect, it } from 'vitest'
+import { passkey } from './account-events.js'
 import { at, type Conformance, DAY, T0 } from './context.js'
 
 /** Cutoffs at T0 under which every session of the fixtures is live. */
@@ -57,17 +58,7 @@ export const adminConformance = (t: Conformance) => {
       await t.newSession(ada.id)
       await t.newSession(ada.id, undefined, at(-2 * DAY))
       await t.newSession(bob.id)
-      await t.store.createPasskey({
-        id: `pk-${ada.id}`,
-        userId: ada.id,
-        publicKey: 'k',
-        counter: 0,
-        transports: [],
-        multiDevice: false,
-        backedUp: false,
-        name: 'Key',
-        createdAt: T0,
-      })
+      await t.store.createPasskey(passkey(ada.id))
       await t.store.setPendingTwoFactor(ada.id, 'sealed', T0)
       expect(await t.store.findAdminUser(ada.id, LIVE)).toMatchObject({ twoFactor: false, lastSignInAt: null })
       await t.store.enableTwoFactor({
