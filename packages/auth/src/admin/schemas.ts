@@ -20,12 +20,12 @@ export const AdminUserSchema = z
     disabledAt: timestamp.nullable().openapi({ description: 'When an operator disabled the account; `null` while enabled' }),
     lastSignInAt: timestamp.nullable().openapi({ description: 'The latest sign-in of a browser the account knows' }),
     twoFactor: z.boolean().openapi({ description: 'A second factor is on' }),
-    passkeys: z.int().min(0).openapi({ format: 'int32' }),
+    passkeys: z.int().min(0).max(2_147_483_647).openapi({ format: 'int32' }),
     identities: z
       .array(z.string().max(64))
       .max(100)
       .openapi({ description: 'The ids of the sign-in providers linked to the account' }),
-    sessions: z.int().min(0).openapi({ format: 'int32', description: 'Live sessions' }),
+    sessions: z.int().min(0).max(2_147_483_647).openapi({ format: 'int32', description: 'Live sessions' }),
   })
   .openapi('AdminUser')
 
@@ -97,7 +97,7 @@ export const UserSearchQuery = z.object({
     .transform(Number)
     .pipe(z.int().min(1).max(100))
     .optional()
-    .openapi({ type: 'integer', minimum: 1, maximum: 100, default: 20 }),
+    .openapi({ type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 20 }),
 })
 
 /** The prefix an account's email or lower-cased name must start with, or `null` for every account. */
