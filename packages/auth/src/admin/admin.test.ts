@@ -3,10 +3,15 @@
  * fresh session guard them, the search pages through accounts, and each action does what it says,
  * tells the user by mail and the audit log who did it, and never shows a secret.
  */
-import { expect } from 'vitest'
+import { expect, it } from 'vitest'
 import { PASSWORD } from '../../test/harness.js'
 import { type Json, operators } from '../../test/operators.js'
 import { onEveryStore } from '../../test/stores.js'
+
+it('refuses at construction an operators’ policy that is not registered', () => {
+  expect(() => operators({ admin: { policy: 'nobody' as never } })).toThrow(/admin\.policy/)
+  expect(() => operators({ admin: { policy: 'admin', canActOnAdmins: 'yes' as never } })).toThrow(/admin\.canActOnAdmins/)
+})
 
 onEveryStore('the operators’ routes on $name', ({ opened, run }) => {
   const setup = (overrides: Parameters<typeof operators>[0] = {}) => operators({ store: opened().store, ...overrides })
