@@ -56,6 +56,12 @@ describe.each([
   run_('searches and shows accounts to an admin only', async () => {
     const ada = await signup(server.base, 'Ada')
     expect((await as(ada)('GET', '/users')).status).toBe(403)
+    // A role is compared whole: a list holding it, or another spelling, is not the role.
+    for (const role of ['admin,user', 'user,admin', 'Admin', 'administrator']) {
+      expect((await cli('set-role', ada.email, role)).code).toBe(0)
+      expect((await as(ada)('GET', '/users')).status, role).toBe(403)
+    }
+    expect((await cli('set-role', ada.email, 'user')).code).toBe(0)
     const found = await as(op)('GET', `/users?query=${ada.email.slice(0, 8).toUpperCase()}`)
     expect(found.status).toBe(200)
     expect((found.body as { users: Json[] }).users.map((u) => u.id)).toEqual([ada.userId])
