@@ -719,6 +719,23 @@ export interface paths {
     patch: operations['updateTodo']
     trace?: never
   }
+  '/admin/access': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Whether the caller is an operator (passes the `admin` policy) */
+    get: operations['getAdminAccess']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/admin/stats': {
     parameters: {
       query?: never
@@ -1352,6 +1369,10 @@ export interface components {
       /** @example Buy milk */
       title?: string
       done?: boolean
+    }
+    AdminAccess: {
+      /** @description Whether the caller passes the `admin` policy now */
+      operator: boolean
     }
     Stats: {
       /**
@@ -5080,6 +5101,46 @@ export interface operations {
       /** @description The body is not application/json */
       415: {
         headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getAdminAccess: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The answer */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AdminAccess']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
           [name: string]: unknown
         }
         content: {

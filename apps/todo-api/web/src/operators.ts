@@ -56,10 +56,11 @@ export const operatorApi = (auth: AuthClient) => {
   }
 }
 
-/** Whether the signed-in user may use the operators' routes (the server's policy decides: 200 or 403). */
+/** Whether the signed-in user is an operator, as the server's `admin` policy says now (`GET /admin/access`). */
 export const isOperator = async (auth: AuthClient): Promise<boolean> => {
-  const response = await auth.fetch('/auth/admin/users?limit=1').catch(() => null)
-  return response?.status === 200
+  const response = await auth.fetch('/admin/access').catch(() => null)
+  if (response?.status !== 200) return false
+  return ((await response.json()) as { operator?: unknown }).operator === true
 }
 
 type Api = ReturnType<typeof operatorApi>
