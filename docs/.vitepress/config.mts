@@ -26,6 +26,7 @@ const reference = [
   ['Two-factor', 'two-factor'],
   ['Passkeys', 'passkeys'],
   ['Operations', 'operations'],
+  ['Operators: the admin API', 'operators'],
 ] as const
 
 const guides = [
@@ -45,6 +46,7 @@ const guides = [
   ['PostgreSQL and several instances', 'postgres'],
   ['Rotating keys', 'rotating-keys'],
   ['Operations', 'operations'],
+  ['Operators: the admin API', 'operators'],
   ['The reference server', 'reference-server'],
   ['A walk through the API with curl', 'walk-through'],
 ] as const

@@ -60,6 +60,12 @@ export interface AppAuthOptions {
   now: () => Date
 }
 
+/**
+ * The `admin` policy: the role compared whole, so `admin,user` or `Admin` is not `admin`. The
+ * front end asks it through `GET /admin/access` to decide whether to show the operators' screen.
+ */
+export const isAdmin = (user: { raw: UserRecord }): boolean => user.raw.role === 'admin'
+
 export const createAppAuth = ({
   secret,
   encryptionKeys = null,
@@ -95,8 +101,10 @@ export const createAppAuth = ({
     // An event holds no secret (docs/reference/lifecycle.md#events). What a client sent (the User-Agent) is escaped:
     // JSON.stringify leaves DEL, C1 controls and U+2028/9 raw, which could drive a terminal.
     onEvent: (event) => audit(printable(JSON.stringify({ audit: event }))),
-    policies: { admin: (user) => user.raw.role === 'admin', verified: (user) => user.raw.emailVerified },
+    policies: { admin: isAdmin, verified: (user) => user.raw.emailVerified },
     apiKeys: { scopes: SCOPES },
+    // The operators' routes under /auth/admin (docs/guide/operators.md), for the `admin` role.
+    admin: { policy: 'admin' },
     publicUrl,
     trustProxy,
     emailSignIn: { signUp: emailSignUp },

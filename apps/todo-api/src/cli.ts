@@ -5,6 +5,11 @@
  * reference app's admin policy). Uses DATABASE_URL like the server; exits 1 when no account has
  * that email.
  *
+ * `disable <email> <reason…>` / `enable <email>`: what the operators' routes do
+ * (docs/guide/operators.md#disable), for when no operator can sign in: disabling ends every
+ * session of the account at once and refuses its sign-ins; enabling lets it sign in again. Each
+ * prints one audit line (`actorId: "cli"`); no mail is sent. Exits 1 when no account has that email.
+ *
  * `keys generate [--alg EdDSA|ES256]`: prints a new private signing key (a JWK with a fresh
  * `kid`, one line) for AUTH_SIGNING_KEYS. Default EdDSA (Ed25519). docs/guide/rotating-keys.md
  * (#rotating-signing-keys) says where in the list it goes.
@@ -20,12 +25,13 @@
  *   pnpm --filter @latchkey/todo-api cli keys generate --alg ES256
  *   AUTH_SECRET=… AUTH_ENCRYPTION_KEY=<new>,<old> pnpm --filter @latchkey/todo-api cli reseal
  */
-import { canonicalEmail, createAuth } from '@latchkey/auth'
+import { accountEvents, canonicalEmail, createAuth } from '@latchkey/auth'
 import { exportJWK, generateKeyPair } from 'jose'
 import { ConfigError, describeDatabase, parseDatabaseUrl } from './config.js'
 import { type AppDatabase, openDatabase } from './db/index.js'
 
-const USAGE = 'usage: cli set-role <email> <role>\n       cli keys generate [--alg EdDSA|ES256]\n       cli reseal'
+const USAGE =
+  'usage: cli set-role <email> <role>\n       cli disable <email> <reason…>\n       cli enable <email>\n       cli keys generate [--alg EdDSA|ES256]\n       cli reseal'
 
 /** A kid that sorts by creation and tells keys of the same day apart: `2026-11-25-Xc3q9LwA`. */
 const newKid = (now: Date) =>
@@ -86,6 +92,28 @@ const setRole = (email: string, role: string): Promise<number> =>
     return 0
   })
 
+/** Disables (with a reason) or enables the account of `email`, as an operator's route does. */
+const setDisabled = (email: string, reason: string | null): Promise<number> =>
+  withDatabase(async (db) => {
+    const canonical = canonicalEmail(email)
+    const found = await db.authStore.findUserByEmail(canonical)
+    if (!found) {
+      console.error(`cli: no account with the email ${canonical}`)
+      return 1
+    }
+    const at = new Date()
+    const revoked = await db.authStore.setUserDisabled({
+      userId: found.user.id,
+      disabledAt: reason === null ? null : at,
+      revoke: accountEvents[reason === null ? 'account-enabled' : 'account-disabled'],
+    })
+    const type = reason === null ? 'admin.user_enabled' : 'admin.user_disabled'
+    const event = { type, at: at.toISOString(), actorId: 'cli', userId: found.user.id, ...(reason === null ? {} : { reason }) }
+    console.log(JSON.stringify({ audit: event }))
+    console.log(`${canonical} is now ${reason === null ? 'enabled' : `disabled (${revoked?.length ?? 0} sessions ended)`}`)
+    return 0
+  })
+
 /** The sweep once, over the keys the server is given. */
 const reseal = (): Promise<number> =>
   withDatabase(async (db) => {
@@ -121,6 +149,9 @@ const main = async (args: string[]): Promise<number> => {
   if (command === 'keys' && rest[0] === 'generate') return generateKey(rest.slice(1))
   if (command === 'reseal' && rest.length === 0) return reseal()
   const [email, role, ...extra] = rest
+  const reason = [role, ...extra].join(' ').trim()
+  if (command === 'disable' && email && reason && reason.length <= 500) return setDisabled(email, reason)
+  if (command === 'enable' && email && rest.length === 1) return setDisabled(email, null)
   if (command === 'set-role' && email && role?.trim() && extra.length === 0) return setRole(email, role)
   console.error(USAGE)
   return 2

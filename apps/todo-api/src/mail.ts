@@ -48,6 +48,8 @@ interface Composed {
 }
 
 const IGNORE = 'If you did not ask for this, ignore this mail.'
+/** How a mail names an operator's action (docs/guide/operators.md#what-the-user-is-told). */
+const BY_OPERATOR = 'An operator of this service'
 
 /** The mails that carry a token: subject, the words of the development line, and the text around the link. */
 const TOKEN_MAILS: Record<
@@ -93,7 +95,10 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
     case 'change-email': {
       const { subject, label, text } = TOKEN_MAILS[mail.kind]
       const link = tokenLink(publicUrl, mail.kind, mail.token)
-      return { subject, text: text(link).join('\n'), line: `${label} link for ${mail.to}: ${link}` }
+      const lines = text(link)
+      // An operator asked for it: say so, instead of "someone (hopefully you)".
+      if (mail.kind === 'reset-password' && mail.byOperator) lines[0] = `${BY_OPERATOR} sent you a link to set a new password.`
+      return { subject, text: lines.join('\n'), line: `${label} link for ${mail.to}: ${link}` }
     }
     case 'sign-in': {
       const link = tokenLink(publicUrl, 'sign-in', mail.token)
@@ -120,7 +125,29 @@ const compose = (mail: AuthMail, publicUrl: string): Composed => {
     case 'two-factor-enabled':
       return notice(mail.to, 'Two-factor sign-in is on', 'Two-factor sign-in was just turned on for your account.')
     case 'two-factor-disabled':
-      return notice(mail.to, 'Two-factor sign-in is off', 'Two-factor sign-in was just turned off for your account.')
+      return notice(
+        mail.to,
+        'Two-factor sign-in is off',
+        mail.byOperator
+          ? `${BY_OPERATOR} turned two-factor sign-in off for your account and removed its recovery codes. Turn it on again once you can sign in.`
+          : 'Two-factor sign-in was just turned off for your account.',
+      )
+    case 'account-disabled':
+      return notice(
+        mail.to,
+        'Your account was disabled',
+        `${BY_OPERATOR} disabled your account: every session was signed out, and signing in is refused until it is enabled again. Reply to this mail if you think this is a mistake.`,
+      )
+    case 'account-enabled':
+      return notice(mail.to, 'Your account was enabled', `${BY_OPERATOR} enabled your account again: you can sign in.`)
+    case 'signed-out-everywhere':
+      return notice(
+        mail.to,
+        'You were signed out everywhere',
+        `${BY_OPERATOR} signed your account out of every browser and device. Sign in again to continue.`,
+      )
+    case 'email-marked-verified':
+      return notice(mail.to, 'Your email address was verified', `${BY_OPERATOR} marked this email address as verified.`)
     case 'recovery-code-used':
       return notice(
         mail.to,

@@ -4,11 +4,12 @@
  * The tests skip, saying why, when /usr/bin/chromium is missing (`.ci/run` installs it when it can).
  * And axe-core's audit of a page, which the front end's screens, `/docs` and the docs site pass.
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import type { ConsoleMessage, Page } from 'playwright-core'
-import { type Account, REPO_ROOT, request } from './support.js'
+import { type Browser, type ConsoleMessage, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, expect } from 'vitest'
+import { type Account, REPO_ROOT, type RunningServer, request, type StartOptions, startServer } from './support.js'
 
 export const CHROMIUM = '/usr/bin/chromium'
 export const ARTIFACTS = join(REPO_ROOT, 'test-artifacts', 'todo-api')
@@ -84,4 +85,40 @@ export const expectDeleted = async (page: Page, base: string, account: Pick<Acco
   await page.getByText('Your account is deleted.').waitFor()
   const login = await request(base, 'POST', '/auth/login', { body: { email: account.email, password: account.password } })
   if (login.status !== 401) throw new Error(`the deleted account's login answered ${login.status}`)
+}
+
+/**
+ * The usual set-up of a browser test file, registered on the running `describe`: a server and a
+ * headless Chromium before its tests, both stopped after; `check` takes the screenshot
+ * `<prefix>-<name>.png` and expects axe-core's audit to find nothing.
+ */
+export const browserSuite = (prefix: string, options: StartOptions = {}) => {
+  let browser: Browser | undefined
+  let server: RunningServer | undefined
+  beforeAll(async () => {
+    mkdirSync(ARTIFACTS, { recursive: true })
+    server = await startServer(options)
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
+  })
+  afterAll(async () => {
+    await browser?.close()
+    await server?.stop()
+  })
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('browserSuite: used before its beforeAll ran')
+    return value
+  }
+  return {
+    get browser() {
+      return started(browser)
+    },
+    get server() {
+      return started(server)
+    },
+    origin: () => `http://localhost:${started(server).port}`,
+    async check(page: Page, name: string) {
+      await page.screenshot({ path: join(ARTIFACTS, `${prefix}-${name}.png`), fullPage: true })
+      expect(await audit(page), name).toEqual([])
+    },
+  }
 }

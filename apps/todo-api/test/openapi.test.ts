@@ -88,6 +88,7 @@ describe('GET /openapi.json', () => {
         'PATCH /todos/{id}',
         'DELETE /todos/{id}',
         'GET /admin/stats',
+        'GET /admin/access',
         'GET /health',
         'GET /reset-password',
         'GET /verify-email',
@@ -111,6 +112,14 @@ describe('GET /openapi.json', () => {
         'POST /auth/oauth/{provider}/link',
         'GET /auth/identities',
         'DELETE /auth/identities/{id}',
+        'GET /auth/admin/users',
+        'GET /auth/admin/users/{id}',
+        'POST /auth/admin/users/{id}/disable',
+        'POST /auth/admin/users/{id}/enable',
+        'DELETE /auth/admin/users/{id}/sessions',
+        'DELETE /auth/admin/users/{id}/two-factor',
+        'POST /auth/admin/users/{id}/send-password-reset',
+        'POST /auth/admin/users/{id}/verify-email',
       ].sort(),
     )
   })
@@ -152,6 +161,15 @@ describe('GET /openapi.json', () => {
         'PATCH /todos/{id}',
         'DELETE /todos/{id}',
         'GET /admin/stats',
+        'GET /admin/access',
+        'GET /auth/admin/users',
+        'GET /auth/admin/users/{id}',
+        'POST /auth/admin/users/{id}/disable',
+        'POST /auth/admin/users/{id}/enable',
+        'DELETE /auth/admin/users/{id}/sessions',
+        'DELETE /auth/admin/users/{id}/two-factor',
+        'POST /auth/admin/users/{id}/send-password-reset',
+        'POST /auth/admin/users/{id}/verify-email',
       ].sort(),
     )
     for (const { id, op } of guarded) expect(op.responses, id).toHaveProperty('401')
@@ -181,15 +199,28 @@ describe('GET /openapi.json', () => {
       expect((op.responses['403'] as { description?: string } | undefined)?.description, id).toMatch(/insufficient-scope/)
   })
 
-  it('marks /admin/stats with x-policy "admin" and a 403, and no other operation with a policy', () => {
+  it('marks /admin/stats and the operators\' routes with x-policy "admin" and a 403, and no other operation with a policy', () => {
     const stats = doc.paths['/admin/stats']?.get
     expect(stats?.['x-policy']).toBe('admin')
     expect(stats?.responses).toHaveProperty('403')
-    expect(
-      operations()
-        .filter(({ op }) => op['x-policy'] !== undefined)
-        .map((o) => o.id),
-    ).toEqual(['GET /admin/stats'])
+    const withPolicy = operations().filter(({ op }) => op['x-policy'] !== undefined)
+    expect(withPolicy.map((o) => o.id).sort()).toEqual(
+      [
+        'GET /admin/stats',
+        'GET /auth/admin/users',
+        'GET /auth/admin/users/{id}',
+        'POST /auth/admin/users/{id}/disable',
+        'POST /auth/admin/users/{id}/enable',
+        'DELETE /auth/admin/users/{id}/sessions',
+        'DELETE /auth/admin/users/{id}/two-factor',
+        'POST /auth/admin/users/{id}/send-password-reset',
+        'POST /auth/admin/users/{id}/verify-email',
+      ].sort(),
+    )
+    for (const { id, op } of withPolicy) {
+      expect(op['x-policy'], id).toBe('admin')
+      expect(op.responses, id).toHaveProperty('403')
+    }
   })
 
   it('documents the list query and the id path parameter', () => {
@@ -237,6 +268,7 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'PATCH /todos/{id}': 'updateTodo',
       'DELETE /todos/{id}': 'deleteTodo',
       'GET /admin/stats': 'getAdminStats',
+      'GET /admin/access': 'getAdminAccess',
       'GET /health': 'getHealth',
       'GET /reset-password': 'getResetPasswordPage',
       'GET /verify-email': 'getVerifyEmailPage',
@@ -261,6 +293,14 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/oauth/{provider}/link': 'linkOAuthProvider',
       'GET /auth/identities': 'listIdentities',
       'DELETE /auth/identities/{id}': 'unlinkIdentity',
+      'GET /auth/admin/users': 'adminListUsers',
+      'GET /auth/admin/users/{id}': 'adminGetUser',
+      'POST /auth/admin/users/{id}/disable': 'adminDisableUser',
+      'POST /auth/admin/users/{id}/enable': 'adminEnableUser',
+      'DELETE /auth/admin/users/{id}/sessions': 'adminSignOutEverywhere',
+      'DELETE /auth/admin/users/{id}/two-factor': 'adminClearTwoFactor',
+      'POST /auth/admin/users/{id}/send-password-reset': 'adminSendPasswordReset',
+      'POST /auth/admin/users/{id}/verify-email': 'adminVerifyEmail',
     })
   })
 
@@ -348,6 +388,12 @@ describe('GET /openapi.json says exactly what the server does', () => {
       'POST /auth/api-keys': 300,
       'POST /auth/oauth/{provider}/link': 300,
       'DELETE /auth/identities/{id}': 300,
+      'POST /auth/admin/users/{id}/disable': 300,
+      'POST /auth/admin/users/{id}/enable': 300,
+      'DELETE /auth/admin/users/{id}/sessions': 300,
+      'DELETE /auth/admin/users/{id}/two-factor': 300,
+      'POST /auth/admin/users/{id}/send-password-reset': 300,
+      'POST /auth/admin/users/{id}/verify-email': 300,
     })
     expect(doc.paths['/auth/reauth']?.post?.responses).toHaveProperty('200')
   })

@@ -24,12 +24,23 @@ const deciding = (store: Store<UserRecord>): Store<UserRecord> => ({
   enableTwoFactor: (input) => store.enableTwoFactor({ ...input, revoke: accountEvents['two-factor-enabled'] }),
   deleteTwoFactor: (input) => store.deleteTwoFactor({ ...input, revoke: accountEvents['two-factor-disabled'] }),
   settleEmailSignIn: (input) => store.settleEmailSignIn({ ...input, revoke: accountEvents['email-sign-in-settled'] }),
+  setUserDisabled: (input) =>
+    store.setUserDisabled({ ...input, revoke: accountEvents[input.disabledAt ? 'account-disabled' : 'account-enabled'] }),
+  revokeUser: (userId) => store.revokeUser(userId, accountEvents['signed-out-by-operator']),
 })
 
 /** Every event whose store method is handed its revocation, with each rule its row could gain. */
 const additions = (Object.keys(accountEvents) as AccountEvent[])
   .filter(
-    (event) => !['passkey-added', 'passkey-removed', 'identity-linked', 'identity-unlinked', 'account-deleted'].includes(event),
+    (event) =>
+      ![
+        'passkey-added',
+        'passkey-removed',
+        'identity-linked',
+        'identity-unlinked',
+        'account-deleted',
+        'email-verified-by-operator',
+      ].includes(event),
   )
   .flatMap((event) => {
     const row: Revocation = accountEvents[event]

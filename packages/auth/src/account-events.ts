@@ -103,6 +103,27 @@ export const accountEvents = {
    * `POST /auth/delete-account` (`deleteUser`): the user row goes, and every row of the user with
    * it (`ON DELETE CASCADE`), so every target is revoked.
    */
+  /**
+   * `POST /auth/admin/users/{id}/disable` (`setUserDisabled`): every session and API key ends, and
+   * what was pending (a reset, an email change, a second step) dies with them; the version moves
+   * on, so a sign-in that verified its credential before this opens nothing.
+   */
+  'account-disabled': {
+    sessions: 'all',
+    resetTokens: true,
+    emailTokens: 'change-email',
+    challenges: true,
+    credentialsVersion: true,
+    apiKeys: true,
+  },
+  /** `POST /auth/admin/users/{id}/enable` (`setUserDisabled`): nothing comes back, nothing more goes. */
+  'account-enabled': {},
+  /** `DELETE /auth/admin/users/{id}/sessions` (`revokeUser`): signed out everywhere, a pending second step included. */
+  'signed-out-by-operator': { sessions: 'all', challenges: true, credentialsVersion: true },
+  /** `DELETE /auth/admin/users/{id}/two-factor` (`deleteTwoFactor`): for a user who lost the factor and its codes. */
+  'two-factor-cleared-by-operator': { twoFactor: true, challenges: true },
+  /** `POST /auth/admin/users/{id}/verify-email` (`markEmailVerified`). */
+  'email-verified-by-operator': {},
   'account-deleted': {
     sessions: 'all',
     resetTokens: true,
@@ -126,6 +147,11 @@ export const accountEvents = {
   'passkey-removed': Fixed
   'identity-linked': Fixed
   'identity-unlinked': Fixed
+  'account-disabled': Sessionless
+  'account-enabled': Sessionless
+  'signed-out-by-operator': Sessionless
+  'two-factor-cleared-by-operator': Sessionless
+  'email-verified-by-operator': Fixed
   'account-deleted': Required<Revocation>
 }
 

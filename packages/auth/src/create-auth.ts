@@ -228,6 +228,7 @@ export const createAuth = <
     apiKeys: keys,
     oauth,
     options: resolved,
+    policies,
   })
 
   const auth: Auth<U, Name, Scope> = {

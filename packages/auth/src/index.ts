@@ -8,6 +8,7 @@
  *   implements, one namespace), a fast hasher, `tableShape`.
  */
 
+export { type AccountEvent, accountEvents, type Revocation } from './account-events.js'
 export type { ApiKeysOption } from './api-keys/options.js'
 export type { ApiKeyRecord } from './api-keys/store.js'
 export { type Auth, createAuth } from './create-auth.js'

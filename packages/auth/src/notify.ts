@@ -39,6 +39,14 @@ interface Notice<K extends string> {
 }
 
 /**
+ * What an operator did to the account (docs/guide/operators.md#what-the-user-is-told): say so in
+ * the mail, so the owner knows it was the service and not someone with their password.
+ */
+interface OperatorNotice<K extends string> extends Notice<K> {
+  byOperator: true
+}
+
+/**
  * Every mail the library asks for. Switch on `kind`: the compiler checks the switch covers them.
  *
  * @example
@@ -51,7 +59,8 @@ interface Notice<K extends string> {
  * }
  */
 export type AuthMail =
-  | TokenMail<'reset-password'>
+  /** `byOperator`: an operator asked for it on the owner's behalf, not a forgot-password request. */
+  | (TokenMail<'reset-password'> & { byOperator?: true })
   | TokenMail<'verify-email'>
   | TokenMail<'change-email'>
   | SignInMail
@@ -59,7 +68,15 @@ export type AuthMail =
   /** Sent to the old address once the new one is confirmed. */
   | (Notice<'email-changed'> & { newEmail: string })
   | Notice<'two-factor-enabled'>
-  | Notice<'two-factor-disabled'>
+  /** `byOperator`: an operator removed it for an owner who lost the factor and its recovery codes. */
+  | (Notice<'two-factor-disabled'> & { byOperator?: true })
+  /** An operator disabled the account: every session ended, and no sign-in opens it until it is enabled. */
+  | OperatorNotice<'account-disabled'>
+  | OperatorNotice<'account-enabled'>
+  /** An operator signed the account out of every session. */
+  | OperatorNotice<'signed-out-everywhere'>
+  /** An operator marked the address verified. */
+  | OperatorNotice<'email-marked-verified'>
   /**
    * A recovery code was spent: `usedFor` says what for (`sign-in`, `reauth`,
    * `disable-two-factor`, `delete-account`), so the owner can tell their own use from someone else's.
@@ -117,6 +134,8 @@ type UserEvent<T extends string> = EventBase & { type: T; userId: string }
 type SessionEvent<T extends string> = UserEvent<T> & { sessionId: string }
 /** `keyId`: the id of an API key (never the key). */
 type ApiKeyEvent<T extends string> = UserEvent<T> & { keyId: string }
+/** `actorId`: the operator who acted on the account `userId` (docs/guide/operators.md). */
+type OperatorEvent<T extends string> = UserEvent<T> & { actorId: string }
 /** `passkeyId`: the WebAuthn credential id, base64url. */
 type PasskeyEvent<T extends string> = UserEvent<T> & { passkeyId: string }
 
@@ -178,6 +197,16 @@ export type AuthEvent =
   | ApiKeyEvent<'api_key.created'>
   /** Its owner revoked it (`DELETE /api-keys/{id}`). */
   | ApiKeyEvent<'api_key.revoked'>
+  /** An operator (`actorId`) disabled the account `userId`, saying why (`reason`, as the operator typed it). */
+  | (OperatorEvent<'admin.user_disabled'> & { reason: string })
+  | OperatorEvent<'admin.user_enabled'>
+  /** An operator signed the account out of every session. */
+  | OperatorEvent<'admin.sessions_revoked'>
+  /** An operator removed the second factor and its recovery codes. */
+  | OperatorEvent<'admin.two_factor_cleared'>
+  /** An operator had the ordinary reset link mailed to the account's address. */
+  | OperatorEvent<'admin.password_reset_sent'>
+  | OperatorEvent<'admin.email_verified'>
 
 export type AuthEventType = AuthEvent['type']
 

@@ -8,6 +8,7 @@
  */
 
 import type { z } from 'zod'
+import { type AdminOption, type ResolvedAdminOption, resolveAdminOption } from './admin/options.js'
 import { type ApiKeysOption, type ResolvedApiKeysOption, resolveApiKeysOption } from './api-keys/options.js'
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookie-options.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
@@ -35,6 +36,7 @@ export const RESERVED_USER_FIELDS = [
   'createdAt',
   'credentialsVersion',
   'profile',
+  'disabledAt',
 ] as const
 
 export interface AuthOptions<
@@ -51,7 +53,8 @@ export interface AuthOptions<
     ApiKeysOption<Scope>,
     ProvidersOption,
     LimitOptions,
-    CookieOptions {
+    CookieOptions,
+    AdminOption<Name> {
   store: Store<U>
   /**
    * Sends the mails the library asks for, each with a `kind` (reset and verification tokens,
@@ -90,7 +93,8 @@ export interface ResolvedOptions
     ResolvedProvidersOption,
     ResolvedPasswordOptions,
     ResolvedLimitOptions,
-    ResolvedCookieOptions {
+    ResolvedCookieOptions,
+    ResolvedAdminOption {
   /** The application's extra signup fields, or `null`. */
   signupFields: z.ZodObject | null
   log: (message: string) => void
@@ -129,6 +133,7 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     ...resolvePasskeysOption(options),
     ...resolveApiKeysOption(options),
     ...resolveProvidersOption(options),
+    ...resolveAdminOption(options),
     log: options.log ?? ((message) => console.error(message)),
     now: options.now ?? (() => new Date()),
   }

@@ -4,6 +4,7 @@
  * and spending it with the store's compare-and-swap. Hashes only: reading the cookie and setting
  * the next one is `session-refresh.ts`'s.
  */
+import { isDisabled } from './admin/disabled.js'
 import { type SessionLifetimes, sessionRemainingMs } from './session-lifetimes.js'
 import type { SessionAuthentication, SessionRecord, SessionRefreshState, Store, UserRecord } from './store/types.js'
 
@@ -97,6 +98,8 @@ export const rotateRefresh = async <U extends UserRecord>(
     const found = await read()
     if (!found) return { status: 'unknown' }
     const { session, user } = found
+    // A disabled account has no sessions; a value of one is unknown whatever the row says.
+    if (isDisabled(user)) return { status: 'unknown' }
     const verdict = judgeRotation(session, input, now, input)
     if (verdict === 'race') return { status: 'race' }
     if (verdict === 'foreign') return { status: 'unknown' }

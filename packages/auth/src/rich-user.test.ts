@@ -31,6 +31,8 @@ const memberStore = (plans: Map<string, Member['plan']>): Store<Member> => {
     findSession: async (id) => withMember(await base.findSession(id)),
     findRefresh: async (ref) => withMember(await base.findRefresh(ref)),
     findApiKey: async (hash) => withMember(await base.findApiKey(hash)),
+    searchUsers: async (search) => (await base.searchUsers(search)).map((found) => ({ ...found, user: member(found.user) })),
+    findAdminUser: async (id, live) => withMember(await base.findAdminUser(id, live)),
   }
 }
 

@@ -78,10 +78,12 @@ export type GuardedEndpointConfig = EndpointConfig & {
   verifiedEmail?: true
   /** `any`: every live API key may call it (`GET /me`); otherwise a key gets 403 `session_required`. */
   apiKeys?: 'any'
+  /** A policy the caller must pass too (403; the operators' routes), documented as `x-policy`. */
+  policy?: string
 }
 
 export interface RouteBuilderDeps<U extends UserRecord> {
-  guard: (auth: true, options?: InternalGuardOptions) => MiddlewareHandler<{ Variables: GuardVariables<U> }>
+  guard: (auth: true | string, options?: InternalGuardOptions) => MiddlewareHandler<{ Variables: GuardVariables<U> }>
   /** The password hasher for the client of request `c`. */
   hasher: (c: Context) => PasswordHasher
   rateLimitStore: RateLimitStore
@@ -100,7 +102,7 @@ const bodySchemaOf = (config: EndpointConfig): z.ZodType | undefined => {
   return media && 'schema' in media ? (media.schema as z.ZodType) : undefined
 }
 
-const validated = async (c: Context, target: 'param' | 'json', schema: z.ZodType, value: unknown) => {
+const validated = async (c: Context, target: 'param' | 'query' | 'json', schema: z.ZodType, value: unknown) => {
   const result = await schema.safeParseAsync(value)
   // The same hook as every other validation: one 400 listing every field error (throws).
   await validationHook({ data: value, ...result, target } as Parameters<typeof validationHook>[0], c)
@@ -122,9 +124,10 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
     guard: MiddlewareHandler | null,
     handler: unknown,
   ) => {
-    const { fresh, orCurrentPassword, verifiedEmail, apiKeys, request, ...route } = config
+    const { fresh, orCurrentPassword, verifiedEmail, apiKeys, policy, request, ...route } = config
     const bodySchema = bodySchemaOf(config)
     const params = request?.params as z.ZodType | undefined
+    const query = request?.query as z.ZodType | undefined
     const peekSchema = needs.peek
       ? z.object(Object.fromEntries(Object.entries(needs.peek).map(([k, s]) => [k, s.optional().catch(undefined)]))).catch({})
       : null
@@ -172,6 +175,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
       if (hashes) c.set('hasher' as never, deps.hasher(c) as never)
       if (count) await count({ c, peek, userId, subject })
       if (params) await validated(c, 'param', params, c.req.param())
+      if (query) await validated(c, 'query', query, c.req.query())
       if (bodySchema) {
         if (malformed) throw malformedJson()
         await validated(c, 'json', bodySchema, body)
@@ -182,7 +186,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
     const guarded = guard
       ? guardAnswers(
           {
-            auth: true,
+            auth: policy ?? true,
             fresh,
             method: route.method,
             security: route.security,
@@ -245,7 +249,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
       install(
         config,
         needs as Needs<PeekShape, Subject, boolean>,
-        deps.guard(true, strict === undefined ? { keys } : { fresh: strict, keys }) as MiddlewareHandler,
+        deps.guard(config.policy ?? true, strict === undefined ? { keys } : { fresh: strict, keys }) as MiddlewareHandler,
         handler,
       )
     },

@@ -22,7 +22,7 @@ export interface RouteDeps<U extends UserRecord> {
   route: RouteBuilder<U>
   store: Store<U>
   /** The user's guard, for a route that chooses its credential itself (logout); the builder guards the others. */
-  guard: (auth: true, options?: InternalGuardOptions) => MiddlewareHandler<GuardEnv<U>>
+  guard: (auth: true | string, options?: InternalGuardOptions) => MiddlewareHandler<GuardEnv<U>>
   sessions: SessionCore<U>
   /** The user and session a presented access token names, or `null` (the guard's check, refusing nothing). */
   identify: (token: string) => Promise<Identity<U> | null>

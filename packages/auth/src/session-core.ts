@@ -6,8 +6,10 @@
  * means (`refresh-rotation.ts`, `session-refresh.ts`), what a session hands out (`session-issue.ts`)
  * and a proof's methods and freshness (`session-proof.ts`).
  */
+
 import type { Context } from 'hono'
 import type { AccessClaims, AccessTokens } from './access-token.js'
+import { isDisabled } from './admin/disabled.js'
 import type { RefreshCookie, RefreshValues } from './cookies.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
 import type { Notifier } from './notify.js'
@@ -75,6 +77,8 @@ export const sessionCore = <U extends UserRecord>({
     async current(claims: AccessClaims): Promise<{ session: LiveSession; user: U } | null> {
       const found = await store.findSession(claims.sid)
       if (!found || found.session.userId !== claims.sub || sessionRemainingMs(found.session, now(), lifetimes) <= 0) return null
+      // A disabled account has no sessions (disabling revoked them); this only backs that up.
+      if (isDisabled(found.user)) return null
       return found
     },
 

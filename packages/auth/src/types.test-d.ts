@@ -51,6 +51,11 @@ app.openapi(auth.route({ method: 'get', path: '/y', auth: 'owner', responses: { 
 // @ts-expect-error -- route() checks policy names too
 auth.route({ method: 'get', path: '/z', auth: 'nobody', responses: {} })
 
+// The operators' policy is one of the registered ones.
+createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, policies: { admin: () => true }, admin: { policy: 'admin' } })
+// @ts-expect-error -- a misspelt operators' policy does not compile
+createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {}, policies: { admin: () => true }, admin: { policy: 'admn' } })
+
 const bare = createAuth({ secret: 'x'.repeat(32), store, sendMail: () => {} })
 bare.guard(true)
 // @ts-expect-error -- without policies only `true` is allowed
@@ -114,6 +119,10 @@ const exhaustive = (mail: AuthMail): string => {
     case 'account-deleted':
     case 'passkey-added':
     case 'passkey-removed':
+    case 'account-disabled':
+    case 'account-enabled':
+    case 'signed-out-everywhere':
+    case 'email-marked-verified':
       // @ts-expect-error -- a notice carries no token
       return mail.token
     case 'recovery-code-used':

@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterEach, beforeEach, describe, it } from 'vitest'
 import { migratePostgres, postgresStore } from '../src/postgres/index.js'
 import { migrateSqlite, openSqlite, sqliteStore } from '../src/sqlite/index.js'
 import type { Store, UserRecord } from '../src/store/types.js'
@@ -70,3 +71,29 @@ export const STORES: StoreKind[] = [
     },
   },
 ]
+
+/**
+ * `describe.each(STORES)` with a fresh store per test: `body` gets the open store (`opened()`,
+ * inside a test) and `run`, which skips, saying why, on a store that cannot run here.
+ */
+export const onEveryStore = (
+  title: string,
+  body: (store: { opened: () => OpenedStore; run: ReturnType<typeof it.skipIf> }) => void,
+) =>
+  describe.each(STORES)(title, ({ skip, open }) => {
+    let opened: OpenedStore | undefined
+    beforeEach(async () => {
+      if (!skip) opened = await open()
+    })
+    afterEach(async () => {
+      await opened?.close()
+      opened = undefined
+    })
+    body({
+      opened: () => {
+        if (!opened) throw new Error('onEveryStore: no store outside a test')
+        return opened
+      },
+      run: it.skipIf(skip !== null),
+    })
+  })

@@ -579,6 +579,142 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/auth/admin/users': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Find accounts by a prefix of their email or name, newest first */
+    get: operations['adminListUsers']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/admin/users/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One account as an operator sees it */
+    get: operations['adminGetUser']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/admin/users/{id}/disable': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Disable an account: every session ends, and no sign-in opens it */
+    post: operations['adminDisableUser']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/admin/users/{id}/enable': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Enable a disabled account: its owner can sign in again */
+    post: operations['adminEnableUser']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/admin/users/{id}/sessions': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Sign the account out of every session */
+    delete: operations['adminSignOutEverywhere']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/admin/users/{id}/two-factor': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Remove the second factor and its recovery codes, for a user who lost both */
+    delete: operations['adminClearTwoFactor']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/admin/users/{id}/send-password-reset': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Mail the account’s address the ordinary password reset link */
+    post: operations['adminSendPasswordReset']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/auth/admin/users/{id}/verify-email': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Mark the account’s address verified */
+    post: operations['adminVerifyEmail']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/.well-known/jwks.json': {
     parameters: {
       query?: never
@@ -633,6 +769,23 @@ export interface paths {
     head?: never
     /** Change the title or done flag of one of the caller’s todos */
     patch: operations['updateTodo']
+    trace?: never
+  }
+  '/admin/access': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Whether the caller is an operator (passes the `admin` policy) */
+    get: operations['getAdminAccess']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
     trace?: never
   }
   '/admin/stats': {
@@ -1239,6 +1392,49 @@ export interface components {
       /** @example Google */
       name: string
     }
+    AdminUserPage: {
+      users: components['schemas']['AdminUser'][]
+      /** @description The `cursor` of the next page; `null` on the last */
+      next: string | null
+    }
+    AdminUser: {
+      id: string
+      /** Format: email */
+      email: string
+      name: string
+      emailVerified: boolean
+      /**
+       * Format: date-time
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      createdAt: string
+      /**
+       * Format: date-time
+       * @description When an operator disabled the account; `null` while enabled
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      disabledAt: string | null
+      /**
+       * Format: date-time
+       * @description The latest sign-in of a browser the account knows
+       * @example 2026-11-21T10:00:00.000Z
+       */
+      lastSignInAt: string | null
+      /** @description A second factor is on */
+      twoFactor: boolean
+      /** Format: int32 */
+      passkeys: number
+      /** @description The ids of the sign-in providers linked to the account */
+      identities: string[]
+      /**
+       * Format: int32
+       * @description Live sessions
+       */
+      sessions: number
+    }
+    DisableUserRequest: {
+      reason: string
+    }
     JsonWebKeySet: {
       keys: components['schemas']['PublicJwk'][]
     }
@@ -1280,6 +1476,10 @@ export interface components {
       /** @example Buy milk */
       title?: string
       done?: boolean
+    }
+    AdminAccess: {
+      /** @description Whether the caller passes the `admin` policy now */
+      operator: boolean
     }
     Stats: {
       /**
@@ -1452,6 +1652,15 @@ export interface operations {
         headers: {
           /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The password is right and an operator disabled the account (`account_disabled`) */
+      403: {
+        headers: {
           [name: string]: unknown
         }
         content: {
@@ -3280,6 +3489,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description The code is right and an operator disabled the account (`account_disabled`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description The body is over 64 KiB */
       413: {
         headers: {
@@ -3454,6 +3672,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description The mail is right and an operator disabled the account (`account_disabled`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description The body is over 64 KiB */
       413: {
         headers: {
@@ -3609,6 +3836,15 @@ export interface operations {
         headers: {
           /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The passkey is right and an operator disabled the account (`account_disabled`) */
+      403: {
+        headers: {
           [name: string]: unknown
         }
         content: {
@@ -4331,6 +4567,626 @@ export interface operations {
       }
     }
   }
+  adminListUsers: {
+    parameters: {
+      query?: {
+        /** @description A prefix of the email or the name, case-insensitive; empty or absent: every account */
+        query?: string
+        /** @description The `next` of the previous page */
+        cursor?: string
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description A page of accounts and the cursor of the next */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AdminUserPage']
+        }
+      }
+      /** @description A query, cursor or limit the schema refuses */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this needs a signed-in session (`session-required`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  adminGetUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description An account id from the search */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The account */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AdminUser']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this needs a signed-in session (`session-required`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No account has this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  adminDisableUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description An account id from the search */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['DisableUserRequest']
+      }
+    }
+    responses: {
+      /** @description Disabled; the user is mailed */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description A reason the schema refuses */
+      400: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the account passes the operators’ policy too (`protected_user`), unless `admin.canActOnAdmins` */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No account has this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The operator’s own account (`own_account`) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  adminEnableUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description An account id from the search */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Enabled (or it was not disabled); the user is mailed when it was */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the account passes the operators’ policy too (`protected_user`), unless `admin.canActOnAdmins` */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No account has this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  adminSignOutEverywhere: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description An account id from the search */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Every session ended; the user is mailed */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the account passes the operators’ policy too (`protected_user`), unless `admin.canActOnAdmins` */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No account has this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  adminClearTwoFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description An account id from the search */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Removed; the user is mailed `two-factor-disabled` */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the account passes the operators’ policy too (`protected_user`), unless `admin.canActOnAdmins` */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No account has this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The account has no second factor on (`two_factor_not_enabled`) */
+      409: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  adminSendPasswordReset: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description An account id from the search */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The reset mail is on its way */
+      202: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['Message']
+        }
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the account passes the operators’ policy too (`protected_user`), unless `admin.canActOnAdmins` */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No account has this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  adminVerifyEmail: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description An account id from the search */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Verified; the user is mailed when it was not */
+      204: {
+        headers: {
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description No valid access token, or (`reauthentication-required`, with `maxAge`) a session that last proved its holder more than 300 seconds ago */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: the "admin" policy refused the caller; or an API key: this needs a signed-in session (`session-required`); or the `token` cookie was sent from another site; or the account passes the operators’ policy too (`protected_user`), unless `admin.canActOnAdmins` */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description No account has this id */
+      404: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is over 64 KiB */
+      413: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The body is not application/json */
+      415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
   getJwks: {
     parameters: {
       query?: never
@@ -4646,6 +5502,55 @@ export interface operations {
       }
       /** @description The body is not application/json */
       415: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description An unexpected server error, such as the database not answering; never caused by client input, and the body says nothing of the cause */
+      500: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+    }
+  }
+  getAdminAccess: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description The answer */
+      200: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['AdminAccess']
+        }
+      }
+      /** @description No valid access token */
+      401: {
+        headers: {
+          /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
+          'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description Forbidden: an API key: this route takes none (`insufficient-scope`) */
+      403: {
         headers: {
           [name: string]: unknown
         }

@@ -8,6 +8,7 @@ import './style.css'
 import { createAuthClient, type User } from '@latchkey/client'
 import { accountScreen } from './account.js'
 import { describeError, h, quiet } from './dom.js'
+import { isOperator, operatorsScreen } from './operators.js'
 import { confirmIdentity } from './reauth.js'
 import { forgotScreen, type ScreenContext, signInScreen, signUpScreen } from './signed-out.js'
 import { refusalText, takeLanding } from './social.js'
@@ -28,12 +29,12 @@ let notice = ''
 /** A provider's sign-in waiting for its second factor (the landing URL's `second_factor`). */
 let secondFactor: string | null = null
 
-type Route = 'signin' | 'signup' | 'forgot' | 'todos' | 'account'
+type Route = 'signin' | 'signup' | 'forgot' | 'todos' | 'account' | 'operators'
 const PUBLIC: Route[] = ['signin', 'signup', 'forgot']
 
 const routeOf = (hash: string): Route => {
   const name = hash.replace(/^#\/?/, '')
-  if (name === 'signup' || name === 'forgot' || name === 'account' || name === 'signin') return name
+  if (name === 'signup' || name === 'forgot' || name === 'account' || name === 'signin' || name === 'operators') return name
   return 'todos'
 }
 
@@ -67,12 +68,29 @@ const renderNav = (user: User | null) => {
     notice = 'You are signed out.'
     await auth.signOut().catch(() => undefined)
   })
+  const operators = h('a', { href: '#/operators', hidden: true }, 'Operators')
   nav.replaceChildren(
     h('a', { href: '#/' }, 'Todos'),
     h('a', { href: '#/account' }, 'Account'),
+    operators,
     h('span', { class: 'who' }, user.email),
     signOut,
   )
+  // The server's policy decides who is an operator; the link shows once it said yes.
+  void operatorCheck(user).then((yes) => {
+    operators.hidden = !yes
+  })
+}
+
+/** Whether each signed-in user may use the operators' screen, asked once per user. */
+const operatorChecks = new Map<string, Promise<boolean>>()
+const operatorCheck = (user: User) => {
+  let check = operatorChecks.get(user.id)
+  if (!check) {
+    check = isOperator(auth)
+    operatorChecks.set(user.id, check)
+  }
+  return check
 }
 
 // --- the router -------------------------------------------------------------------------------
@@ -96,6 +114,7 @@ const render = () => {
   if (route === 'signup') return signUpScreen(screen)
   if (route === 'forgot') return forgotScreen(screen)
   if (route === 'account') return void accountScreen({ ...screen, user: user as User })
+  if (route === 'operators') return operatorsScreen(screen)
   return void todoScreen(screen)
 }
 

@@ -37,6 +37,8 @@ export const refusalText = (error: string, provider: string): string => {
       return `${provider} cannot be reached right now. Please try again later.`
     case 'rate_limited':
       return 'Too many sign-in attempts from here. Please wait a few minutes.'
+    case 'account_disabled':
+      return 'This account has been disabled. Contact the service to have it enabled again.'
     default:
       return `${provider} did not confirm who you are. Please try again.`
   }

@@ -11,7 +11,7 @@ export interface Todo {
 
 export type Filter = 'all' | 'open' | 'done'
 
-const refusal = async (response: Response) => {
+export const refusal = async (response: Response) => {
   const problem = (await response.json().catch(() => ({}))) as ConstructorParameters<typeof AuthClientError>[1]
   const header = response.headers.get('retry-after')
   return new AuthClientError(response.status, problem ?? {}, header && /^\d+$/.test(header) ? Number(header) : null)

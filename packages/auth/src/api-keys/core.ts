@@ -4,6 +4,7 @@
  * often its use is written down, what a new key gets, and which routes a key may call at all. The
  * store keeps facts; the guard and the routes ask here.
  */
+import { isDisabled } from '../admin/disabled.js'
 import { AuthError } from '../errors.js'
 import { tokenHash } from '../opaque-token.js'
 import type { UserRecord } from '../store/users.js'
@@ -65,7 +66,8 @@ export const apiKeyCore = <U extends UserRecord>({ store, now }: { store: ApiKey
     if (!isWellFormedKey(presented)) return null
     const found = await store.findApiKey(tokenHash(presented))
     const at = now().getTime()
-    if (!found || found.key.expiresAt.getTime() <= at) return null
+    // A disabled account's keys were revoked with it; its row is read anyway, so that is backed up here.
+    if (!found || found.key.expiresAt.getTime() <= at || isDisabled(found.user)) return null
     const last = found.key.lastUsedAt?.getTime()
     if (last === undefined || at - last >= USE_RESOLUTION_MS)
       await store.touchApiKey(found.key.id, new Date(at), new Date(at - USE_RESOLUTION_MS))

@@ -22,6 +22,7 @@ interface UserColumns {
   emailVerified: Column
   profile: Column
   createdAt: Column
+  disabledAt: Column
 }
 
 /** What a key's list shows: every column but the hash. */
@@ -45,6 +46,7 @@ export const keyLookupColumns = <K extends KeyColumns, U extends UserColumns>(k:
   emailVerified: u.emailVerified as U['emailVerified'],
   profile: u.profile as U['profile'],
   userCreatedAt: u.createdAt as U['createdAt'],
+  disabledAt: u.disabledAt as U['disabledAt'],
 })
 
 export interface KeyLookupRow extends ApiKeyRecord {
@@ -54,6 +56,7 @@ export interface KeyLookupRow extends ApiKeyRecord {
   emailVerified: boolean
   profile: Record<string, unknown> | null
   userCreatedAt: Date
+  disabledAt: Date | null
 }
 
 export const toApiKey = (row: ApiKeyRecord): ApiKeyRecord => ({
@@ -77,6 +80,7 @@ export const fromKeyLookup = (row: KeyLookupRow): { key: ApiKeyRecord; user: Use
       role: row.role,
       emailVerified: row.emailVerified,
       createdAt: row.userCreatedAt,
+      disabledAt: row.disabledAt,
     },
     row.profile,
   ),

@@ -135,4 +135,13 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE INDEX `auth_oauth_flows_expires_idx` ON `auth_oauth_flows` (`expires_at`);',
     ],
   },
+  {
+    tag: '0019_operators',
+    statements: [
+      'ALTER TABLE `auth_users` ADD `disabled_at` integer;',
+      'CREATE INDEX `auth_users_created_idx` ON `auth_users` (`created_at`,`id`);',
+      'CREATE INDEX `auth_users_email_prefix_idx` ON `auth_users` ("email");',
+      'CREATE INDEX `auth_users_name_prefix_idx` ON `auth_users` (lower("name"));',
+    ],
+  },
 ]

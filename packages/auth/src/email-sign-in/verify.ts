@@ -5,9 +5,11 @@
  * of its mailbox stripped of whatever whoever registered the address had set) and the login's
  * second step decides between a session and the two-factor 202.
  */
+
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { accountEvents } from '../account-events.js'
+import { refuseDisabled } from '../admin/disabled.js'
 import { AuthError } from '../errors.js'
 import { storableString } from '../fields.js'
 import { limitBy, type Subject } from '../limits.js'
@@ -77,6 +79,7 @@ export const verifyEmailSignIn = <U extends UserRecord>(
         200: signedInResponse(AuthResultSchema),
         202: secondStep.response('The mail was right'),
         400: problemResponse('Invalid input'),
+        403: problemResponse('The mail is right and an operator disabled the account (`account_disabled`)'),
         401: unauthorizedResponse(
           'An invalid, used or expired link, a wrong code (the fifth kills the mail), an unknown or dead flow, or any code while its account has had 10 codes tried in 15 minutes: one answer for all',
         ),
@@ -114,6 +117,7 @@ export const verifyEmailSignIn = <U extends UserRecord>(
       const found = settled && (await store.findUserById(settled.userId))
       if (!settled || !found) throw failed(claim.userId)
       const { user } = found
+      refuseDisabled(user)
       const { credentialsVersion } = settled
       if (settled.settled) notify.event(c, { type: 'email.verified', userId: user.id })
       for (const sessionId of settled.revokedSessionIds) notify.event(c, { type: 'session.revoked', userId: user.id, sessionId })

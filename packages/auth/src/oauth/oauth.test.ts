@@ -11,6 +11,7 @@ import { harness, PASSWORD, refreshCookie } from '../../test/harness.js'
 import { browser, CLIENT_ID, CLIENT_SECRET, startProvider, type TestProvider } from '../../test/oidc-provider.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
 import { withTwoFactor } from '../../test/two-factor.js'
+import { accountEvents } from '../account-events.js'
 
 const APP = 'http://app.test'
 const REDIRECT = `${APP}/auth/oauth/oidc/callback`
@@ -98,6 +99,30 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
       const [identity] = await opened.store.listIdentities(lin.id)
       expect(identity?.email).toBe('someone-else@example.com')
       expect(await opened.store.findUserByEmail('someone-else@example.com')).toBeNull()
+    })
+
+    run('a disabled account: account_disabled only once the identity is proven; enabled again, it signs in', async () => {
+      const h = setup()
+      const sub = `disabled-${crypto.randomUUID()}`
+      idp.as(sub, { email: 'mo@example.com', email_verified: true, name: 'Mo' })
+      await signIn(h)
+      const mo = await opened.store.findUserByEmail('mo@example.com')
+      const userId = mo?.user.id ?? ''
+      const at = new Date()
+      expect(
+        await opened.store.setUserDisabled({ userId, disabledAt: at, revoke: accountEvents['account-disabled'] }),
+      ).not.toBeNull()
+      const refused = await signIn(h)
+      expect(refused.location).toBe('/account?error=account_disabled&provider=oidc')
+      expect(refreshCookie(refused.res)).toBeUndefined()
+      expect(h.events.filter((e) => e.type === 'login.succeeded' && e.userId === userId)).toHaveLength(1)
+      // A stranger's failed flow says nothing about the account.
+      const stranger = await browser(h.app, APP).walk('/auth/oauth/oidc/callback?code=x&state=y')
+      expect(stranger.location).toBe('/?error=invalid_state&provider=oidc')
+      expect(
+        await opened.store.setUserDisabled({ userId, disabledAt: null, revoke: accountEvents['account-enabled'] }),
+      ).not.toBeNull()
+      expect((await signIn(h)).location).toBe('/account')
     })
 
     run('an unknown identity with the email of an account: account_exists, nothing linked, nothing mailed', async () => {

@@ -8,6 +8,7 @@
  */
 import type { Context } from 'hono'
 import { accountEvents } from '../account-events.js'
+import { isDisabled } from '../admin/disabled.js'
 import { EmailField, isStorableText } from '../fields.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
@@ -28,6 +29,7 @@ export type CallbackError =
   | 'email_required'
   | 'signup_disabled'
   | 'rate_limited'
+  | 'account_disabled'
 
 /** The callback's facts about one request: its provider and where the browser goes back to. */
 export interface Landing {
@@ -68,6 +70,8 @@ export const federatedSignIn = <U extends UserRecord>(
    */
   const finish = async (at: Landing, user: U, credentialsVersion: number, created: boolean) => {
     const { c, provider, returnTo } = at
+    // The identity is proven: only now may the answer say that an operator disabled the account.
+    if (isDisabled(user)) return refuse(at, 'account_disabled', user.id)
     // The browser keeps its device id through a second step too.
     devices.set(c)
     const second = await secondStep.due(c, user.id, credentialsVersion, 'fed')

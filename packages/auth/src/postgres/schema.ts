@@ -2,29 +2,43 @@
  * Drizzle schema of the PostgreSQL store: the same tables as the SQLite store, plus the shared
  * rate-limit counters. Migrations under `drizzle/postgres` are generated from it.
  */
+import { sql } from 'drizzle-orm'
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core'
 import type { AuthMethod, FirstFactor } from '../store/types.js'
 
 const at = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' })
 
-export const users = pgTable('auth_users', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  email: text('email').notNull().unique(),
-  /** The argon2id hash; `''` for an account without a password (sign-in by email), which no password opens. */
-  passwordHash: text('password_hash').notNull(),
-  role: text('role'),
-  /**
-   * Bumped by every change of the password (and later the email): a login creates its session,
-   * and a re-hash writes its hash, only while the version it verified is still current.
-   */
-  credentialsVersion: integer('credentials_version').notNull().default(0),
-  /** Set by redeeming a verification, email-change or reset token: the mailbox is the user's. */
-  /** The extra signup fields the application declared (`signupFields`), as JSON; `null` without any. */
-  profile: jsonb('profile').$type<Record<string, unknown>>(),
-  emailVerified: boolean('email_verified').notNull().default(false),
-  createdAt: at('created_at').notNull(),
-})
+export const users = pgTable(
+  'auth_users',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    email: text('email').notNull().unique(),
+    /** The argon2id hash; `''` for an account without a password (sign-in by email), which no password opens. */
+    passwordHash: text('password_hash').notNull(),
+    role: text('role'),
+    /**
+     * Bumped by every change of the password (and later the email): a login creates its session,
+     * and a re-hash writes its hash, only while the version it verified is still current.
+     */
+    credentialsVersion: integer('credentials_version').notNull().default(0),
+    /** Set by redeeming a verification, email-change or reset token: the mailbox is the user's. */
+    /** The extra signup fields the application declared (`signupFields`), as JSON; `null` without any. */
+    profile: jsonb('profile').$type<Record<string, unknown>>(),
+    emailVerified: boolean('email_verified').notNull().default(false),
+    createdAt: at('created_at').notNull(),
+    /** When an operator disabled the account; `null` while it is enabled (docs/guide/operators.md). */
+    disabledAt: at('disabled_at'),
+  },
+  (t) => [
+    // The operators' search (docs/guide/operators.md#search): newest first, and a case-insensitive
+    // prefix of the email or the name as a range of these, compared byte by byte (`C`), whatever
+    // the database's collation.
+    index('auth_users_created_idx').on(t.createdAt, t.id),
+    index('auth_users_email_prefix_idx').on(sql`(${t.email} collate "C")`),
+    index('auth_users_name_prefix_idx').on(sql`(lower(${t.name}) collate "C")`),
+  ],
+)
 
 export const sessions = pgTable(
   'auth_sessions',

@@ -9,6 +9,7 @@
  */
 import { drizzle } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
+import { postgresAdminStore } from '../admin/postgres-store.js'
 import { postgresApiKeys } from '../api-keys/postgres-store.js'
 import { emailSignInPostgres } from '../email-sign-in/postgres.js'
 import { postgresIdentities } from '../oauth/postgres-store.js'
@@ -50,5 +51,6 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     ...postgresPasskeyStore(db),
     ...postgresApiKeys(db),
     ...postgresIdentities(db),
+    ...postgresAdminStore(db),
   }
 }

@@ -5,7 +5,9 @@
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { adminRoutes } from '../admin/routes/index.js'
 import { apiKeyRoutes } from '../api-keys/routes/index.js'
+import type { Policy } from '../domain.js'
 import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
 import { oauthRoutes } from '../oauth/routes/index.js'
@@ -44,9 +46,16 @@ export type AuthRoutesDeps<U extends UserRecord> = Omit<RouteDeps<U>, 'route' | 
   /** The password hasher for the client of request `c`: each client holds at most a quarter of the queue. */
   hasher: (c: Context) => PasswordHasher
   rateLimitStore: RateLimitStore
+  /** The registered policies: the operators' routes ask theirs about the accounts they act on too. */
+  policies: Record<string, Policy<U>>
 }
 
-export const authRoutes = <U extends UserRecord>({ hasher, rateLimitStore, ...given }: AuthRoutesDeps<U>): OpenAPIHono => {
+export const authRoutes = <U extends UserRecord>({
+  hasher,
+  rateLimitStore,
+  policies,
+  ...given
+}: AuthRoutesDeps<U>): OpenAPIHono => {
   const routes = new OpenAPIHono({ defaultHook: validationHook })
   routes.onError(problemErrorHandler(given.options.log))
   routes.use('*', async function authHeaders(c, next) {
@@ -153,5 +162,7 @@ export const authRoutes = <U extends UserRecord>({ hasher, rateLimitStore, ...gi
   // The fixed path before `/oauth/{provider}`: `providers` is not a provider id.
   listProviders(deps)
   if (deps.oauth) oauthRoutes({ ...deps, oauth: deps.oauth, rateLimitStore })
+  const { admin } = deps.options
+  if (admin) adminRoutes({ ...deps, admin, policy: policies[admin.policy] as Policy<U> })
   return routes
 }

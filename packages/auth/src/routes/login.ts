@@ -3,7 +3,9 @@
  * work: exactly one argon2 verification, against a decoy hash when there is no account. An
  * account with a second factor gets the second step's 202 instead of a session.
  */
+
 import { z } from '@hono/zod-openapi'
+import { refuseDisabled } from '../admin/disabled.js'
 import { AuthError } from '../errors.js'
 import { EmailField, PasswordField } from '../fields.js'
 import { EmailPeek, knownDevice } from '../known-device.js'
@@ -40,6 +42,7 @@ export const login = <U extends UserRecord>(
         202: secondStep.response('The password is right'),
         400: problemResponse('Invalid input'),
         401: unauthorizedResponse('Wrong email or password'),
+        403: problemResponse('The password is right and an operator disabled the account (`account_disabled`)'),
       },
     },
     {
@@ -69,6 +72,7 @@ export const login = <U extends UserRecord>(
       if (hasher.needsRehash(found.passwordHash))
         await store.updatePasswordHash(found.user.id, await hasher.hash(candidate), found.credentialsVersion)
       // Only after the right password, so a wrong one costs the same for every account.
+      refuseDisabled(found.user)
       const second = await secondStep.due(c, found.user.id, found.credentialsVersion, 'pwd')
       if (second) {
         // The browser keeps its id through the second step, which then finds it new or known.

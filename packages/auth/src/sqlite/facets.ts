@@ -4,6 +4,8 @@
  * `sync-store.ts` and `d1/store.ts` hand it their database and executor; this is the one place
  * that lists the facets.
  */
+
+import { sqliteAdminStore } from '../admin/sqlite-store.js'
 import { sqliteApiKeys } from '../api-keys/sqlite-store.js'
 import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
 import { sqliteIdentities } from '../oauth/sqlite-store.js'
@@ -32,4 +34,5 @@ export const sqliteFacets = (db: SqliteDb, steps: SqliteSteps): Store<UserRecord
   ...sqlitePasskeyStore(db),
   ...sqliteApiKeys(db, steps),
   ...sqliteIdentities(db, steps),
+  ...sqliteAdminStore(db, steps),
 })

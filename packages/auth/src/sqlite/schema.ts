@@ -3,29 +3,43 @@
  * Migrations under `drizzle/sqlite` are generated from it; the store's own query conditions are in
  * `queries.ts`.
  */
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import type { AuthMethod, FirstFactor } from '../store/types.js'
 
 const tsMs = (name: string) => integer(name, { mode: 'timestamp_ms' })
 
-export const users = sqliteTable('auth_users', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  email: text('email').notNull().unique(),
-  /** The argon2id hash; `''` for an account without a password (sign-in by email), which no password opens. */
-  passwordHash: text('password_hash').notNull(),
-  role: text('role'),
-  /**
-   * Bumped by every change of the password (and later the email): a login creates its session,
-   * and a re-hash writes its hash, only while the version it verified is still current.
-   */
-  credentialsVersion: integer('credentials_version').notNull().default(0),
-  /** Set by redeeming a verification, email-change or reset token: the mailbox is the user's. */
-  /** The extra signup fields the application declared (`signupFields`), as JSON; `null` without any. */
-  profile: text('profile', { mode: 'json' }).$type<Record<string, unknown>>(),
-  emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
-  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
-})
+export const users = sqliteTable(
+  'auth_users',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    email: text('email').notNull().unique(),
+    /** The argon2id hash; `''` for an account without a password (sign-in by email), which no password opens. */
+    passwordHash: text('password_hash').notNull(),
+    role: text('role'),
+    /**
+     * Bumped by every change of the password (and later the email): a login creates its session,
+     * and a re-hash writes its hash, only while the version it verified is still current.
+     */
+    credentialsVersion: integer('credentials_version').notNull().default(0),
+    /** Set by redeeming a verification, email-change or reset token: the mailbox is the user's. */
+    /** The extra signup fields the application declared (`signupFields`), as JSON; `null` without any. */
+    profile: text('profile', { mode: 'json' }).$type<Record<string, unknown>>(),
+    emailVerified: integer('email_verified', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    /** When an operator disabled the account; `null` while it is enabled (docs/guide/operators.md). */
+    disabledAt: integer('disabled_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [
+    // The operators' search (docs/guide/operators.md#search): newest first, and a case-insensitive
+    // prefix of the email (stored lower-cased) or of the name as a range of these. The email's own
+    // index is PostgreSQL's (byte order whatever the collation), kept here so the dialects keep one shape.
+    index('auth_users_created_idx').on(t.createdAt, t.id),
+    index('auth_users_email_prefix_idx').on(sql`${t.email}`),
+    index('auth_users_name_prefix_idx').on(sql`lower(${t.name})`),
+  ],
+)
 
 export const sessions = sqliteTable(
   'auth_sessions',

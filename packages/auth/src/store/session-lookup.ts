@@ -9,7 +9,15 @@ import type { LiveSession, UserRecord } from './types.js'
 /** The columns to select from a store's sessions and users tables, each keeping its Drizzle type. */
 export const sessionLookupColumns = <
   S extends { userId: unknown; createdAt: unknown; refreshedAt: unknown; authenticatedAt: unknown; amr: unknown },
-  U extends { name: unknown; email: unknown; role: unknown; emailVerified: unknown; profile: unknown; createdAt: unknown },
+  U extends {
+    name: unknown
+    email: unknown
+    role: unknown
+    emailVerified: unknown
+    profile: unknown
+    createdAt: unknown
+    disabledAt: unknown
+  },
 >(
   sessions: S,
   users: U,
@@ -25,6 +33,7 @@ export const sessionLookupColumns = <
   emailVerified: U['emailVerified']
   profile: U['profile']
   userCreatedAt: U['createdAt']
+  disabledAt: U['disabledAt']
 } => ({
   userId: sessions.userId,
   createdAt: sessions.createdAt,
@@ -37,6 +46,7 @@ export const sessionLookupColumns = <
   emailVerified: users.emailVerified,
   profile: users.profile,
   userCreatedAt: users.createdAt,
+  disabledAt: users.disabledAt,
 })
 
 export interface SessionLookupRow extends AuthenticationColumns {
@@ -48,6 +58,7 @@ export interface SessionLookupRow extends AuthenticationColumns {
   emailVerified: boolean
   profile: Record<string, unknown> | null
   userCreatedAt: Date
+  disabledAt: Date | null
 }
 
 export const fromSessionLookup = (
@@ -64,10 +75,11 @@ export const fromSessionLookup = (
     emailVerified,
     profile,
     userCreatedAt,
+    disabledAt,
   }: SessionLookupRow,
 ): { session: LiveSession; user: UserRecord } => ({
   session: { id: sessionId, userId, createdAt, refreshedAt, ...toAuthentication({ createdAt, authenticatedAt, amr }) },
-  user: withProfile({ id: userId, name, email, role, emailVerified, createdAt: userCreatedAt }, profile),
+  user: withProfile({ id: userId, name, email, role, emailVerified, createdAt: userCreatedAt, disabledAt }, profile),
 })
 
 /**

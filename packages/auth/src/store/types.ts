@@ -7,8 +7,9 @@
  * (`@latchkey/auth/testing`). Stores hold only SHA-256 hashes of refresh values and tokens.
  * `Store` is the intersection of facets, each declared beside its feature: the core's here in
  * `store/`, `two-factor/store.ts`, `email-sign-in/store.ts`, `passkeys/store.ts`, `api-keys/store.ts`,
- * `oauth/store.ts`.
+ * `oauth/store.ts`, `admin/store.ts`.
  */
+import type { AdminStore } from '../admin/store.js'
 import type { ApiKeyStore } from '../api-keys/store.js'
 import type { EmailSignInStore } from '../email-sign-in/store.js'
 import type { IdentityStore } from '../oauth/store.js'
@@ -22,6 +23,7 @@ import type { ResetTokenStore } from './reset-tokens.js'
 import type { SessionStore } from './sessions.js'
 import type { UserRecord, UserStore } from './users.js'
 
+export type { AdminStore, AdminUserFacts, LiveCutoffs, SetDisabledInput, UserCursor, UserSearch } from '../admin/store.js'
 export type { ApiKeyRecord, ApiKeyStore, NewApiKey } from '../api-keys/store.js'
 export type {
   DeleteTwoFactorInput,
@@ -71,4 +73,5 @@ export interface Store<U extends UserRecord = UserRecord>
     EmailSignInStore,
     PasskeyStore,
     ApiKeyStore<U>,
-    IdentityStore {}
+    IdentityStore,
+    AdminStore<U> {}

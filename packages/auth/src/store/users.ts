@@ -15,6 +15,11 @@ export interface UserRecord {
   /** `true` once a verification, email-change or reset token mailed to the address was redeemed. */
   emailVerified: boolean
   createdAt: Date
+  /**
+   * When an operator disabled the account (docs/guide/operators.md); `null` while it is enabled. A
+   * disabled account keeps its data, but no sign-in opens it and it has no sessions.
+   */
+  disabledAt: Date | null
 }
 
 /** The credentials version of a new account (the column's default). */

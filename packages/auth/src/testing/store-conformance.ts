@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe } from 'vitest'
 import type { Store, UserRecord } from '../store/types.js'
 import { accountEventsConformance } from './conformance/account-events.js'
 import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
+import { adminConformance } from './conformance/admin.js'
 import { apiKeysConformance } from './conformance/api-keys.js'
 import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
@@ -60,5 +61,6 @@ export const storeConformance = (name: string, factory: StoreFactory): void => {
     passkeysConformance(t)
     apiKeysConformance(t)
     identitiesConformance(t)
+    adminConformance(t)
   })
 }

@@ -1356,6 +1356,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description The password is right and an operator disabled the account (`account_disabled`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description The body is over 64 KiB */
       413: {
         headers: {
@@ -3178,6 +3187,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description The code is right and an operator disabled the account (`account_disabled`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description The body is over 64 KiB */
       413: {
         headers: {
@@ -3352,6 +3370,15 @@ export interface operations {
           'application/problem+json': components['schemas']['Problem']
         }
       }
+      /** @description The mail is right and an operator disabled the account (`account_disabled`) */
+      403: {
+        headers: {
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
       /** @description The body is over 64 KiB */
       413: {
         headers: {
@@ -3507,6 +3534,15 @@ export interface operations {
         headers: {
           /** @description `Bearer`, with `error="invalid_token"` when a credential was sent and refused, or `error="insufficient_user_authentication", max_age=<seconds>` (RFC 9470) when the operation needs a fresher session */
           'WWW-Authenticate': string
+          [name: string]: unknown
+        }
+        content: {
+          'application/problem+json': components['schemas']['Problem']
+        }
+      }
+      /** @description The passkey is right and an operator disabled the account (`account_disabled`) */
+      403: {
+        headers: {
           [name: string]: unknown
         }
         content: {

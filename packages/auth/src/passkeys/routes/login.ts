@@ -5,7 +5,9 @@
  * would. Every refusal (unknown credential, wrong origin or rpId, bad signature, used or expired
  * challenge, a counter that went back) answers the same 401.
  */
+
 import { z } from '@hono/zod-openapi'
+import { refuseDisabled } from '../../admin/disabled.js'
 import { AuthError } from '../../errors.js'
 import { limitBy } from '../../limits.js'
 import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../../openapi.js'
@@ -49,6 +51,7 @@ export const passkeyLogin = <U extends UserRecord>({
         200: signedInResponse(AuthResultSchema),
         202: secondStep.response('The passkey did not verify the user'),
         400: problemResponse('Invalid input'),
+        403: problemResponse('The passkey is right and an operator disabled the account (`account_disabled`)'),
         401: unauthorizedResponse(
           'The passkey was not accepted: unknown credential, wrong origin, bad signature, a used or expired challenge, or a signature counter that went back',
         ),
@@ -74,6 +77,7 @@ export const passkeyLogin = <U extends UserRecord>({
       }
       const found = await store.findUserById(outcome.passkey.userId)
       if (!found) throw passkeyRefused()
+      refuseDisabled(found.user)
       // Without user verification the passkey is one factor: a second factor, when on, is still due.
       if (!outcome.userVerified) {
         const second = await secondStep.due(c, found.user.id, found.credentialsVersion, 'hwk')

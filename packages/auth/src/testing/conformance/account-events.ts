@@ -47,7 +47,8 @@ interface Driver {
 }
 
 const SECRET = 'sealed-secret'
-const passkey = (userId: string) => ({
+/** A passkey of `userId` as the store keeps it (the key material is not under test). */
+export const passkey = (userId: string) => ({
   id: `pk-${userId}`,
   userId,
   publicKey: 'cose-key',
@@ -151,6 +152,34 @@ const drivers: Record<AccountEvent, Driver> = {
     run: async (store, { user }) => {
       expect(await store.linkIdentity(identity(user.id))).toBe('linked')
       expect(await store.deleteIdentity(user.id, identity(user.id).id)).toBe('deleted')
+    },
+  },
+  'account-disabled': {
+    run: async (store, { user }, revoke) => {
+      expect(await store.setUserDisabled({ userId: user.id, disabledAt: T0, revoke })).not.toBeNull()
+      expect((await store.findUserById(user.id))?.user.disabledAt).toEqual(T0)
+    },
+  },
+  'account-enabled': {
+    run: async (store, { user }, revoke) => {
+      expect(await store.setUserDisabled({ userId: user.id, disabledAt: null, revoke })).not.toBeNull()
+      expect((await store.findUserById(user.id))?.user.disabledAt).toBeNull()
+    },
+  },
+  'signed-out-by-operator': {
+    run: async (store, { user }, revoke) => {
+      await store.revokeUser(user.id, revoke)
+    },
+  },
+  'two-factor-cleared-by-operator': {
+    run: async (store, { user }, revoke) => {
+      expect(await store.deleteTwoFactor({ userId: user.id, keepSessionId: null, revoke })).toBe(true)
+    },
+  },
+  'email-verified-by-operator': {
+    run: async (store, { user }) => {
+      expect(await store.markEmailVerified(user.id)).toBe(true)
+      expect((await store.findUserById(user.id))?.user.emailVerified).toBe(true)
     },
   },
   'account-deleted': {

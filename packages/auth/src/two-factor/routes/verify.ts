@@ -3,7 +3,9 @@
  * answered 202, with a code of the app, a recovery code or a passkey. The challenge is looked up
  * once, before the limit (its account is the limit's key); the claim is the atomic step.
  */
+
 import { z } from '@hono/zod-openapi'
+import { refuseDisabled } from '../../admin/disabled.js'
 import { AuthError } from '../../errors.js'
 import { storableString } from '../../fields.js'
 import { limitBy } from '../../limits.js'
@@ -56,6 +58,7 @@ export const verifyTwoFactor = <U extends UserRecord>(
       responses: {
         200: signedInResponse(AuthResultSchema),
         400: problemResponse('Invalid input'),
+        403: problemResponse('The code is right and an operator disabled the account (`account_disabled`)'),
         401: unauthorizedResponse('A wrong code (the fifth kills the challenge), or an unknown, used or expired challenge'),
       },
     },
@@ -98,6 +101,7 @@ export const verifyTwoFactor = <U extends UserRecord>(
           })
         }
         const found = await store.findUserById(userId)
+        if (found) refuseDisabled(found.user)
         // The first step's version: a reset or a change since then opens no session.
         const started =
           found &&
