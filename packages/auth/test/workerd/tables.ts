@@ -1,5 +1,8 @@
 /** The library's tables, children before parents: emptying them in this order needs no cascade. */
 export const AUTH_TABLES = [
+  'auth_api_keys',
+  'auth_identities',
+  'auth_oauth_flows',
   'auth_email_sign_ins',
   'auth_add_credential_codes',
   'auth_devices',
