@@ -60,7 +60,7 @@ const runToEnd = (command: string, args: string[], cwd: string) =>
     child.on('close', (status) => resolve({ status, output }))
   })
 
-/** Starts a server process and waits for its `listening on http://localhost:<port>` line. */
+/** Starts a server process and waits up to 30 s for its `listening on http://localhost:<port>` line (workerd starts slowly on a busy machine). */
 const startServer = async (command: string, args: string[], cwd: string, env: Record<string, string>) => {
   const child: ChildProcess = spawn(command, args, {
     cwd,
@@ -75,7 +75,7 @@ const startServer = async (command: string, args: string[], cwd: string, env: Re
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk
   })
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 600; i++) {
     const port = /listening on http:\/\/localhost:(\d+)/.exec(stdout)?.[1]
     if (port) {
       const exited = new Promise<number | null>((resolve) => child.once('exit', resolve))
