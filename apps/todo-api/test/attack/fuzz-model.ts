@@ -483,6 +483,8 @@ export interface Concrete {
   body: string | Buffer | undefined
   /** Everything the request carried, as text: a response may echo what it was sent. */
   sent: string
+  /** What the URL and headers carried, as text (`sent` without the body). */
+  head: string
 }
 
 const SHARED_IP = '100.127.255.254'
@@ -550,12 +552,9 @@ export const concretize = (f: Fixture, base: string, c: Case, secureName: string
   }
   const query = [...params, c.rawQuery].filter((p) => p !== '').join('&')
   const url = `${base}${path}${query ? `?${query}` : ''}`
-  const sent = [
-    decodeSafe(url),
-    ...Object.values(headers).map(decodeSafe),
-    typeof body === 'string' ? body : (body?.toString() ?? ''),
-  ]
-  return { method: c.method, url, headers, body, sent: sent.join('\n') }
+  const head = [decodeSafe(url), ...Object.values(headers).map(decodeSafe)].join('\n')
+  const sent = `${head}\n${typeof body === 'string' ? body : (body?.toString() ?? '')}`
+  return { method: c.method, url, headers, body, sent, head }
 }
 
 const decodeSafe = (s: string) => {
