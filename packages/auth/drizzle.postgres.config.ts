@@ -7,6 +7,7 @@ import { defineConfig } from 'drizzle-kit'
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/postgres/schema.ts',
+  // The core tables and every feature's own (`src/<feature>/postgres-tables.ts`).
+  schema: ['./src/postgres/tables.ts', './src/*/postgres-tables.ts'],
   out: './drizzle/postgres',
 })

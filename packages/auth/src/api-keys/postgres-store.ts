@@ -5,7 +5,8 @@
  */
 import { count, desc, eq } from 'drizzle-orm'
 import { lockUser, type PgDb } from '../postgres/db.js'
-import { apiKeys, users } from '../postgres/schema.js'
+import { users } from '../postgres/tables.js'
+import { apiKeys } from './postgres-tables.js'
 import { countedKeys, fromKeyLookup, keyColumns, keyLookupColumns, ownKey, staleUse, toApiKey } from './queries.js'
 import type { ApiKeyStore } from './store.js'
 

@@ -5,7 +5,7 @@
  */
 import { count, eq, getTableColumns, sql } from 'drizzle-orm'
 import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
-import { apiKeys, users } from '../sqlite/schema.js'
+import { users } from '../sqlite/tables.js'
 import {
   countedKeys,
   fromKeyLookup,
@@ -17,6 +17,7 @@ import {
   staleUse,
   toApiKey,
 } from './queries.js'
+import { apiKeys } from './sqlite-tables.js'
 import type { ApiKeyStore } from './store.js'
 
 export const sqliteApiKeys = (db: SqliteDb, steps: SqliteSteps): ApiKeyStore => {

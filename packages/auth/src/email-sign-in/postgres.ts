@@ -11,9 +11,10 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { revokePostgres } from '../postgres/revoke.js'
 import type * as schema from '../postgres/schema.js'
-import { emailSignIns, users } from '../postgres/schema.js'
+import { users } from '../postgres/tables.js'
 import { NO_PASSWORD } from '../store/rows.js'
 import { claimedColumns, claimOutcome, claimStep, deadSignIn, flowColumns, liveFlow, sameSlot } from './claim.js'
+import { emailSignIns } from './postgres-tables.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */

@@ -7,9 +7,10 @@
 import { and, eq, exists, inArray, type SQL, sql } from 'drizzle-orm'
 import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
 import { revokeSteps } from '../sqlite/revoke.js'
-import { emailSignIns, users } from '../sqlite/schema.js'
+import { users } from '../sqlite/tables.js'
 import { NO_PASSWORD } from '../store/rows.js'
 import { claimedColumns, claimOutcome, claimStep, deadSignIn, flowColumns, liveFlow, sameSlot } from './claim.js'
+import { emailSignIns } from './sqlite-tables.js'
 import type { EmailSignInStore } from './store.js'
 
 /** What settling reads of the account. */

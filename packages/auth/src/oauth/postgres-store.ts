@@ -6,9 +6,11 @@
  */
 import { and, asc, eq } from 'drizzle-orm'
 import { lockUser, type PgDb } from '../postgres/db.js'
-import { identities, oauthFlows, passkeys, users } from '../postgres/schema.js'
+import { passkeys } from '../postgres/schema.js'
+import { users } from '../postgres/tables.js'
 import { spentOrExpired } from '../store/predicates.js'
 import { NO_PASSWORD } from '../store/rows.js'
+import { identities, oauthFlows } from './postgres-tables.js'
 import {
   claimableFlow,
   flowColumns,

@@ -6,7 +6,8 @@
  */
 import { and, eq, exists, ne, or, sql } from 'drizzle-orm'
 import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
-import { identities, oauthFlows, passkeys, users } from '../sqlite/schema.js'
+import { passkeys } from '../sqlite/schema.js'
+import { users } from '../sqlite/tables.js'
 import { spentOrExpired } from '../store/predicates.js'
 import { NO_PASSWORD } from '../store/rows.js'
 import {
@@ -19,6 +20,7 @@ import {
   ownIdentity,
   usedIdentity,
 } from './queries.js'
+import { identities, oauthFlows } from './sqlite-tables.js'
 import type { IdentityLink, IdentityStore, NewIdentity } from './store.js'
 
 export const sqliteIdentities = (db: SqliteDb, steps: SqliteSteps): IdentityStore => {

@@ -6,8 +6,10 @@
 import { and, asc, eq, ne, or, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import type * as schema from '../postgres/schema.js'
-import { identities, passkeyChallenges, passkeys, users } from '../postgres/schema.js'
+import { identities } from '../postgres/schema.js'
+import { users } from '../postgres/tables.js'
 import { spentOrExpired } from '../store/predicates.js'
+import { passkeyChallenges, passkeys } from './postgres-tables.js'
 import { boundColumns, claimablePasskeyChallenge, ownPasskey } from './queries.js'
 import type { PasskeyRecord, PasskeyStore } from './store.js'
 

@@ -6,9 +6,11 @@
 import { and, eq, ne, or, sql } from 'drizzle-orm'
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
 import type * as schema from '../sqlite/schema.js'
-import { identities, passkeyChallenges, passkeys, users } from '../sqlite/schema.js'
+import { identities } from '../sqlite/schema.js'
+import { users } from '../sqlite/tables.js'
 import { spentOrExpired } from '../store/predicates.js'
 import { boundColumns, claimablePasskeyChallenge, ownPasskey } from './queries.js'
+import { passkeyChallenges, passkeys } from './sqlite-tables.js'
 import type { PasskeyRecord, PasskeyStore } from './store.js'
 
 const toPasskey = (row: typeof passkeys.$inferSelect): PasskeyRecord => ({ ...row })

@@ -2,7 +2,6 @@
 import { and, eq, gt, isNotNull, isNull } from 'drizzle-orm'
 import { lockUser, type PgDb } from '../postgres/db.js'
 import { revokePostgres } from '../postgres/revoke.js'
-import { challenges, recoveryCodes, twoFactors } from '../postgres/schema.js'
 import {
   claimable,
   claimedChallengeColumns,
@@ -11,6 +10,7 @@ import {
   oneMoreFailure,
   twoFactorColumns,
 } from '../store/predicates.js'
+import { challenges, recoveryCodes, twoFactors } from './postgres-tables.js'
 import type { TwoFactorStore } from './store.js'
 
 export const postgresTwoFactor = (db: PgDb): TwoFactorStore => ({

@@ -2,7 +2,6 @@
 import { and, eq, exists, gt, isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
 import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
 import { revokeSteps } from '../sqlite/revoke.js'
-import { challenges, recoveryCodes, twoFactors } from '../sqlite/schema.js'
 import {
   claimable,
   claimedChallengeColumns,
@@ -11,6 +10,7 @@ import {
   oneMoreFailure,
   twoFactorColumns,
 } from '../store/predicates.js'
+import { challenges, recoveryCodes, twoFactors } from './sqlite-tables.js'
 import type { TwoFactorStore } from './store.js'
 
 export const sqliteTwoFactor = (db: SqliteDb, steps: SqliteSteps): TwoFactorStore => {

@@ -1,0 +1,27 @@
+/** The PostgreSQL tables of API keys (docs/guide/api-keys.md): `postgres/schema.ts` lists them with the others. */
+import { index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core'
+import { at, users } from '../postgres/tables.js'
+
+/**
+ * API keys (docs/guide/api-keys.md): one personal access token per row, kept as the SHA-256 of the
+ * key (never the key), with the scopes it was given, the 12 characters its list shows, and when
+ * it was created, expires and was last used (written at most once a minute). A revoked key's row
+ * is deleted.
+ */
+export const apiKeys = pgTable(
+  'auth_api_keys',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    hash: text('hash').notNull(),
+    prefix: text('prefix').notNull(),
+    scopes: jsonb('scopes').$type<string[]>().notNull(),
+    createdAt: at('created_at').notNull(),
+    expiresAt: at('expires_at').notNull(),
+    lastUsedAt: at('last_used_at'),
+  },
+  (t) => [uniqueIndex('auth_api_keys_hash_idx').on(t.hash), index('auth_api_keys_user_idx').on(t.userId)],
+)
