@@ -5,11 +5,14 @@
  * loopback (`test/range-server.ts`), on every store.
  */
 import { createHash } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { harness, PASSWORD } from '../../test/harness.js'
 import { type RangeService, startFailingServer, startRangeServer, startStallingServer } from '../../test/range-server.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
 import { breachCheck, rangeVerdict } from '../breached-passwords.js'
+import type { PasswordHasher } from '../password.js'
+import { fastHasher } from '../testing/index.js'
 
 /** xkcd 936's example password: in the published breach corpus, and not on the common list. */
 const BREACHED = 'Tr0ub4dor&3'
@@ -145,6 +148,50 @@ describe.each(STORES)('breached passwords on $name', ({ skip, open }) => {
     expect((await h.request('POST', '/auth/reset-password', { json: { token, newPassword: PASSWORD } })).status).toBe(204)
     expect((await h.login('ada@example.com', PASSWORD)).status).toBe(200)
   })
+
+  it.skipIf(skip !== null)(
+    'hashes while the service answers: the request waits for the slower of the two, not their sum',
+    async () => {
+      const order: string[] = []
+      const fast = fastHasher()
+      const hasher: PasswordHasher = {
+        ...fast,
+        hash: (password) => {
+          order.push('hash')
+          return fast.hash(password)
+        },
+      }
+      // The real range service, answering 150 ms late.
+      const slowFetch: typeof fetch = async (input, init) => {
+        order.push('asked')
+        const res = await fetch(input, init)
+        await sleep(150)
+        order.push('answered')
+        return res
+      }
+      /** The hash started before the service answered. */
+      const hashedMeanwhile = () => {
+        const seen = order.splice(0)
+        expect([...seen].sort()).toEqual(['answered', 'asked', 'hash'])
+        expect(seen.at(-1)).toBe('answered')
+      }
+      const h = harness({ store: opened.store, hasher, breachedPasswords: { url: range.url, fetch: slowFetch } })
+      const ada = await h.signup('ada@example.com', CLEAN)
+      hashedMeanwhile()
+      const changed = await h.request('POST', '/auth/change-password', {
+        json: { currentPassword: CLEAN, newPassword: PASSWORD },
+        headers: ada.bearer,
+      })
+      expect(changed.status).toBe(204)
+      hashedMeanwhile()
+      // A breached password is still refused, and nothing was written for it.
+      await expectBreached(
+        await h.request('POST', '/auth/signup', { json: { name: 'Bo', email: 'bo@example.com', password: BREACHED } }),
+        'password',
+      )
+      expect(await opened.count('auth_users')).toBe(1)
+    },
+  )
 
   it.skipIf(skip !== null)('never asks the service at login, right or wrong password', async () => {
     const h = setup()

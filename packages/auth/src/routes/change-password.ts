@@ -2,7 +2,7 @@
 
 import { z } from '@hono/zod-openapi'
 import { accountEvents } from '../account-events.js'
-import { refuseBreachedPassword } from '../breached-check.js'
+import { whileCheckingBreach } from '../breached-check.js'
 import { checkCurrentPassword, wrongPassword } from '../current-password.js'
 import { NewPasswordField, PasswordField } from '../fields.js'
 import { limitBy } from '../limits.js'
@@ -36,19 +36,22 @@ export const changePassword = <U extends UserRecord>(deps: Pick<RouteDeps<U>, 'r
       const { currentPassword, newPassword } = c.req.valid('json')
       const { user, sessionId } = c.var
       if (isEmailPassword(newPassword, user.email)) throw fieldFailure('newPassword', 'password_is_email', EMAIL_PASSWORD)
-      await refuseBreachedPassword(deps, c, {
-        password: newPassword,
-        field: 'newPassword',
-        endpoint: 'change-password',
-        userId: user.id,
-      })
-
-      const found = await checkCurrentPassword({ store }, c.var, currentPassword)
+      // The current password is verified and the new one hashed while the range service answers;
+      // a breached new password is refused whatever the current one was, as when the check ran first.
+      const [found, passwordHash] = await whileCheckingBreach(
+        deps,
+        c,
+        { password: newPassword, field: 'newPassword', endpoint: 'change-password', userId: user.id },
+        async () => {
+          const found = await checkCurrentPassword({ store }, c.var, currentPassword)
+          return [found, await c.var.hasher.hash(normalizePassword(newPassword))] as const
+        },
+      )
 
       const replaced = await store.replacePassword({
         revoke: accountEvents['password-changed'],
         userId: user.id,
-        passwordHash: await c.var.hasher.hash(normalizePassword(newPassword)),
+        passwordHash,
         credentialsVersion: found.credentialsVersion,
         keepSessionId: sessionId,
       })

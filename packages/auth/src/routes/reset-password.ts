@@ -6,7 +6,7 @@
 
 import { z } from '@hono/zod-openapi'
 import { accountEvents } from '../account-events.js'
-import { refuseBreachedPassword } from '../breached-check.js'
+import { whileCheckingBreach } from '../breached-check.js'
 import { TokenPeek } from '../email-tokens.js'
 import { AuthError } from '../errors.js'
 import { NewPasswordField, storableString } from '../fields.js'
@@ -54,19 +54,19 @@ export const resetPassword = <U extends UserRecord>(deps: Pick<RouteDeps<U>, 'ro
       if (!found) throw invalidToken()
       if (isEmailPassword(newPassword, found.email)) throw fieldFailure('newPassword', 'password_is_email', EMAIL_PASSWORD)
       // Before the spend: a refused password leaves the token usable.
-      await refuseBreachedPassword(deps, c, {
-        password: newPassword,
-        field: 'newPassword',
-        endpoint: 'reset-password',
-        userId: found.userId,
-      })
+      const passwordHash = await whileCheckingBreach(
+        deps,
+        c,
+        { password: newPassword, field: 'newPassword', endpoint: 'reset-password', userId: found.userId },
+        () => c.var.hasher.hash(normalizePassword(newPassword)),
+      )
 
       // The spend is the atomic step: it checks the token again, so a concurrent reset wins once.
       const userId = await store.consumeResetToken({
         revoke: accountEvents['password-reset'],
         tokenHash: tokenHash(token),
         now: options.now(),
-        passwordHash: await c.var.hasher.hash(normalizePassword(newPassword)),
+        passwordHash,
       })
       if (!userId) throw invalidToken()
       notify.event(c, { type: 'password.reset', userId })

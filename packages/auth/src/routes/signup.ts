@@ -1,6 +1,6 @@
 /** POST /signup: creates an account and signs it in. 409 when the email is taken. */
 import { z } from '@hono/zod-openapi'
-import { refuseBreachedPassword } from '../breached-check.js'
+import { whileCheckingBreach } from '../breached-check.js'
 import { mailEmailToken } from '../email-tokens.js'
 import { AuthError, emailTaken } from '../errors.js'
 import { codePointString, EmailField, isStorableText, NewPasswordField, UNSTORABLE_TEXT } from '../fields.js'
@@ -73,13 +73,16 @@ export const signup = <U extends UserRecord>(
       const { name, email, password } = body
       // Before the email is looked at: a breached password gets the same 400 whether or not the
       // address has an account, after the same outside request (docs/guide/account-protection.md#breached-passwords).
-      await refuseBreachedPassword(deps, c, { password, field: 'password', endpoint: 'signup' })
+      // The hash is computed while the range service answers.
+      const passwordHash = await whileCheckingBreach(deps, c, { password, field: 'password', endpoint: 'signup' }, () =>
+        c.var.hasher.hash(normalizePassword(password)),
+      )
       const profile = extraKeys.length > 0 ? Object.fromEntries(extraKeys.map((key) => [key, body[key]])) : null
       const user = await store.createUser({
         id: crypto.randomUUID(),
         name,
         email,
-        passwordHash: await c.var.hasher.hash(normalizePassword(password)),
+        passwordHash,
         createdAt: options.now(),
         ...(profile ? { profile } : {}),
       })
