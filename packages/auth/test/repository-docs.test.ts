@@ -153,3 +153,19 @@ describe('docs/reference/endpoints.md', () => {
     expect(operations.filter((operation) => !reference.includes(`\`${operation}\``))).toEqual([])
   })
 })
+
+describe('files a reader can hold', () => {
+  it('no source file of a package, the app or the bench is over 300 lines (tests and generated code aside)', () => {
+    const source = repositoryFiles().filter(
+      (file) =>
+        /^(packages\/[^/]+\/src|apps\/[^/]+\/(src|web\/src)|bench\/src)\//.test(file) &&
+        /\.(ts|tsx)$/.test(file) &&
+        !/\.test(-d)?\.ts$|\/generated\//.test(file),
+    )
+    expect(source.length).toBeGreaterThan(100)
+    const long = source
+      .map((file) => [file, (textOf(file) ?? '').split('\n').length - 1] as const)
+      .filter(([, lines]) => lines > 300)
+    expect(long).toEqual([])
+  })
+})

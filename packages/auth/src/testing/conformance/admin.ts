@@ -4,7 +4,7 @@
  * are its own (live sessions only); disabling is a fact every read of the user carries.
  */
 import { describe, expect, it } from 'vitest'
-import { passkey } from './account-events.js'
+import { passkey } from './account-event-drivers.js'
 import { at, type Conformance, DAY, T0 } from './context.js'
 
 /** Cutoffs at T0 under which every session of the fixtures is live. */
