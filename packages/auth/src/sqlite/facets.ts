@@ -7,7 +7,7 @@
 
 import { sqliteAdminStore } from '../admin/sqlite-store.js'
 import { sqliteApiKeys } from '../api-keys/sqlite-store.js'
-import { emailSignInSqlite } from '../email-sign-in/sqlite.js'
+import { emailSignInSqlite } from '../email-sign-in/sqlite-store.js'
 import { sqliteIdentities } from '../oauth/sqlite-store.js'
 import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
 import type { Store, UserRecord } from '../store/types.js'
