@@ -19,21 +19,13 @@ const keys: SearchKeys = { email: sql`(${users.email} collate "C")`, name: sql`(
 export const postgresAdminStore = (db: PgDb): AdminStore<UserRecord> => {
   const select = (live: LiveCutoffs) => db.select({ user: users, ...factColumns(schema, live) }).from(users)
   /** The accounts' providers, in one indexed read for the page. */
-  const linked = async (facts: AdminUserFacts<UserRecord>[]) =>
-    facts.length === 0
-      ? facts
-      : withIdentities(
-          facts,
-          await db
-            .select({ userId: identities.userId, provider: identities.provider })
-            .from(identities)
-            .where(
-              inArray(
-                identities.userId,
-                facts.map((fact) => fact.user.id),
-              ),
-            ),
-        )
+  const linked = (facts: AdminUserFacts<UserRecord>[]) =>
+    withIdentities(facts, (userIds) =>
+      db
+        .select({ userId: identities.userId, provider: identities.provider })
+        .from(identities)
+        .where(inArray(identities.userId, userIds)),
+    )
   return {
     async searchUsers({ prefix, after, limit, live }) {
       const rows = await select(live)

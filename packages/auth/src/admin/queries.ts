@@ -75,12 +75,18 @@ export const toFacts = <U extends UserRecord>(
   sessions: row.sessions,
 })
 
-/** `facts` with the providers of `linked` (the identities of those accounts: user id and provider id) filled in. */
-export const withIdentities = <U extends UserRecord>(
+/**
+ * `facts` with their accounts' providers filled in, from one read of the identities of those
+ * accounts (`read`: user id and provider id of each, one indexed read for the page); no read for none.
+ */
+export const withIdentities = async <U extends UserRecord>(
   facts: AdminUserFacts<U>[],
-  linked: { userId: string; provider: string }[],
-): AdminUserFacts<U>[] =>
-  facts.map((fact) => ({
+  read: (userIds: string[]) => Promise<{ userId: string; provider: string }[]>,
+): Promise<AdminUserFacts<U>[]> => {
+  if (facts.length === 0) return facts
+  const linked = await read(facts.map((fact) => fact.user.id))
+  return facts.map((fact) => ({
     ...fact,
     identities: [...new Set(linked.filter((row) => row.userId === fact.user.id).map((row) => row.provider))].sort(),
   }))
+}

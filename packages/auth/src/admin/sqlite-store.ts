@@ -16,22 +16,16 @@ const keys: SearchKeys = { email: sql`${users.email}`, name: sql`lower(${users.n
 export const sqliteAdminStore = (db: SqliteDb, steps: SqliteSteps): AdminStore<UserRecord> => {
   const select = (live: LiveCutoffs) => db.select({ user: users, ...factColumns(schema, live) }).from(users)
   /** The accounts' providers, in one indexed read for the page. */
-  const linked = async (facts: AdminUserFacts<UserRecord>[]) =>
-    facts.length === 0
-      ? facts
-      : withIdentities(
-          facts,
-          await db
-            .select({ userId: identities.userId, provider: identities.provider })
-            .from(identities)
-            .where(
-              inArray(
-                identities.userId,
-                facts.map((fact) => fact.user.id),
-              ),
-            )
-            .all(),
-        )
+  const linked = (facts: AdminUserFacts<UserRecord>[]) =>
+    withIdentities(
+      facts,
+      async (userIds) =>
+        await db
+          .select({ userId: identities.userId, provider: identities.provider })
+          .from(identities)
+          .where(inArray(identities.userId, userIds))
+          .all(),
+    )
   return {
     async searchUsers({ prefix, after, limit, live }) {
       const rows = await select(live)
