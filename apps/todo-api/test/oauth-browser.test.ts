@@ -2,7 +2,7 @@
  * Social sign-in in Debian's headless Chromium against the built server and a real OpenID
  * Connect provider (`oidc-provider`, in process): the whole redirect dance from the sign-in
  * screen's button to the provider and back, signed in by the refresh cookie with no token in any
- * URL; the account screen's sign-in methods; a second factor finished after the provider; and an
+ * URL; the account screen's sign-in methods, a provider linked from there and unlinked; a second factor finished after the provider; and an
  * identity whose email an account already has brought back with the refusal in words. Screenshots go to test-artifacts/todo-api/oauth-*.png.
  */
 import { mkdirSync } from 'node:fs'
@@ -79,6 +79,46 @@ describe.skipIf(skipReason !== null)('social sign-in in headless Chromium', () =
     await methods.getByText('Test IdP').waitFor({ timeout: 10_000 })
     expect(await methods.getByText(email).count()).toBe(1)
     await shot(page, 'account')
+    expect(problems.errors()).toEqual([])
+    await page.close()
+  })
+
+  it('links a provider from the account screen (button → provider → back to the account), then unlinks it', {
+    timeout: 120_000,
+  }, async () => {
+    const account = await signup(server.base, 'Ed')
+    await verifyByDevMail(server, account.email, account.password)
+    const atIdp = `ed-at-idp-${crypto.randomUUID().slice(0, 6)}@example.com`
+    idp.as(`ed-${crypto.randomUUID()}`, { email: atIdp, email_verified: true })
+    const page = await browser.newPage()
+    const problems = watch(page, origin)
+    const visited: string[] = []
+    page.on('request', (req) => {
+      if (req.isNavigationRequest()) visited.push(req.url())
+    })
+    await page.goto(`${origin}/#/signin`)
+    await screen(page, 'Sign in')
+    await page.getByLabel('Email', { exact: true }).fill(account.email)
+    await page.getByLabel('Password', { exact: true }).fill(account.password)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await screen(page, 'Todos')
+    await page.getByRole('link', { name: 'Account' }).click()
+    await screen(page, 'Account')
+    const methods = page.getByRole('region', { name: 'Sign-in methods' })
+    await methods.getByRole('button', { name: 'Link Test IdP' }).click()
+    // Out to the provider and back to the account screen, the identity listed and announced.
+    await page.getByText('Test IdP is linked').waitFor({ timeout: 20_000 })
+    await screen(page, 'Account')
+    await methods.getByText(atIdp).waitFor({ timeout: 10_000 })
+    expect(visited.some((url) => url.startsWith(`${idp.issuer}/auth`))).toBe(true)
+    for (const url of visited) expect(url).not.toMatch(/access_token|id_token|refresh_token|eyJ/)
+    expect(page.url()).not.toMatch(/linked=/)
+    await shot(page, 'linked')
+
+    await methods.getByRole('button', { name: 'Unlink Test IdP' }).click()
+    await page.getByText('Test IdP is unlinked').waitFor({ timeout: 10_000 })
+    await methods.getByRole('button', { name: 'Link Test IdP' }).waitFor({ timeout: 10_000 })
+    expect(await methods.getByText(atIdp).count()).toBe(0)
     expect(problems.errors()).toEqual([])
     await page.close()
   })

@@ -99,13 +99,21 @@ const noticeNext = (message: string) => {
   notice = message
 }
 
+/** How many renders have started: a screen that loads before it shows is shown only if no render started since. */
+let renders = 0
+
 const render = () => {
   const { user } = auth.getState()
   renderNav(user)
   const route = routeOf(location.hash)
   if (!user && !PUBLIC.includes(route)) return go('signin')
   if (user && PUBLIC.includes(route)) return go('todos')
-  const screen: ScreenContext = { auth, show, go, noticeNext }
+  const mine = ++renders
+  // A later render owns the view (and the notice waiting for it): this one's screen is dropped.
+  const current: typeof show = (...content) => {
+    if (mine === renders) show(...content)
+  }
+  const screen: ScreenContext = { auth, show: current, go, noticeNext }
   if (route === 'signin') {
     const challenge = secondFactor
     secondFactor = null
@@ -140,8 +148,6 @@ const start = async () => {
   view.replaceChildren(h('p', { role: 'status' }, 'Loading…'))
   // Back from a provider: a refusal in words, a link made, or a second factor to finish.
   const landing = await takeLanding(auth)
-  if (landing?.error) notice = refusalText(landing.error, landing.providerName)
-  if (landing?.linked) notice = `${landing.providerName} is linked: you can sign in with it.`
   secondFactor = landing?.secondFactor ?? null
   if (landing?.signedIn) localStorage.setItem(SIGNED_IN, '1')
   if (localStorage.getItem(SIGNED_IN)) {
@@ -152,6 +158,9 @@ const start = async () => {
       notice = describeError(err)
     }
   }
+  // After the refresh, whose sign-in renders a screen by itself: the words go on the screen that stays.
+  if (landing?.error) notice = refusalText(landing.error, landing.providerName)
+  if (landing?.linked) notice = `${landing.providerName} is linked: you can sign in with it.`
   known = auth.getState().user
   render()
 }
