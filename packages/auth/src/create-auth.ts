@@ -84,14 +84,17 @@ export interface Auth<U extends UserRecord, Name extends string, Scope extends s
    */
   settled(): Promise<void>
   /**
-   * Deletes every dead session and spent reset token now, in bounded batches. The sweep runs it
-   * every `prune.intervalSeconds` anyway; call it yourself when the timer is off.
+   * Runs the sweep now (docs/reference/operations.md#the-sweep): deletes every dead row (sessions,
+   * spent tokens, challenges and sign-in flows, forgotten devices, API keys expired for 30 days…)
+   * in bounded batches and seals again under the first key what an old one sealed. The sweep runs
+   * it every `prune.intervalSeconds` anyway; call it yourself when the timer is off.
    */
   prune(): Promise<PruneCounts>
   /**
-   * How many sealed values (TOTP keys) still name another key than the first of `encryptionKeys`
-   * (without `encryptionKeys`: than the first signing secret). The sweep seals them again; an old
-   * key can be dropped once this is 0.
+   * How many sealed values still name another key than the first of `encryptionKeys` (without
+   * `encryptionKeys`: than the first signing secret): TOTP keys, and the tokens kept for providers
+   * configured with `keepTokens: true`. The sweep seals them again; an old key can be dropped once
+   * this is 0 (docs/guide/rotating-keys.md).
    */
   sealedUnderOldKeys(): Promise<number>
   /**
@@ -243,7 +246,13 @@ export const createAuth = <
       >,
     settled: after.settled,
     prune: sweep.run,
-    sealedUnderOldKeys: () => options.store.countStaleSeals(box.sealingPrefix),
+    sealedUnderOldKeys: async () => {
+      const [secrets, tokens] = await Promise.all([
+        options.store.countStaleSeals(box.sealingPrefix),
+        options.store.countStaleTokenSeals(box.sealingPrefix),
+      ])
+      return secrets + tokens
+    },
     providerTokens: async (userId, providerId) => (oauth ? oauth.tokens(userId, providerId) : null),
     async close() {
       await sweep.stop()

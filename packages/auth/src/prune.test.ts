@@ -74,6 +74,8 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           addCredentialCodes: 0,
           emailSignIns: 0,
           devices: 0,
+          apiKeys: 0,
+          oauthFlows: 0,
           resealed: 0,
         })
 
@@ -109,6 +111,8 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           addCredentialCodes: 0,
           emailSignIns: 0,
           devices: 0,
+          apiKeys: 0,
+          oauthFlows: 0,
           resealed: 0,
         })
         expect(await count('auth_sessions')).toBe(5)

@@ -1,10 +1,13 @@
 /**
  * The sweep that keeps the store's tables proportional to live data (docs/reference/operations.md#the-sweep): dead
- * sessions, spent reset and email tokens, dead login challenges, expired add-credential codes and devices not seen for a year are deleted in bounded batches, on a timer the server owns
- * (unref'd, so it never keeps a process alive) and stops on shutdown. The session core says
- * what is dead; the store deletes it. The same run seals again under the first encryption key
- * whatever another key sealed, page by page, so an old key can be dropped once none is left.
+ * sessions, spent reset and email tokens, dead login challenges and social sign-in flows, expired
+ * add-credential codes, devices not seen for a year and API keys expired for 30 days are deleted
+ * in bounded batches, on a timer the server owns (unref'd, so it never keeps a process alive) and
+ * stops on shutdown. The session core says what is dead; the store deletes it. The same run seals
+ * again under the first encryption key whatever another key sealed (TOTP secrets, providers'
+ * kept tokens), page by page, so an old key can be dropped once none is left.
  */
+import { EXPIRED_KEY_GRACE_MS } from './api-keys/core.js'
 import { DEVICE_MEMORY_MS } from './device.js'
 import { errorSummary } from './errors.js'
 import { deadSessionCutoffs, type SessionLifetimes } from './session-lifetimes.js'
@@ -20,7 +23,11 @@ export interface PruneCounts {
   /** Used or expired sign-in mails (docs/reference/email-sign-in.md). */
   emailSignIns: number
   devices: number
-  /** Sealed values sealed again under the first encryption key. */
+  /** API keys expired longer ago than the grace (docs/guide/api-keys.md#expiry); a revoked key's row goes at once. */
+  apiKeys: number
+  /** Used or expired social sign-in flows (docs/guide/social-sign-in.md). */
+  oauthFlows: number
+  /** Sealed values (TOTP secrets, providers' kept tokens) sealed again under the first encryption key. */
   resealed: number
 }
 
@@ -45,25 +52,50 @@ export const sweeper = <U extends UserRecord>(deps: {
   box: SecretBox
 }): Sweep => {
   let running: Promise<PruneCounts> | null = null
-  /** Seals again what another key sealed; a value no listed key opens stays as it is (and counted). */
-  const resealAll = async (): Promise<number> => {
+  /**
+   * Seals again, page by page, what another key sealed in one table: `page` answers the rows after
+   * a cursor (each with its cursor, its owner and its sealed value), `write` swaps one value while
+   * it is unchanged. A value no listed key opens stays as it is (and counted).
+   */
+  const resealPages = async (
+    page: (after: string | null) => Promise<{ cursor: string; userId: string; sealed: string }[]>,
+    write: (row: { cursor: string; sealed: string }, to: string) => Promise<boolean>,
+  ): Promise<number> => {
     let resealed = 0
     let after: string | null = null
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const rows = await deps.store.staleSeals({
-        sealingPrefix: deps.box.sealingPrefix,
-        afterUserId: after,
-        limit: deps.batchSize,
-      })
-      for (const { userId, secret } of rows) {
-        const opened = await deps.box.open(secret, userId)
-        if (opened && (await deps.store.resealTwoFactor(userId, secret, await deps.box.seal(opened.plain, userId)))) resealed++
+      const rows = await page(after)
+      for (const row of rows) {
+        const opened = await deps.box.open(row.sealed, row.userId)
+        if (opened && (await write(row, await deps.box.seal(opened.plain, row.userId)))) resealed++
       }
-      after = rows.at(-1)?.userId ?? after
+      after = rows.at(-1)?.cursor ?? after
       if (rows.length < deps.batchSize) break
       await new Promise((resolve) => setTimeout(resolve, 0))
     }
     return resealed
+  }
+  const resealAll = async (): Promise<number> => {
+    const { store, box, batchSize: limit } = deps
+    const secrets = await resealPages(
+      async (after) =>
+        (await store.staleSeals({ sealingPrefix: box.sealingPrefix, afterUserId: after, limit })).map((r) => ({
+          cursor: r.userId,
+          userId: r.userId,
+          sealed: r.secret,
+        })),
+      (row, to) => store.resealTwoFactor(row.cursor, row.sealed, to),
+    )
+    const tokens = await resealPages(
+      async (after) =>
+        (await store.staleTokenSeals({ sealingPrefix: box.sealingPrefix, afterId: after, limit })).map((r) => ({
+          cursor: r.id,
+          userId: r.userId,
+          sealed: r.sealedTokens,
+        })),
+      (row, to) => store.resealIdentityTokens(row.cursor, row.sealed, to),
+    )
+    return secrets + tokens
   }
   const sweepAll = async (): Promise<PruneCounts> => {
     const total: PruneCounts = {
@@ -74,6 +106,8 @@ export const sweeper = <U extends UserRecord>(deps: {
       addCredentialCodes: 0,
       emailSignIns: 0,
       devices: 0,
+      apiKeys: 0,
+      oauthFlows: 0,
       resealed: 0,
     }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
@@ -82,6 +116,7 @@ export const sweeper = <U extends UserRecord>(deps: {
         ...deadSessionCutoffs(now, deps.lifetimes),
         now,
         forgetDevicesSeenBy: new Date(now.getTime() - DEVICE_MEMORY_MS),
+        forgetApiKeysExpiredBy: new Date(now.getTime() - EXPIRED_KEY_GRACE_MS),
         limit: deps.batchSize,
       })
       total.sessions += deleted.sessions
@@ -90,6 +125,8 @@ export const sweeper = <U extends UserRecord>(deps: {
       total.challenges += deleted.challenges
       total.addCredentialCodes += deleted.addCredentialCodes
       total.devices += deleted.devices
+      total.apiKeys += deleted.apiKeys
+      total.oauthFlows += deleted.oauthFlows
       const signIns = await deps.store.pruneEmailSignIns(now, deps.batchSize)
       total.emailSignIns += signIns
       if (Math.max(...Object.values(deleted), signIns) < deps.batchSize) break

@@ -15,7 +15,7 @@ export interface TokenOptions {
    */
   secret: string | readonly string[]
   /**
-   * Keys of the data the library seals (the TOTP keys), each at least 32 characters and not
+   * Keys of the data the library seals (the TOTP keys, providers' kept tokens), each at least 32 characters and not
    * trivially low-entropy, none of them a signing secret. A list rotates them: the first seals,
    * every one opens, and the sweep seals again under the first whatever another key sealed
    * (`auth.sealedUnderOldKeys()` counts what is left). Apart from `secret`, so rotating or

@@ -188,6 +188,34 @@ describe.each(STORES)('API keys on $name', ({ skip, open }) => {
     },
   )
 
+  run('the sweep: a revoked key leaves no row; an expired one stays listed 30 days past its expiry, then goes', async () => {
+    const h = setup(opened.store)
+    const ada = await owner(h)
+    const short = await newKey(h, ada.accessToken, { name: 'short', scopes: ['todos:read'], expiresInDays: 1 })
+    const long = await newKey(h, ada.accessToken, { name: 'long', scopes: ['todos:read'], expiresInDays: 365 })
+    const revoked = await newKey(h, ada.accessToken)
+    expect((await h.request('DELETE', `/auth/api-keys/${revoked.id}`, { headers: ada.bearer })).status).toBe(204)
+    const kept = async () => (await opened.rows('auth_api_keys')).map((row) => String(row.id)).sort()
+    expect(await kept()).toEqual([short.id, long.id].sort())
+    const userId = String((await opened.rows('auth_api_keys'))[0]?.user_id)
+
+    // A millisecond short of 30 days after it expired: refused, still listed (its `expiresAt` says why).
+    h.clock.advance(31 * 86_400_000 - 1)
+    expect((await h.request('GET', '/todos', { headers: bearer(short.key) })).status).toBe(401)
+    expect((await h.auth.prune()).apiKeys).toBe(0)
+    const listed = await opened.store.listApiKeys(userId)
+    expect(new Map(listed.map((k) => [k.id, k.expiresAt.toISOString()]))).toEqual(
+      new Map([
+        [long.id, long.expiresAt],
+        [short.id, short.expiresAt],
+      ]),
+    )
+    h.clock.advance(1)
+    expect((await h.auth.prune()).apiKeys).toBe(1)
+    expect(await kept()).toEqual([long.id])
+    expect((await h.request('GET', '/todos', { headers: bearer(long.key) })).status).toBe(200)
+  })
+
   run('refuses bad input with a 4xx problem: names, scopes, expiry, ids; the 51st live key is 409', async () => {
     const h = setup(opened.store)
     const ada = await owner(h)

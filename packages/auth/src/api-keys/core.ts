@@ -19,6 +19,12 @@ export const MAX_DAYS = 365
 /** `lastUsedAt` is written at most this often per key: a key in a busy loop costs no write per request. */
 export const USE_RESOLUTION_MS = 60_000
 const DAY_MS = 86_400_000
+/**
+ * How long an expired key stays (listed, marked by its `expiresAt`, refused on every request)
+ * before the sweep deletes it: 30 days, so its owner still sees why a script stopped
+ * (docs/guide/api-keys.md#expiry). A revoked key's row is deleted at once.
+ */
+export const EXPIRED_KEY_GRACE_MS = 30 * DAY_MS
 
 /**
  * Which keys a guard lets through: `scope` (an application's route: only a key holding the

@@ -144,4 +144,8 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
       'CREATE INDEX `auth_users_name_prefix_idx` ON `auth_users` (lower("name"));',
     ],
   },
+  {
+    tag: '0020_api_key_expiry',
+    statements: ['CREATE INDEX `auth_api_keys_expires_idx` ON `auth_api_keys` (`expires_at`);'],
+  },
 ]

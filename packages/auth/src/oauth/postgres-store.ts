@@ -19,6 +19,8 @@ import {
   listedColumns,
   otherIdentities,
   ownIdentity,
+  staleTokens,
+  tokensStill,
   usedIdentity,
 } from './queries.js'
 import type { FederatedSignUp, IdentityStore } from './store.js'
@@ -96,6 +98,30 @@ export const postgresIdentities = (db: PgDb): IdentityStore => ({
       .orderBy(...order)
       .limit(1)
     return row?.sealedTokens ?? null
+  },
+
+  async staleTokenSeals({ sealingPrefix, afterId, limit }) {
+    const rows = await db
+      .select({ id: identities.id, userId: identities.userId, sealedTokens: identities.sealedTokens })
+      .from(identities)
+      .where(staleTokens(identities, sealingPrefix, afterId))
+      .orderBy(identities.id)
+      .limit(limit)
+    // `staleTokens` leaves out identities without tokens: the filter only narrows the type.
+    return rows.flatMap(({ sealedTokens, ...row }) => (sealedTokens === null ? [] : [{ ...row, sealedTokens }]))
+  },
+
+  async countStaleTokenSeals(sealingPrefix) {
+    return db.$count(identities, staleTokens(identities, sealingPrefix))
+  },
+
+  async resealIdentityTokens(id, from, to) {
+    const written = await db
+      .update(identities)
+      .set({ sealedTokens: to })
+      .where(tokensStill(identities, id, from))
+      .returning({ id: identities.id })
+    return written.length === 1
   },
 
   deleteIdentity: (userId, id) =>

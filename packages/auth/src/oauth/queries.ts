@@ -1,6 +1,6 @@
 /** The social sign-in facet's query conditions and columns, one home for the SQLite and PostgreSQL stores. */
-import { and, type Column, desc, eq, isNotNull, ne, type SQL } from 'drizzle-orm'
-import { unspent } from '../store/predicates.js'
+import { and, type Column, desc, eq, gt, isNotNull, ne, type SQL } from 'drizzle-orm'
+import { notSealedWith, unspent } from '../store/predicates.js'
 
 interface IdentityColumns {
   id: Column
@@ -41,6 +41,18 @@ export const keptTokens = (t: IdentityColumns, userId: string, provider: string)
   where: and(eq(t.userId, userId), eq(t.provider, provider), isNotNull(t.sealedTokens)) as SQL,
   order: [desc(t.lastUsedAt), desc(t.createdAt)],
 })
+
+/** Identities after `afterId` whose kept tokens are sealed under another key than `sealingPrefix` names. */
+export const staleTokens = (t: IdentityColumns, sealingPrefix: string, afterId: string | null = null) =>
+  and(
+    isNotNull(t.sealedTokens),
+    notSealedWith(t.sealedTokens, sealingPrefix),
+    afterId === null ? undefined : gt(t.id, afterId),
+  ) as SQL
+
+/** The identity `id` while its kept tokens are still `sealed`: a re-seal's compare-and-set. */
+export const tokensStill = (t: IdentityColumns, id: string, sealed: string) =>
+  and(eq(t.id, id), eq(t.sealedTokens, sealed)) as SQL
 
 /** A flow that can still be claimed at `now`. */
 export const claimableFlow = (t: { hash: Column; usedAt: Column; expiresAt: Column }, hash: string, now: Date) =>

@@ -18,6 +18,8 @@ import {
   listedColumns,
   otherIdentities,
   ownIdentity,
+  staleTokens,
+  tokensStill,
   usedIdentity,
 } from './queries.js'
 import { identities, oauthFlows } from './sqlite-tables.js'
@@ -96,6 +98,33 @@ export const sqliteIdentities = (db: SqliteDb, steps: SqliteSteps): IdentityStor
         .orderBy(...order)
         .limit(1)
       return row?.sealedTokens ?? null
+    },
+
+    async staleTokenSeals({ sealingPrefix, afterId, limit }) {
+      const rows = await db
+        .select({ id: identities.id, userId: identities.userId, sealedTokens: identities.sealedTokens })
+        .from(identities)
+        .where(staleTokens(identities, sealingPrefix, afterId))
+        .orderBy(identities.id)
+        .limit(limit)
+      // `staleTokens` leaves out identities without tokens: the filter only narrows the type.
+      return rows.flatMap(({ sealedTokens, ...row }) => (sealedTokens === null ? [] : [{ ...row, sealedTokens }]))
+    },
+
+    async countStaleTokenSeals(sealingPrefix) {
+      return db.$count(identities, staleTokens(identities, sealingPrefix))
+    },
+
+    async resealIdentityTokens(id, from, to) {
+      return (
+        changes(
+          await db
+            .update(identities)
+            .set({ sealedTokens: to })
+            .where(tokensStill(identities, id, from))
+            .run(),
+        ) === 1
+      )
     },
 
     async deleteIdentity(userId, id) {

@@ -82,6 +82,20 @@ export interface IdentityStore {
   /** The sealed tokens of the user's identity at `provider` (the newest used), or `null`. */
   findIdentityTokens(userId: string, provider: string): Promise<string | null>
   /**
+   * Identities whose kept tokens are sealed but do not begin with `sealingPrefix` (sealed under
+   * another key than the sealing one), by identity id after `afterId`, at most `limit`: the
+   * sweep's pages. Identities that keep no tokens are never among them.
+   */
+  staleTokenSeals(input: {
+    sealingPrefix: string
+    afterId: string | null
+    limit: number
+  }): Promise<{ id: string; userId: string; sealedTokens: string }[]>
+  /** How many identities' kept tokens do not begin with `sealingPrefix`. */
+  countStaleTokenSeals(sealingPrefix: string): Promise<number>
+  /** Re-seals an identity's tokens (after a key rotation), only while they are still `from`; answers whether it wrote. */
+  resealIdentityTokens(id: string, from: string, to: string): Promise<boolean>
+  /**
    * Unlinks one of the user's identities, atomically and only while the user keeps another way
    * to sign in: a password (a non-empty hash), a passkey or another identity.
    */

@@ -3,10 +3,10 @@ import { inArray, lte, or, sql } from 'drizzle-orm'
 import { spentOrExpired } from '../store/predicates.js'
 import type { PruneStore } from '../store/prune.js'
 import type { PgDb } from './db.js'
-import { addCredentialCodes, challenges, devices, emailTokens, resetTokens, sessions } from './schema.js'
+import { addCredentialCodes, apiKeys, challenges, devices, emailTokens, oauthFlows, resetTokens, sessions } from './schema.js'
 
 export const postgresPrune = (db: PgDb): PruneStore => ({
-  async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
+  async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, forgetApiKeysExpiredBy, limit }) {
     // Bounded batches; SKIP LOCKED leaves rows a request is working on to the next sweep, so a
     // sweep never waits on, nor makes wait, a login, a refresh or a reset.
     const deadSessions = db
@@ -45,13 +45,27 @@ export const postgresPrune = (db: PgDb): PruneStore => ({
       .where(lte(devices.lastSeenAt, forgetDevicesSeenBy))
       .limit(limit)
       .for('update', { skipLocked: true })
-    const [dead, spent, spentEmail, spentChallenges, expired, forgottenDevices] = await Promise.all([
+    const expiredKeys = db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(lte(apiKeys.expiresAt, forgetApiKeysExpiredBy))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const deadFlows = db
+      .select({ hash: oauthFlows.hash })
+      .from(oauthFlows)
+      .where(spentOrExpired(oauthFlows, now))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const [dead, spent, spentEmail, spentChallenges, expired, forgottenDevices, keys, flows] = await Promise.all([
       db.delete(sessions).where(inArray(sessions.id, deadSessions)),
       db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
       db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
       db.delete(challenges).where(inArray(challenges.hash, deadChallenges)),
       db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       db.delete(devices).where(inArray(sql`ctid`, forgotten)),
+      db.delete(apiKeys).where(inArray(apiKeys.id, expiredKeys)),
+      db.delete(oauthFlows).where(inArray(oauthFlows.hash, deadFlows)),
     ])
     return {
       sessions: dead.rowCount ?? 0,
@@ -60,6 +74,8 @@ export const postgresPrune = (db: PgDb): PruneStore => ({
       challenges: spentChallenges.rowCount ?? 0,
       addCredentialCodes: expired.rowCount ?? 0,
       devices: forgottenDevices.rowCount ?? 0,
+      apiKeys: keys.rowCount ?? 0,
+      oauthFlows: flows.rowCount ?? 0,
     }
   },
 })

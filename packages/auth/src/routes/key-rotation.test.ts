@@ -2,12 +2,15 @@
  * The rotations of docs/guide/rotating-keys.md, end to end over HTTP on both stores, each step a "restart" (a new
  * `createAuth` on the same database): rotating the signing secret and dropping the old one never
  * touches the sealed TOTP keys; rotating the encryption key, running the sweep until no row names
- * the old key and then dropping it locks nobody out; and a key sealed by the earlier version under
- * a signing secret still opens and is sealed again under the encryption key.
+ * the old key and then dropping it locks nobody out; a key sealed by the earlier version under
+ * a signing secret still opens and is sealed again under the encryption key; and a provider's
+ * kept tokens are counted, sealed again and still open once the old key is gone.
  */
 import * as OTPAuth from 'otpauth'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { harness, PASSWORD, T0 } from '../../test/harness.js'
+import { HOSTILE_CLIENT, startHostileProvider } from '../../test/hostile-provider.js'
+import { begin, callback, landed } from '../../test/oauth-flow.js'
 import { type OpenedStore, STORES } from '../../test/stores.js'
 import type { AuthOptions, UserRecord } from '../index.js'
 
@@ -15,6 +18,15 @@ type H = ReturnType<typeof harness>
 const STEP_MS = 30_000
 const [S1, S2] = ['signing-secret-one-0123456789abcdefghijklmn', 'signing-secret-two-nmlkjihgfedcba9876543210']
 const [E1, E2] = ['encryption-key-one-0123456789ABCDEFGHIJKLMN', 'encryption-key-two-NMLKJIHGFEDCBA9876543210']
+
+/** A provider on a loopback port whose tokens the app keeps (`keepTokens: true`). */
+let idp: Awaited<ReturnType<typeof startHostileProvider>>
+beforeAll(async () => {
+  idp = await startHostileProvider()
+})
+afterAll(async () => {
+  await idp.close()
+})
 
 describe.each(STORES)('key rotation on $name', ({ skip, open }) => {
   let opened: OpenedStore
@@ -28,7 +40,7 @@ describe.each(STORES)('key rotation on $name', ({ skip, open }) => {
 
   /** One clock across restarts: each server starts where the last one stopped. */
   let elapsed = 0
-  const restart = (keys: Pick<AuthOptions<UserRecord>, 'secret' | 'encryptionKeys'>) => {
+  const restart = (keys: Pick<AuthOptions<UserRecord>, 'secret' | 'encryptionKeys' | 'providers'>) => {
     const h = harness({ store: opened.store, prune: { intervalSeconds: 0 }, ...keys })
     h.clock.advance(elapsed)
     return h
@@ -116,6 +128,55 @@ describe.each(STORES)('key rotation on $name', ({ skip, open }) => {
       await signInAndDisable(rotated, code)
     },
   )
+
+  run('a provider’s kept tokens: counted under the old key, sealed again by the sweep, open after the old key goes', async () => {
+    elapsed = 0
+    const providers = [{ id: 'idp', name: 'Provider', issuer: idp.issuer, ...HOSTILE_CLIENT, keepTokens: true }]
+    const first = restart({ secret: S1, encryptionKeys: E1, providers })
+    const started = await begin(first, 'idp')
+    const seconds = Math.floor(Date.now() / 1000)
+    idp.respond({
+      iss: idp.issuer,
+      aud: HOSTILE_CLIENT.clientId,
+      sub: 'person-1',
+      nonce: started.nonce,
+      iat: seconds,
+      exp: seconds + 300,
+      email: 'person@example.com',
+      email_verified: true,
+    })
+    const signedIn = await callback(
+      first,
+      'idp',
+      `code=c0de&state=${started.state}&iss=${encodeURIComponent(idp.issuer)}`,
+      started.cookie,
+    )
+    expect(await landed(signedIn)).toBe('/back')
+    const userId = (await opened.store.findUserByEmail('person@example.com'))?.user.id ?? ''
+    const kept = await first.auth.providerTokens(userId, 'idp')
+    expect(kept?.accessToken).toMatch(/^at-/)
+    expect(await first.auth.sealedUnderOldKeys()).toBe(0)
+    const sealedBefore = String((await opened.rows('auth_identities'))[0]?.sealed_tokens)
+
+    // Dropping the old key before the sweep would lose them: nothing the new key alone opens.
+    expect(await restart({ secret: S1, encryptionKeys: E2, providers }).auth.providerTokens(userId, 'idp')).toBeNull()
+
+    const rotated = restart({ secret: S1, encryptionKeys: [E2, E1], providers })
+    expect(await rotated.auth.sealedUnderOldKeys()).toBe(1)
+    expect(await rotated.auth.providerTokens(userId, 'idp')).toEqual(kept)
+    expect(await rotated.auth.prune()).toMatchObject({ resealed: 1 })
+    expect(await rotated.auth.sealedUnderOldKeys()).toBe(0)
+    const sealedAfter = String((await opened.rows('auth_identities'))[0]?.sealed_tokens)
+    expect(sealedAfter).not.toBe(sealedBefore)
+    expect(sealedAfter).not.toContain(kept?.accessToken)
+    expect(await rotated.auth.providerTokens(userId, 'idp')).toEqual(kept)
+    // A second sweep finds nothing left to seal.
+    expect(await rotated.auth.prune()).toMatchObject({ resealed: 0 })
+
+    const dropped = restart({ secret: S1, encryptionKeys: E2, providers })
+    expect(await dropped.auth.providerTokens(userId, 'idp')).toEqual(kept)
+    expect(await dropped.auth.sealedUnderOldKeys()).toBe(0)
+  })
 
   run('without encryption keys, the count says when a signing secret may be dropped', async () => {
     const old = restart({ secret: S1, encryptionKeys: undefined })

@@ -3,16 +3,16 @@ import { inArray, lte, or, sql } from 'drizzle-orm'
 import { spentOrExpired } from '../store/predicates.js'
 import type { PruneStore } from '../store/prune.js'
 import { changes, type SqliteDb, type SqliteSteps } from './db.js'
-import { addCredentialCodes, challenges, devices, emailTokens, resetTokens, sessions } from './schema.js'
+import { addCredentialCodes, apiKeys, challenges, devices, emailTokens, oauthFlows, resetTokens, sessions } from './schema.js'
 
 export const sqlitePrune = (db: SqliteDb, steps: SqliteSteps): PruneStore => ({
-  async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
+  async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, forgetApiKeysExpiredBy, limit }) {
     const deadSessions = db
       .select({ id: sessions.id })
       .from(sessions)
       .where(or(lte(sessions.refreshedAt, deadIfRefreshedBy), lte(sessions.createdAt, deadIfCreatedBy)))
       .limit(limit)
-    const spent = <T extends typeof resetTokens | typeof emailTokens | typeof challenges>(table: T) =>
+    const spent = <T extends typeof resetTokens | typeof emailTokens | typeof challenges | typeof oauthFlows>(table: T) =>
       db.select({ hash: table.hash }).from(table).where(spentOrExpired(table, now)).limit(limit)
     const expiredCodes = db
       .select({ userId: addCredentialCodes.userId })
@@ -24,6 +24,11 @@ export const sqlitePrune = (db: SqliteDb, steps: SqliteSteps): PruneStore => ({
       .from(devices)
       .where(lte(devices.lastSeenAt, forgetDevicesSeenBy))
       .limit(limit)
+    const expiredKeys = db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(lte(apiKeys.expiresAt, forgetApiKeysExpiredBy))
+      .limit(limit)
     // Each delete is one short statement of its own: the write lock is held for at most `limit` deletes.
     const results = await steps.each([
       db.delete(sessions).where(inArray(sessions.id, deadSessions)),
@@ -32,8 +37,19 @@ export const sqlitePrune = (db: SqliteDb, steps: SqliteSteps): PruneStore => ({
       db.delete(challenges).where(inArray(challenges.hash, spent(challenges))),
       db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       db.delete(devices).where(inArray(sql`rowid`, forgotten)),
+      db.delete(apiKeys).where(inArray(apiKeys.id, expiredKeys)),
+      db.delete(oauthFlows).where(inArray(oauthFlows.hash, spent(oauthFlows))),
     ])
-    const [s, r, e, c, a, d] = results.map(changes) as [number, number, number, number, number, number]
-    return { sessions: s, resetTokens: r, emailTokens: e, challenges: c, addCredentialCodes: a, devices: d }
+    const [s, r, e, c, a, d, k, f] = results.map(changes) as [number, number, number, number, number, number, number, number]
+    return {
+      sessions: s,
+      resetTokens: r,
+      emailTokens: e,
+      challenges: c,
+      addCredentialCodes: a,
+      devices: d,
+      apiKeys: k,
+      oauthFlows: f,
+    }
   },
 })

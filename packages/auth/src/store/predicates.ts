@@ -31,9 +31,13 @@ export const liveCode = (
 /** A TOTP step newer than the last one used: the replay guard. */
 export const newerStep = (t: { lastStep: Column }, step: number) => or(isNull(t.lastStep), lt(t.lastStep, step)) as SQL
 
-/** A second factor whose secret is not sealed under the key `sealingPrefix` names (a prefix compare: no LIKE pattern). */
-export const notSealedWith = (t: { secret: Column }, sealingPrefix: string) =>
-  sql`substr(${t.secret}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
+/**
+ * A sealed value (a second factor's secret, an identity's kept tokens) not sealed under the key
+ * `sealingPrefix` names (a prefix compare: no LIKE pattern). A `null` column is not sealed at all,
+ * and does not match.
+ */
+export const notSealedWith = (sealed: Column, sealingPrefix: string) =>
+  sql`substr(${sealed}, 1, ${sealingPrefix.length}) <> ${sealingPrefix}`
 
 /** The columns of a second factor as `findTwoFactor` answers it, its unused recovery codes counted. */
 export const twoFactorColumns = <F extends { secret: Column; enabledAt: Column; lastStep: Column }>(

@@ -9,6 +9,11 @@ export interface PruneInput {
   now: Date
   /** A known device last seen at or before this is forgotten. */
   forgetDevicesSeenBy: Date
+  /**
+   * An API key that expired at or before this is deleted (the core gives an expired key a grace,
+   * docs/guide/api-keys.md#expiry, so its owner still sees it listed for a while).
+   */
+  forgetApiKeysExpiredBy: Date
   /** At most this many rows of each table in one call, so no call holds a lock for long. */
   limit: number
 }
@@ -17,9 +22,10 @@ export interface PruneInput {
 export interface PruneStore {
   /**
    * Deletes dead rows, at most `limit` of each kind: sessions past the cutoffs the session core
-   * computed, used or expired reset and email tokens and challenges, expired add-credential
-   * codes, and devices last seen before `forgetDevicesSeenBy`. Answers how many of each it deleted; fewer than
-   * `limit` of a kind means none of that kind is left.
+   * computed, used or expired reset and email tokens, challenges and social sign-in flows, expired
+   * add-credential codes, devices last seen before `forgetDevicesSeenBy`, and API keys that
+   * expired before `forgetApiKeysExpiredBy` (a revoked key is deleted when it is revoked). Answers
+   * how many of each it deleted; fewer than `limit` of a kind means none of that kind is left.
    */
   prune(input: PruneInput): Promise<{
     sessions: number
@@ -28,5 +34,7 @@ export interface PruneStore {
     challenges: number
     addCredentialCodes: number
     devices: number
+    apiKeys: number
+    oauthFlows: number
   }>
 }

@@ -103,13 +103,18 @@ export const postgresTwoFactor = (db: PgDb): TwoFactorStore => ({
     return db
       .select({ userId: twoFactors.userId, secret: twoFactors.secret })
       .from(twoFactors)
-      .where(and(notSealedWith(twoFactors, sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)))
+      .where(
+        and(
+          notSealedWith(twoFactors.secret, sealingPrefix),
+          afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId),
+        ),
+      )
       .orderBy(twoFactors.userId)
       .limit(limit)
   },
 
   async countStaleSeals(sealingPrefix) {
-    return db.$count(twoFactors, notSealedWith(twoFactors, sealingPrefix))
+    return db.$count(twoFactors, notSealedWith(twoFactors.secret, sealingPrefix))
   },
 
   async deleteTwoFactor({ userId, keepSessionId, revoke }) {

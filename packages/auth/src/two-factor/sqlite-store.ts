@@ -102,7 +102,10 @@ export const sqliteTwoFactor = (db: SqliteDb, steps: SqliteSteps): TwoFactorStor
         .select({ userId: twoFactors.userId, secret: twoFactors.secret })
         .from(twoFactors)
         .where(
-          and(notSealedWith(twoFactors, sealingPrefix), afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId)),
+          and(
+            notSealedWith(twoFactors.secret, sealingPrefix),
+            afterUserId === null ? undefined : gt(twoFactors.userId, afterUserId),
+          ),
         )
         .orderBy(twoFactors.userId)
         .limit(limit)
@@ -110,7 +113,7 @@ export const sqliteTwoFactor = (db: SqliteDb, steps: SqliteSteps): TwoFactorStor
     },
 
     async countStaleSeals(sealingPrefix) {
-      return db.$count(twoFactors, notSealedWith(twoFactors, sealingPrefix))
+      return db.$count(twoFactors, notSealedWith(twoFactors.secret, sealingPrefix))
     },
 
     async deleteTwoFactor({ userId, keepSessionId, revoke }) {

@@ -78,6 +78,38 @@ export const identitiesConformance = (t: Conformance) => {
       expect(await t.store.findIdentityTokens(ada.id, 'gitlab')).toBeNull()
     })
 
+    it('pages and counts the kept tokens not sealed under a key, by a plain prefix; none kept is not counted', async () => {
+      const users = [await t.newUser(), await t.newUser(), await t.newUser(), await t.newUser(), await t.newUser()]
+      // `_` and `%` are LIKE wildcards: a prefix compare must not treat them as such.
+      const sealed = ['v2.key_A.iv.data', 'v2.keyXA.iv.data', 'v1.old.iv.data', null, 'v2.key_A.iv2.data2']
+      const linked = users.map((user, i) => identity(user.id, { sealedTokens: sealed[i] ?? null }))
+      for (const one of linked) expect(await t.store.linkIdentity(one)).toBe('linked')
+      expect(await t.store.countStaleTokenSeals('v2.key_A.')).toBe(2)
+      const all = await t.store.staleTokenSeals({ sealingPrefix: 'v2.key_A.', afterId: null, limit: 100 })
+      expect(all.map((r) => r.sealedTokens).sort()).toEqual(['v1.old.iv.data', 'v2.keyXA.iv.data'])
+      for (const row of all) expect(row.userId).toBe(linked.find((one) => one.id === row.id)?.userId)
+      const ids = all.map((r) => r.id)
+      expect([...ids].sort()).toEqual(ids)
+      const [first] = await t.store.staleTokenSeals({ sealingPrefix: 'v2.key_A.', afterId: null, limit: 1 })
+      expect(first?.id).toBe(ids[0])
+      expect(await t.store.staleTokenSeals({ sealingPrefix: 'v2.key_A.', afterId: ids[0] ?? null, limit: 100 })).toEqual(
+        all.slice(1),
+      )
+    })
+
+    it('re-seals kept tokens only while they are unchanged; the count drops', async () => {
+      const ada = await t.newUser()
+      const one = identity(ada.id, { sealedTokens: 'v2.old.iv.data' })
+      await t.store.linkIdentity(one)
+      expect(await t.store.countStaleTokenSeals('v2.new.')).toBe(1)
+      expect(await t.store.resealIdentityTokens(one.id, 'v2.other.iv.data', 'v2.new.iv.data')).toBe(false)
+      expect(await t.store.findIdentityTokens(ada.id, 'github')).toBe('v2.old.iv.data')
+      expect(await t.store.resealIdentityTokens(one.id, 'v2.old.iv.data', 'v2.new.iv.data')).toBe(true)
+      expect(await t.store.findIdentityTokens(ada.id, 'github')).toBe('v2.new.iv.data')
+      expect(await t.store.countStaleTokenSeals('v2.new.')).toBe(0)
+      expect(await t.store.resealIdentityTokens(one.id, 'v2.old.iv.data', 'v2.newer.iv.data')).toBe(false)
+    })
+
     it('never unlinks the last way in, of 20 concurrent removals exactly one goes, and only the owner’s', async () => {
       const user = federated()
       const only = identity(user.id)

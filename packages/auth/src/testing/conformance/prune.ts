@@ -1,13 +1,57 @@
-/** Pruning: dead sessions, spent tokens and challenges and expired add-credential codes go, in batches of at most `limit`; live rows stay. */
+/**
+ * Pruning: dead sessions, spent tokens, challenges and social sign-in flows, expired
+ * add-credential codes and API keys past the cutoff go, in batches of at most `limit`; live rows
+ * (and keys expired more recently than the cutoff, still listed) stay.
+ */
 import { describe, expect, it } from 'vitest'
 import { accountEvents } from '../../account-events.js'
+import type { NewApiKey } from '../../api-keys/store.js'
+import type { NewOAuthFlow } from '../../oauth/store.js'
 import { at, type Conformance, DAY, SESSION_KEY, T0 } from './context.js'
+
+/** What a prune answers when it deleted nothing. */
+const NONE = {
+  sessions: 0,
+  resetTokens: 0,
+  emailTokens: 0,
+  challenges: 0,
+  addCredentialCodes: 0,
+  devices: 0,
+  apiKeys: 0,
+  oauthFlows: 0,
+}
 
 export const pruneConformance = (t: Conformance) => {
   const { newUser, newSession } = t
-  // The session core's cutoffs for lifetimes of 30 days idle and 90 days absolute, at day 100.
+  // The session core's cutoffs for lifetimes of 30 days idle and 90 days absolute, at day 100;
+  // API keys expired 30 days ago or earlier go.
   const now = at(100 * DAY)
-  const cutoffs = { deadIfRefreshedBy: at(70 * DAY), deadIfCreatedBy: at(10 * DAY), now, forgetDevicesSeenBy: at(50 * DAY) }
+  const cutoffs = {
+    deadIfRefreshedBy: at(70 * DAY),
+    deadIfCreatedBy: at(10 * DAY),
+    now,
+    forgetDevicesSeenBy: at(50 * DAY),
+    forgetApiKeysExpiredBy: at(70 * DAY),
+  }
+  const apiKey = (userId: string, name: string, expiresAt: Date): NewApiKey => ({
+    id: crypto.randomUUID(),
+    userId,
+    name,
+    hash: `hash-${name}-${crypto.randomUUID()}`,
+    prefix: 'lk_abcdefghi',
+    scopes: ['todos:read'],
+    createdAt: T0,
+    expiresAt,
+  })
+  const flow = (hash: string, expiresAt: Date): NewOAuthFlow => ({
+    hash,
+    provider: 'google',
+    stateHash: `state-${hash}`,
+    nonce: null,
+    returnTo: '/',
+    userId: null,
+    expiresAt,
+  })
 
   describe('prune', () => {
     it('deletes sessions past either cutoff and keeps the live ones', async () => {
@@ -19,24 +63,10 @@ export const pruneConformance = (t: Conformance) => {
       const onTheEdge = await newSession(user.id, 'p-edge', at(70 * DAY))
       const live = await newSession(user.id, 'p-live', at(71 * DAY))
 
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
-        sessions: 3,
-        resetTokens: 0,
-        emailTokens: 0,
-        challenges: 0,
-        addCredentialCodes: 0,
-        devices: 0,
-      })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, sessions: 3 })
       for (const dead of [idle, old, onTheEdge]) expect(await t.store.findSession(dead)).toBeNull()
       expect(await t.store.findSession(live)).not.toBeNull()
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
-        sessions: 0,
-        resetTokens: 0,
-        emailTokens: 0,
-        challenges: 0,
-        addCredentialCodes: 0,
-        devices: 0,
-      })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual(NONE)
     })
 
     it('deletes used and expired reset tokens and keeps the one that can still be redeemed', async () => {
@@ -53,14 +83,7 @@ export const pruneConformance = (t: Conformance) => {
       await t.store.createResetToken({ userId: b.id, tokenHash: 'expired', expiresAt: now })
       await t.store.createResetToken({ userId: c.id, tokenHash: 'live', expiresAt: at(100 * DAY + 1) })
 
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
-        sessions: 0,
-        resetTokens: 2,
-        emailTokens: 0,
-        challenges: 0,
-        addCredentialCodes: 0,
-        devices: 0,
-      })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, resetTokens: 2 })
       expect(await t.store.findResetToken('live', now)).toEqual({ userId: c.id, email: c.email })
     })
 
@@ -74,14 +97,7 @@ export const pruneConformance = (t: Conformance) => {
       )
       await mail(b.id, 'expired', now, 'change-email')
       await mail(c.id, 'live', at(100 * DAY + 1))
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
-        sessions: 0,
-        resetTokens: 0,
-        emailTokens: 2,
-        challenges: 0,
-        addCredentialCodes: 0,
-        devices: 0,
-      })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, emailTokens: 2 })
       expect(await t.store.verifyEmail({ revoke: accountEvents['email-verified'], tokenHash: 'live', now })).toBe(c.id)
     })
 
@@ -93,14 +109,7 @@ export const pruneConformance = (t: Conformance) => {
       expect(await t.store.claimChallenge('c-used', at(99 * DAY), 5)).not.toBeNull()
       await challenge(b.id, 'c-expired', now)
       await challenge(c.id, 'c-live', at(100 * DAY + 1))
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
-        sessions: 0,
-        resetTokens: 0,
-        emailTokens: 0,
-        challenges: 2,
-        addCredentialCodes: 0,
-        devices: 0,
-      })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, challenges: 2 })
       expect(await t.store.findChallenge('c-live', now)).toEqual({ userId: c.id })
     })
 
@@ -108,23 +117,55 @@ export const pruneConformance = (t: Conformance) => {
       const [a, b] = [await newUser(), await newUser()]
       await t.store.createAddCredentialCode({ userId: a.id, codeHash: 'expired', expiresAt: now })
       await t.store.createAddCredentialCode({ userId: b.id, codeHash: 'live', expiresAt: at(100 * DAY + 1) })
-      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({
-        sessions: 0,
-        resetTokens: 0,
-        emailTokens: 0,
-        challenges: 0,
-        addCredentialCodes: 1,
-        devices: 0,
-      })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, addCredentialCodes: 1 })
       expect(await t.store.spendAddCredentialCode({ userId: b.id, codeHash: 'live', now, maxFailures: 5 })).toBe(true)
+    })
+
+    it('deletes API keys expired at or before the cutoff; a key expired since stays listed, a live one works', async () => {
+      const [a, b] = [await newUser(), await newUser()]
+      const long = apiKey(a.id, 'long-expired', at(40 * DAY))
+      const edge = apiKey(a.id, 'on-the-edge', at(70 * DAY))
+      const lately = apiKey(a.id, 'lately-expired', at(70 * DAY + 1))
+      const live = apiKey(b.id, 'live', at(101 * DAY))
+      for (const key of [long, edge, lately, live]) expect(await t.store.createApiKey(key, 50, T0)).toBe(true)
+
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, apiKeys: 2 })
+      expect(await t.store.findApiKey(long.hash)).toBeNull()
+      expect(await t.store.findApiKey(edge.hash)).toBeNull()
+      expect((await t.store.listApiKeys(a.id)).map((k) => k.id)).toEqual([lately.id])
+      expect((await t.store.findApiKey(live.hash))?.key.id).toBe(live.id)
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual(NONE)
+    })
+
+    it('deletes used and expired social sign-in flows and keeps the live one', async () => {
+      // Stored at T0, when none of them was dead: storing a flow clears the dead ones itself.
+      for (const [hash, expiresAt] of [
+        ['f-used', at(101 * DAY)],
+        ['f-expired', now],
+        ['f-live', at(100 * DAY + 1)],
+      ] as const)
+        await t.store.createOAuthFlow(flow(hash, expiresAt), T0)
+      expect(await t.store.claimOAuthFlow('f-used', at(99 * DAY))).not.toBeNull()
+
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, oauthFlows: 2 })
+      expect(await t.store.claimOAuthFlow('f-live', now)).toMatchObject({ stateHash: 'state-f-live' })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, oauthFlows: 1 })
     })
 
     it('deletes at most `limit` rows of each kind per call', async () => {
       const user = await newUser()
-      for (let i = 0; i < 5; i++) await newSession(user.id, `p-batch-${i}`, T0)
-      expect((await t.store.prune({ ...cutoffs, limit: 2 })).sessions).toBe(2)
-      expect((await t.store.prune({ ...cutoffs, limit: 2 })).sessions).toBe(2)
-      expect((await t.store.prune({ ...cutoffs, limit: 2 })).sessions).toBe(1)
+      for (let i = 0; i < 5; i++) {
+        await newSession(user.id, `p-batch-${i}`, T0)
+        expect(await t.store.createApiKey(apiKey(user.id, `k-batch-${i}`, at(DAY)), 50, T0)).toBe(true)
+        await t.store.createOAuthFlow(flow(`f-batch-${i}`, at(DAY)), T0)
+      }
+      for (const left of [2, 2, 1, 0])
+        expect(await t.store.prune({ ...cutoffs, limit: 2 })).toEqual({
+          ...NONE,
+          sessions: left,
+          apiKeys: left,
+          oauthFlows: left,
+        })
     })
   })
 }

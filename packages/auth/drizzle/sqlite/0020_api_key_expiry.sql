@@ -1,0 +1,1 @@
+CREATE INDEX `auth_api_keys_expires_idx` ON `auth_api_keys` (`expires_at`);
