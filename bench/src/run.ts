@@ -21,6 +21,7 @@ import {
   runtimes,
   scale,
   signingKeys,
+  signups,
   throughput,
 } from './scenarios/index.js'
 import { passwordHash } from './seed.js'
@@ -91,6 +92,8 @@ const main = async () => {
       // Beside scenario 1: the same guarded read with an API key instead of an access token.
       if (only.has('1')) outcomes.apiKeys = await apiKeys(ctx, data)
       if (only.has('3') || only.has('4') || only.has('5')) outcomes.logins = await logins(ctx, data, (id) => only.has(id))
+      // Beside scenario 3: a signup against hono/jwt's, the same hash.
+      if (only.has('3')) outcomes.signups = await signups(ctx, data)
       if (only.has('8')) outcomes.runtimes = await runtimes(ctx, data)
       if (only.has('9')) outcomes.signingKeys = await signingKeys(ctx, data)
     }

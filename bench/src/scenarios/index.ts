@@ -21,4 +21,5 @@ export {
   writeTodo,
 } from './shared.js'
 export { signingKeys } from './signing-keys.js'
+export { signups } from './signups.js'
 export { throughput } from './throughput.js'

@@ -20,7 +20,7 @@ import { getRequestListener } from '@hono/node-server'
 import { createAuth, type GuardVariables } from '@latchkey/auth'
 import { problemErrorHandler } from '@latchkey/auth/http'
 import { sqliteStore } from '@latchkey/auth/sqlite'
-import { verify } from '@node-rs/argon2'
+import { hash, verify } from '@node-rs/argon2'
 import Database from 'better-sqlite3'
 import { Hono, type MiddlewareHandler } from 'hono'
 import { jwt, sign } from 'hono/jwt'
@@ -129,6 +129,29 @@ if (mode === 'jwt' && passwordHash)
     const now = Math.floor(Date.now() / 1000)
     const accessToken = await sign({ sub: user.id, iss: 'latchkey', aud: 'latchkey', iat: now, exp: now + 900 }, secret, 'HS256')
     return c.json({ accessToken, tokenType: 'Bearer', expiresIn: 900 })
+  })
+
+// The signup as an app on hono/jwt writes it (`jwt` only): read the JSON body, one argon2id hash
+// with the seeded hash's parameters, insert the user (409 when the email is taken), sign a token,
+// answer 201. No session, device, verification mail, limiter or events: the peer of the reference
+// server's signup (bench scenario 3s).
+const argon = /m=(\d+),t=(\d+),p=(\d+)/.exec(passwordHash ?? '')
+const insertUser = db.prepare<[string, string, string, string, number]>(
+  'insert into "auth_users" ("id", "name", "email", "password_hash", "created_at") values (?, ?, ?, ?, ?) on conflict do nothing',
+)
+if (mode === 'jwt' && argon)
+  app.post('/auth/signup', async (c) => {
+    const body = (await c.req.json()) as { name?: unknown; email?: unknown; password?: unknown }
+    if (typeof body.name !== 'string' || typeof body.email !== 'string' || typeof body.password !== 'string')
+      return c.json({ title: 'Bad body' }, 400)
+    const [, memoryCost, timeCost, parallelism] = argon.map(Number)
+    const passwordHash = await hash(body.password, { algorithm: 2 /* Argon2id */, memoryCost, timeCost, parallelism })
+    const id = uuidv7()
+    if (insertUser.run(id, body.name, body.email, passwordHash, Date.now()).changes === 0)
+      return c.json({ title: 'Email taken' }, 409)
+    const now = Math.floor(Date.now() / 1000)
+    const accessToken = await sign({ sub: id, iss: 'latchkey', aud: 'latchkey', iat: now, exp: now + 900 }, secret, 'HS256')
+    return c.json({ accessToken, tokenType: 'Bearer', expiresIn: 900 }, 201)
   })
 
 // The floor of any login over HTTP: read the JSON body, one argon2id verify of the seeded hash
