@@ -260,7 +260,7 @@ const knownBrowsers = async (base: string, users: MainData['logins']): Promise<P
     await res.arrayBuffer()
     const device = res.headers
       .getSetCookie()
-      .map((cookie) => /^((?:__Secure-)?device=[^;]+)/.exec(cookie)?.[1])
+      .map((cookie) => /^((?:__Host-|__Secure-)?device=[^;]+)/.exec(cookie)?.[1])
       .find(Boolean)
     if (res.status !== 200 || !device) throw new Error(`the login that makes a known browser answered ${res.status}`)
     headers.push({ cookie: device })
