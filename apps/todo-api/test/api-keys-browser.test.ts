@@ -5,12 +5,10 @@
  */
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, audit, CHROMIUM, skipReason, watch } from './browser-support.js'
+import { ARGS, ARTIFACTS, audit, CHROMIUM, screen, signInWithPassword, skipReason, watch } from './browser-support.js'
 import { type RunningServer, request, signup, startServer, verifyByDevMail } from './support.js'
-
-const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 15_000 })
 
 describe.skipIf(skipReason !== null)('API keys in headless Chromium', () => {
   let browser: Browser
@@ -36,12 +34,7 @@ describe.skipIf(skipReason !== null)('API keys in headless Chromium', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
     const page = await context.newPage()
     const problems = watch(page, origin())
-    await page.goto(`${origin()}/#/signin`)
-    await screen(page, 'Sign in')
-    await page.getByLabel('Email', { exact: true }).fill(account.email)
-    await page.getByLabel('Password', { exact: true }).fill(account.password)
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await screen(page, 'Todos')
+    await signInWithPassword(page, origin(), account)
     await page.getByRole('link', { name: 'Account' }).click()
     await screen(page, 'Account')
 

@@ -122,3 +122,17 @@ export const browserSuite = (prefix: string, options: StartOptions = {}) => {
     },
   }
 }
+
+/** Waits for the screen whose heading is `title` (every screen has one `h1`). */
+export const screen = (page: Page, title: string) =>
+  page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 20_000 })
+
+/** Signs `account` in on the sign-in screen with its password and waits for the todos. */
+export const signInWithPassword = async (page: Page, origin: string, account: Pick<Account, 'email' | 'password'>) => {
+  await page.goto(`${origin}/#/signin`)
+  await screen(page, 'Sign in')
+  await page.getByLabel('Email', { exact: true }).fill(account.email)
+  await page.getByLabel('Password', { exact: true }).fill(account.password)
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+  await screen(page, 'Todos')
+}

@@ -9,10 +9,9 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
+import { ARGS, ARTIFACTS, CHROMIUM, screen, skipReason, watch } from './browser-support.js'
 import { type RunningServer, signup, startServerWithMail, type startSmtp } from './support.js'
 
-const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 10_000 })
 const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `email-sign-in-${name}.png`), fullPage: true })
 
 describe.skipIf(skipReason !== null)('sign-in by email in headless Chromium', () => {

@@ -17,10 +17,9 @@ import {
   startProvider,
   type TestProvider,
 } from '../../../packages/auth/test/oidc-provider.js'
-import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
+import { ARGS, ARTIFACTS, CHROMIUM, screen, signInWithPassword, skipReason, watch } from './browser-support.js'
 import { type RunningServer, signup, startServer, turnOnTwoFactor, verifyByDevMail } from './support.js'
 
-const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 20_000 })
 const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `oauth-${name}.png`), fullPage: true })
 
 const freePort = () =>
@@ -96,12 +95,7 @@ describe.skipIf(skipReason !== null)('social sign-in in headless Chromium', () =
     page.on('request', (req) => {
       if (req.isNavigationRequest()) visited.push(req.url())
     })
-    await page.goto(`${origin}/#/signin`)
-    await screen(page, 'Sign in')
-    await page.getByLabel('Email', { exact: true }).fill(account.email)
-    await page.getByLabel('Password', { exact: true }).fill(account.password)
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
-    await screen(page, 'Todos')
+    await signInWithPassword(page, origin, account)
     await page.getByRole('link', { name: 'Account' }).click()
     await screen(page, 'Account')
     const methods = page.getByRole('region', { name: 'Sign-in methods' })

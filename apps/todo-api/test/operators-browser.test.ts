@@ -5,12 +5,9 @@
  * with no violations; a screenshot of each goes to test-artifacts/todo-api/operators-*.png.
  */
 import { join } from 'node:path'
-import type { Page } from 'playwright-core'
 import { describe, expect, it } from 'vitest'
-import { browserSuite, skipReason, watch } from './browser-support.js'
+import { browserSuite, screen, skipReason, watch } from './browser-support.js'
 import { type Account, APP_DIR, request, run, signup } from './support.js'
-
-const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 15_000 })
 
 describe.skipIf(skipReason !== null)('the operators’ screen in headless Chromium', () => {
   const suite = browserSuite('operators')

@@ -10,7 +10,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, CHROMIUM, skipReason, watch } from './browser-support.js'
+import { ARGS, ARTIFACTS, CHROMIUM, screen, skipReason, watch } from './browser-support.js'
 import {
   type Account,
   devMail,
@@ -23,7 +23,6 @@ import {
   verifyByDevMail,
 } from './support.js'
 
-const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 15_000 })
 const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `passkeys-${name}.png`), fullPage: true })
 
 describe.skipIf(skipReason !== null)('passkeys in headless Chromium with a virtual authenticator', () => {

@@ -9,13 +9,12 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, audit, CHROMIUM, expectDeleted, skipReason, watch } from './browser-support.js'
+import { ARGS, ARTIFACTS, audit, CHROMIUM, expectDeleted, screen, skipReason, watch } from './browser-support.js'
 import { devMail, type RunningServer, request, signup, startServer, turnOnTwoFactor, verifyByDevMail } from './support.js'
 
 /** Seconds a session stays fresh (`AUTH_FRESH_AGE`): the tests wait past it for a stale session. */
 const FRESH_AGE = 2
 
-const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 15_000 })
 const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `two-factor-${name}.png`), fullPage: true })
 
 describe.skipIf(skipReason !== null)('two-factor accounts in headless Chromium', () => {

@@ -12,12 +12,11 @@ import { mkdirSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, audit, CHROMIUM, skipReason, watch } from './browser-support.js'
+import { ARGS, ARTIFACTS, audit, CHROMIUM, screen, skipReason, watch } from './browser-support.js'
 import { REPO_ROOT, type RunningServer, signup, startServer } from './support.js'
 
 /** How long the client waits for another tab's token after a refused refresh (PEER_WAIT_MS in packages/client/src/cross-tab.ts). */
 const PEER_WAIT_MS = 3000
-const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 10_000 })
 
 describe.skipIf(skipReason !== null)('every screen in headless Chromium', () => {
   let browser: Browser

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import * as OTPAuth from 'otpauth'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, CHROMIUM, expectDeleted, skipReason, watch } from './browser-support.js'
+import { ARGS, ARTIFACTS, CHROMIUM, expectDeleted, screen, skipReason, watch } from './browser-support.js'
 import { type RunningServer, request, signup, startServerWithMail, type startSmtp } from './support.js'
 
 /** Seconds an access token lives on the server of the expiry tests. */
@@ -23,7 +23,6 @@ const password = () => `amber ${randomUUID().slice(0, 6)} canal whistle`
 const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `web-${name}.png`), fullPage: true })
 
 /** The heading of the screen on show. */
-const screen = (page: Page, title: string) => page.getByRole('heading', { level: 1, name: title }).waitFor({ timeout: 10_000 })
 
 /** The refreshes the server answered, from its request log (`POST /auth/refresh 200 3ms`). */
 const refreshes = (server: RunningServer) =>
