@@ -171,6 +171,29 @@ onEveryStore('social sign-in’s promises on $name', ({ opened, run }) => {
     )
   })
 
+  run('a path whose dot segments make it //host is refused: no landing may leave the site', async () => {
+    const h = setup()
+    for (const bad of [
+      '/..//evil.example',
+      '/.//evil.example',
+      '/%2e%2e//evil.example',
+      '/.%2E//evil.example',
+      '/a/..//evil.example/x',
+    ])
+      expect((await h.request('GET', `/auth/oauth/bad?returnTo=${encodeURIComponent(bad)}`)).status, bad).toBe(400)
+    const ada = await h.signup('ada@example.com')
+    await h.verifyEmail('ada@example.com')
+    expect(
+      (await h.request('POST', '/auth/oauth/bad/link', { json: { returnTo: '/..//evil.example' }, headers: ada.bearer })).status,
+    ).toBe(400)
+    // What is accepted lands on the site, whatever is added to it.
+    for (const fine of ['/a/../b', '/%2F/evil.example', '/a/.../x', '/..', '/a?next=//evil.example']) {
+      const s = await begin(h, 'bad', fine)
+      const to = await landed(await callback(h, 'bad', `error=access_denied&state=${s.state}${iss()}`, s.cookie))
+      expect(new URL(to, 'http://app.test/auth/oauth/bad/callback').origin, `${fine} -> ${to}`).toBe('http://app.test')
+    }
+  })
+
   run('a second factor due: the landing sets the device cookie and no session; the factor finishes it', async () => {
     const h = setup()
     const ada = await withTwoFactor(h)
