@@ -4,8 +4,10 @@
  * authorization URL's parameters, the flow cookie where cookies are Secure, a failed token
  * exchange, `returnTo` kept as given (a trusted absolute URL, its own query), the device cookie on
  * the second-factor landing, a provider sign-in being a fresh session, linking an identity twice,
- * linking and unlinking keeping the other sessions, the new account's name, the default limits per
- * IP, and the refusal at construction of an issuer over plain http off loopback.
+ * linking and unlinking keeping the other sessions, an identity outliving a password reset, a link
+ * while the provider is down, `returnTo` paths whose dot segments make `//host` (an open redirect),
+ * the new account's name, the default limits per IP, and the refusal at construction of an issuer
+ * over plain http off loopback.
  */
 import type { JWTPayload } from 'jose'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -252,6 +254,41 @@ onEveryStore('social sign-in’s promises on $name', ({ opened, run }) => {
     await h.auth.settled()
     expect(h.allMails.filter((m) => m.kind === 'identity-linked')).toHaveLength(1)
     expect(h.allMails.filter((m) => m.kind === 'identity-unlinked')).toHaveLength(1)
+  })
+
+  run('a linked identity survives a password reset and signs in after it; its lastUsedAt is the last sign-in', async () => {
+    const h = setup()
+    const ada = await h.signup('ada@example.com')
+    await h.verifyEmail('ada@example.com')
+    expect(await link(h, ada.accessToken, { sub: 'kept', email: 'ada@idp.example' })).toBe('/?linked=bad')
+    const listed = async (token: string) =>
+      ((await (await h.request('GET', '/auth/identities', { headers: bearer(token) })).json()) as Json[])[0]
+    expect(await listed(ada.accessToken)).toMatchObject({ lastUsedAt: null })
+    await h.request('POST', '/auth/forgot-password', { json: { email: 'ada@example.com' } })
+    const { token } = await h.mailOf('reset-password', 'ada@example.com')
+    const reset = await h.request('POST', '/auth/reset-password', { json: { token, newPassword: 'a brand new passphrase 9' } })
+    expect(reset.status).toBe(204)
+    h.clock.advance(60_000)
+    const res = await signIn(h, { sub: 'kept', email: 'ada@idp.example' })
+    expect(await landed(res)).toBe('/back')
+    const refreshed = await h.request('POST', '/auth/refresh', { headers: { Cookie: `refresh_token=${refreshCookie(res)}` } })
+    const { accessToken } = (await refreshed.json()) as { accessToken: string }
+    const me = await h.request('GET', '/auth/me', { headers: bearer(accessToken) })
+    expect(((await me.json()) as Json).id).toBe(ada.user.id)
+    expect(await listed(accessToken)).toMatchObject({ lastUsedAt: h.clock.now().toISOString() })
+  })
+
+  run('a link while the provider cannot be found: the url is returnTo with ?error=provider_unavailable, no flow', async () => {
+    const h = harness({
+      store: opened().store,
+      providers: [{ id: 'down', name: 'Down', issuer: 'http://127.0.0.1:9', ...HOSTILE_CLIENT }],
+    })
+    const ada = await h.signup('ada@example.com')
+    await h.verifyEmail('ada@example.com')
+    const res = await h.request('POST', '/auth/oauth/down/link', { json: { returnTo: '/account' }, headers: ada.bearer })
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ url: '/account?error=provider_unavailable&provider=down' })
+    expect(res.headers.getSetCookie().some((l) => l.includes('oauth_flow='))).toBe(false)
   })
 
   run('unlinking needs a signed-in, fresh session', async () => {
