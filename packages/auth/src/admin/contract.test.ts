@@ -112,6 +112,25 @@ onEveryStore('the operators’ promises on $name', ({ opened, run }) => {
     expect(h.allMails.filter((m) => 'byOperator' in m)).toEqual([])
   })
 
+  run('signing out everywhere ends the refresh cookies and a second step not answered yet, keeps API keys', async () => {
+    const h = setup({ apiKeys: { scopes: { 'todos:read': 'Read' } } })
+    h.app.get('/todos', h.auth.guard(true, { scope: 'todos:read' }), (c) => c.json({}))
+    const op = await h.operator()
+    const ada = await withTwoFactor(h as never)
+    const made = await h.request('POST', '/auth/api-keys', { headers: ada.bearer, json: { name: 'CI', scopes: ['todos:read'] } })
+    expect(made.status).toBe(201)
+    const { key } = (await made.json()) as { key: string }
+    const pending = await h.login('ada@example.com')
+    expect(pending.status).toBe(202)
+    const { challenge } = (await pending.json()) as { challenge: string }
+    expect((await h.call(op.bearer, 'DELETE', `/users/${ada.user.id}/sessions`)).status).toBe(204)
+    expect((await h.request('POST', '/auth/refresh', { headers: { Cookie: `refresh_token=${ada.refresh}` } })).status).toBe(401)
+    expect((await h.request('POST', '/auth/two-factor/verify', { json: { challenge, code: ada.code() } })).status).toBe(401)
+    expect(((await (await h.call(op.bearer, 'GET', `/users/${ada.user.id}`)).json()) as Json).sessions).toBe(0)
+    // A key is not a session (the account-event table keeps keys on a sign-out).
+    expect((await h.request('GET', '/todos', { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200)
+  })
+
   run('every action on an id no account has is 404', async () => {
     const h = setup()
     const op = await h.operator()
