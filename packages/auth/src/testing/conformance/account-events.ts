@@ -24,6 +24,7 @@ interface Taken {
   password: boolean
   credentialsVersion: boolean
   apiKey: boolean
+  identity: boolean
 }
 
 interface Fixture {
@@ -80,6 +81,12 @@ const drivers: Record<AccountEvent, Driver> = {
     },
   },
   'password-reset': {
+    spends: ['resetToken'],
+    run: async (store, { user, hash }, revoke) => {
+      expect(await store.consumeResetToken({ tokenHash: hash('reset'), now: T0, passwordHash: 'hash-2', revoke })).toBe(user.id)
+    },
+  },
+  'password-reset-first-proof': {
     spends: ['resetToken'],
     run: async (store, { user, hash }, revoke) => {
       expect(await store.consumeResetToken({ tokenHash: hash('reset'), now: T0, passwordHash: 'hash-2', revoke })).toBe(user.id)
@@ -237,6 +244,17 @@ const setUp = async (store: Store<UserRecord>, driver: Driver): Promise<Fixture>
   })
   const key = { id: `key-${tag}`, userId: user.id, name: 'CI', scopes: ['read'], prefix: 'lk_000000000' }
   await store.createApiKey({ ...key, hash: hash('key'), createdAt: T0, expiresAt: at(86_400_000) }, 50, T0)
+  const identity = {
+    id: `identity-${tag}`,
+    userId: user.id,
+    provider: 'corp',
+    issuer: 'https://sso.corp.example',
+    subject: `subject-${tag}`,
+    email: null,
+    sealedTokens: null,
+    createdAt: T0,
+  }
+  if ((await store.linkIdentity(identity)) !== 'linked') throw new Error('linkIdentity refused a fresh identity')
   return { user, current, version, hash }
 }
 
@@ -256,6 +274,7 @@ const look = async (store: Store<UserRecord>, f: Fixture, other: string[]): Prom
     password: found === null || found.passwordHash === null,
     credentialsVersion: found === null || found.credentialsVersion > f.version,
     apiKey: (await store.findApiKey(f.hash('key'))) === null,
+    identity: (await store.listIdentities(f.user.id)).length === 0,
   }
 }
 
@@ -272,6 +291,7 @@ const expected = (revoke: Revocation, keeps: boolean): Taken => ({
   password: revoke.password === true,
   credentialsVersion: revoke.credentialsVersion === true,
   apiKey: revoke.apiKeys === true,
+  identity: revoke.identities === true,
 })
 
 /**
