@@ -317,6 +317,17 @@ onEveryStore('social sign-in’s promises on $name', ({ opened, run }) => {
     expect(types).toEqual(['signup', 'login.succeeded', 'signup', 'login.succeeded'])
   })
 
+  run('an account’s email in another case or padding is the account’s: account_exists, no second account', async () => {
+    const h = setup()
+    await h.signup('ada@example.com')
+    for (const email of ['ADA@Example.COM', ' ada@example.com ', 'Ada@EXAMPLE.com'])
+      expect(await landed(await signIn(h, { sub: `other-${email}`, email })), email).toBe(
+        '/back?error=account_exists&provider=bad',
+      )
+    expect(await opened().count('auth_users')).toBe(1)
+    expect(await opened().count('auth_identities')).toBe(0)
+  })
+
   run('by default, 100 starts per IP per 15 minutes (the 101st is 429), and 100 callbacks (then rate_limited)', async () => {
     const h = setup()
     let s: Started | undefined
