@@ -167,6 +167,24 @@ onEveryStore('the operators’ promises on $name', ({ opened, run }) => {
     expect(await search('USER00@')).toEqual(['Ada Lovelace'])
   })
 
+  run('accounts made in the same millisecond page without a repeat or a gap', async () => {
+    const h = setup()
+    const op = await h.operator()
+    h.clock.advance(1000)
+    for (let i = 0; i < 7; i++) await h.signup(`same${i}@example.com`, PASSWORD, `Same ${i}`)
+    const seen: string[] = []
+    let cursor: string | null = ''
+    while (cursor !== null) {
+      const res = await h.call(op.bearer, 'GET', `/users?limit=2${cursor ? `&cursor=${cursor}` : ''}`)
+      const body = (await res.json()) as { users: Json[]; next: string | null }
+      seen.push(...body.users.map((u) => u.email as string))
+      cursor = body.next
+    }
+    expect(seen).toHaveLength(8)
+    expect(new Set(seen).size).toBe(8)
+    expect(seen.at(-1)).toBe('op@example.com')
+  })
+
   run('a disabled account: the right email code gets 403 account_disabled, a wrong one the ordinary 401', async () => {
     const h = setup()
     const op = await h.operator()
