@@ -22,6 +22,10 @@ const FIELDS: Record<string, 'string' | 'boolean' | 'strings'> = {
   keepTokens: 'boolean',
 }
 const REQUIRED = ['id', 'name', 'issuer', 'clientId', 'clientSecret']
+/** The library's limits on a provider's text (packages/auth/src/oauth/options.ts): refused here, naming the variable. */
+const MAX_LENGTH: Record<string, number> = { name: 64, clientId: 512, clientSecret: 1024 }
+/** A scope name as RFC 6749 writes it: printable ASCII but space, `"` and `\`. */
+const SCOPE = /^[\x21\x23-\x5b\x5d-\x7e]+$/
 
 const checkedIssuer = (where: string, value: string) => {
   const url = URL.canParse(value) ? new URL(value) : null
@@ -43,6 +47,11 @@ const oidcEntry = (entry: unknown, i: number): OidcProviderConfig => {
         ? Array.isArray(value) && value.every((s) => typeof s === 'string' && s !== '')
         : typeof value === kind && value !== ''
     if (!ok) fail(`${where}.${key} must be ${kind === 'strings' ? 'a list of scope names' : `a non-empty ${kind}`}`)
+    if (kind === 'strings' && !(value as string[]).every((scope) => SCOPE.test(scope)))
+      fail(`${where}.${key} must be a list of scope names (printable ASCII, no spaces, quotes or backslashes)`)
+    const max = MAX_LENGTH[key]
+    if (max !== undefined && ((value as string).trim() === '' || (value as string).length > max))
+      fail(`${where}.${key} must be 1 to ${max} characters, not blank`)
   }
   for (const key of REQUIRED) if (fields[key] === undefined) fail(`${where}.${key} is required`)
   if (!ID.test(fields.id as string) || fields.id === 'providers')
@@ -67,6 +76,7 @@ export const parseProviders = (env: NodeJS.ProcessEnv): ProviderConfig[] => {
       fail(`${prefix}_CLIENT_ID and ${prefix}_CLIENT_SECRET go together: set both, or neither`)
     if (/\s/.test(clientId) || clientId.length > 512)
       fail(`${prefix}_CLIENT_ID must be the client id the provider gave, without spaces`)
+    if (clientSecret.length > 1024) fail(`${prefix}_CLIENT_SECRET must be at most 1024 characters`)
     providers.push(make({ clientId, clientSecret }))
   }
   const raw = env.AUTH_OIDC_PROVIDERS?.trim() ?? ''

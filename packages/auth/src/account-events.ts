@@ -28,6 +28,11 @@ export interface Revocation {
   credentialsVersion?: true
   /** Every API key of the user (docs/guide/api-keys.md#what-revokes-a-key). */
   apiKeys?: true
+  /**
+   * Every identity at a provider linked to the user: on an unverified account, one a provider
+   * linked without vouching for the address (docs/guide/social-sign-in.md#who-the-identity-is).
+   */
+  identities?: true
 }
 
 /** The revocation targets, in the order the docs' table lists them. */
@@ -40,6 +45,7 @@ export const REVOCATION_TARGETS = [
   'password',
   'credentialsVersion',
   'apiKeys',
+  'identities',
 ] as const satisfies readonly (keyof Revocation)[]
 
 /** An event with no session of its own to keep: `sessions: 'others'` would mean nothing there. */
@@ -59,6 +65,7 @@ const FIRST_PROOF = {
   password: true,
   credentialsVersion: true,
   apiKeys: true,
+  identities: true,
 } as const
 
 /** Every account event and what it revokes. */
@@ -67,6 +74,18 @@ export const accountEvents = {
   'password-changed': { sessions: 'others', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true },
   /** `POST /auth/reset-password` (`consumeResetToken`): the spent token is used, the rest deleted. */
   'password-reset': { sessions: 'all', resetTokens: true, emailTokens: 'change-email', credentialsVersion: true, apiKeys: true },
+  /**
+   * `POST /auth/reset-password` (`consumeResetToken`) of an unverified account: the first proof of
+   * the mailbox, so an identity a provider linked before it (without vouching for the address) goes too.
+   */
+  'password-reset-first-proof': {
+    sessions: 'all',
+    resetTokens: true,
+    emailTokens: 'change-email',
+    credentialsVersion: true,
+    apiKeys: true,
+    identities: true,
+  },
   /** `POST /auth/verify-email` (`verifyEmail`) from the password's holder: a live session of the account, or its password. */
   'email-verified': {},
   /**
@@ -133,10 +152,12 @@ export const accountEvents = {
     password: true,
     credentialsVersion: true,
     apiKeys: true,
+    identities: true,
   },
 } as const satisfies {
   'password-changed': Revocation
   'password-reset': Sessionless
+  'password-reset-first-proof': Sessionless
   'email-verified': Sessionless
   'email-verification-settled': Sessionless
   'email-change-confirmed': Sessionless

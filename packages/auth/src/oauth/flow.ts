@@ -29,6 +29,9 @@ export interface FlowSecrets {
 /** The PKCE verifier of a flow: 43 base64url characters derived from the cookie's 256 random bits. */
 const verifierOf = (cookieValue: string) => sha256Base64url(`latchkey oauth pkce ${cookieValue}`)
 
+/** The base a relative `returnTo` is resolved against: any origin no `returnTo` can name. */
+const RELATIVE_BASE = 'http://relative.invalid'
+
 /** A character no `returnTo` carries: controls, spaces (browsers strip or split on them) and backslashes. */
 const unsafeInUrl = (ch: string) => (ch.codePointAt(0) ?? 0) <= 0x20 || ch === '\u007f' || ch === '\\'
 
@@ -38,7 +41,13 @@ const unsafeInUrl = (ch: string) => (ch.codePointAt(0) ?? 0) <= 0x20 || ch === '
  */
 export const safeReturnTo = (value: string, trusted: ReadonlySet<string> | null): string | null => {
   if (value.length > 2048 || !isStorableText(value) || [...value].some(unsafeInUrl)) return null
-  if (value.startsWith('/')) return value.startsWith('//') ? null : value
+  if (value.startsWith('/')) {
+    if (value.startsWith('//')) return null
+    // Dot segments may make the path `//host` (`/..//evil.example`): a landing with a query added
+    // (`?error=`, `?second_factor=`) is written from the resolved path and would leave the site.
+    const resolved = new URL(value, RELATIVE_BASE)
+    return resolved.origin === RELATIVE_BASE && !resolved.pathname.startsWith('//') ? value : null
+  }
   try {
     const url = new URL(value)
     if ((url.protocol === 'https:' || url.protocol === 'http:') && trusted?.has(url.origin)) return url.href
@@ -50,7 +59,7 @@ export const safeReturnTo = (value: string, trusted: ReadonlySet<string> | null)
 export const landing = (returnTo: string, params: Record<string, string> = {}): string => {
   if (Object.keys(params).length === 0) return returnTo
   const relative = returnTo.startsWith('/')
-  const url = new URL(returnTo, 'http://relative.invalid')
+  const url = new URL(returnTo, RELATIVE_BASE)
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value)
   return relative ? `${url.pathname}${url.search}${url.hash}` : url.href
 }

@@ -1,16 +1,27 @@
 /**
  * The PostgreSQL revocation primitive (docs/reference/lifecycle.md#what-each-account-event-revokes):
  * runs a revocation's plan inside the caller's transaction, the event's atomic step, in the store's
- * lock order (the user's row, then tokens, second factor, recovery codes, challenges, sessions).
+ * lock order (the user's row, then tokens, second factor, recovery codes, challenges, API keys,
+ * identities, sessions).
  */
 import { eq } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
 import { REVOKED_TABLES, type RevocationScope, type RevokedTable, revocationPlan, writesUser } from '../store/revocation.js'
 import * as schema from './schema.js'
-import { apiKeys, challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import {
+  apiKeys,
+  challenges,
+  emailTokens,
+  identities,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  twoFactors,
+  users,
+} from './schema.js'
 
 /** The table of each revoked kind of row but sessions (whose ids the primitive answers). */
-const revocable = { resetTokens, emailTokens, twoFactors, recoveryCodes, challenges, apiKeys } satisfies Record<
+const revocable = { resetTokens, emailTokens, twoFactors, recoveryCodes, challenges, apiKeys, identities } satisfies Record<
   Exclude<RevokedTable, 'sessions'>,
   unknown
 >

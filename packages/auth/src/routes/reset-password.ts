@@ -61,9 +61,12 @@ export const resetPassword = <U extends UserRecord>(deps: Pick<RouteDeps<U>, 'ro
         () => c.var.hasher.hash(normalizePassword(newPassword)),
       )
 
+      // An unverified account's reset is the first proof of its mailbox: an identity a provider
+      // linked before it, without vouching for the address, goes too (a squatter keeps nothing).
+      const unverified = (await store.findUserById(found.userId))?.user.emailVerified === false
       // The spend is the atomic step: it checks the token again, so a concurrent reset wins once.
       const userId = await store.consumeResetToken({
-        revoke: accountEvents['password-reset'],
+        revoke: accountEvents[unverified ? 'password-reset-first-proof' : 'password-reset'],
         tokenHash: tokenHash(token),
         now: options.now(),
         passwordHash,

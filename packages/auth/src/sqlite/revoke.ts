@@ -9,10 +9,20 @@ import { and, eq, type SQL, sql } from 'drizzle-orm'
 import { REVOKED_TABLES, type RevocationScope, type RevokedTable, revocationPlan } from '../store/revocation.js'
 import type { SqliteDb } from './db.js'
 import * as schema from './schema.js'
-import { apiKeys, challenges, emailTokens, recoveryCodes, resetTokens, sessions, twoFactors, users } from './schema.js'
+import {
+  apiKeys,
+  challenges,
+  emailTokens,
+  identities,
+  recoveryCodes,
+  resetTokens,
+  sessions,
+  twoFactors,
+  users,
+} from './schema.js'
 
 /** The table of each revoked kind of row but sessions (whose ids the primitive answers). */
-const revocable = { resetTokens, emailTokens, twoFactors, recoveryCodes, challenges, apiKeys } satisfies Record<
+const revocable = { resetTokens, emailTokens, twoFactors, recoveryCodes, challenges, apiKeys, identities } satisfies Record<
   Exclude<RevokedTable, 'sessions'>,
   unknown
 >

@@ -12,7 +12,7 @@ export interface ConsumeResetInput {
   now: Date
   /** The new password's hash, stored in the same atomic step. */
   passwordHash: string
-  /** What the reset revokes, applied in the same atomic step (`accountEvents['password-reset']`). */
+  /** What the reset revokes, applied in the same atomic step (`accountEvents['password-reset']`; of an unverified account `'password-reset-first-proof'`). */
   revoke: Revocation
 }
 

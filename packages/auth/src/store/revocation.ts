@@ -18,11 +18,12 @@ export interface RevocableSchema {
   twoFactors: { userId: Column }
   recoveryCodes: { userId: Column }
   apiKeys: { userId: Column }
+  identities: { userId: Column }
 }
 
 /**
  * The tables a revocation deletes rows of, in the PostgreSQL store's lock order (after the user's
- * row: tokens, second factor, recovery codes, challenges, API keys, then sessions).
+ * row: tokens, second factor, recovery codes, challenges, API keys, identities, then sessions).
  */
 export const REVOKED_TABLES = [
   'resetTokens',
@@ -31,6 +32,7 @@ export const REVOKED_TABLES = [
   'recoveryCodes',
   'challenges',
   'apiKeys',
+  'identities',
   'sessions',
 ] as const
 export type RevokedTable = (typeof REVOKED_TABLES)[number]
@@ -78,6 +80,7 @@ export const revocationPlan = (s: RevocableSchema, { userId, revoke, keepSession
     password: revoke.password && { user: { passwordHash: NO_PASSWORD } },
     credentialsVersion: revoke.credentialsVersion && { user: { credentialsVersion: sql`${s.users.credentialsVersion} + 1` } },
     apiKeys: revoke.apiKeys && { rows: { apiKeys: mine(s.apiKeys) } },
+    identities: revoke.identities && { rows: { identities: mine(s.identities) } },
   } satisfies { [T in keyof Required<Revocation>]: Partial<RevocationPlan> | undefined }
   const plan: RevocationPlan = { rows: {}, user: {} }
   for (const part of Object.values(targets) as (Partial<RevocationPlan> | undefined)[]) {

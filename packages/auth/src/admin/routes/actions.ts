@@ -105,10 +105,11 @@ export const actionRoutes = <U extends UserRecord>(deps: AdminDeps<U>, accounts:
     async (c) => {
       const { id } = c.req.valid('param')
       const { user } = await accounts.target(c, id)
-      if (user.emailVerified) return c.body(null, 204)
-      if (!(await store.markEmailVerified(id))) throw new AuthError('not_found', { detail: `No user with id ${id}` })
+      if (!user.emailVerified && !(await store.markEmailVerified(id)))
+        throw new AuthError('not_found', { detail: `No user with id ${id}` })
+      // Every action is in the audit log, one that changed nothing too; the mail tells of a change only.
       notify.event(c, { type: 'admin.email_verified', actorId: c.var.user.id, userId: id })
-      notify.mail({ kind: 'email-marked-verified', to: user.email, byOperator: true })
+      if (!user.emailVerified) notify.mail({ kind: 'email-marked-verified', to: user.email, byOperator: true })
       return c.body(null, 204)
     },
   )

@@ -69,11 +69,15 @@ export const disableRoutes = <U extends UserRecord>(deps: AdminDeps<U>, accounts
     async (c) => {
       const { id } = c.req.valid('param')
       const { user } = await accounts.target(c, id)
-      if (!isDisabled(user)) return c.body(null, 204)
-      if ((await store.setUserDisabled({ userId: id, disabledAt: null, revoke: accountEvents['account-enabled'] })) === null)
+      const wasDisabled = isDisabled(user)
+      if (
+        wasDisabled &&
+        (await store.setUserDisabled({ userId: id, disabledAt: null, revoke: accountEvents['account-enabled'] })) === null
+      )
         throw new AuthError('not_found', { detail: `No user with id ${id}` })
+      // Every action is in the audit log, one that changed nothing too (as a repeated disabling is); the mail tells of a change only.
       notify.event(c, { type: 'admin.user_enabled', actorId: c.var.user.id, userId: id })
-      notify.mail({ kind: 'account-enabled', to: user.email, byOperator: true })
+      if (wasDisabled) notify.mail({ kind: 'account-enabled', to: user.email, byOperator: true })
       return c.body(null, 204)
     },
   )

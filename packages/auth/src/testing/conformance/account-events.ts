@@ -59,6 +59,17 @@ const setUp = async (store: Store<UserRecord>, driver: Driver): Promise<Fixture>
   })
   const key = { id: `key-${tag}`, userId: user.id, name: 'CI', scopes: ['read'], prefix: 'lk_000000000' }
   await store.createApiKey({ ...key, hash: hash('key'), createdAt: T0, expiresAt: at(86_400_000) }, 50, T0)
+  const identity = {
+    id: `identity-${tag}`,
+    userId: user.id,
+    provider: 'corp',
+    issuer: 'https://sso.corp.example',
+    subject: `subject-${tag}`,
+    email: null,
+    sealedTokens: null,
+    createdAt: T0,
+  }
+  if ((await store.linkIdentity(identity)) !== 'linked') throw new Error('linkIdentity refused a fresh identity')
   return { user, current, version, hash }
 }
 
@@ -78,6 +89,7 @@ const look = async (store: Store<UserRecord>, f: Fixture, other: string[]): Prom
     password: found === null || found.passwordHash === null,
     credentialsVersion: found === null || found.credentialsVersion > f.version,
     apiKey: (await store.findApiKey(f.hash('key'))) === null,
+    identity: (await store.listIdentities(f.user.id)).length === 0,
   }
 }
 
@@ -94,6 +106,7 @@ const expected = (revoke: Revocation, keeps: boolean): Taken => ({
   password: revoke.password === true,
   credentialsVersion: revoke.credentialsVersion === true,
   apiKey: revoke.apiKeys === true,
+  identity: revoke.identities === true,
 })
 
 /**
