@@ -76,6 +76,7 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           devices: 0,
           apiKeys: 0,
           oauthFlows: 0,
+          passkeyChallenges: 0,
           resealed: 0,
         })
 
@@ -113,6 +114,7 @@ describe.each(STORES)('pruning on $name', ({ name, skip, open }) => {
           devices: 0,
           apiKeys: 0,
           oauthFlows: 0,
+          passkeyChallenges: 0,
           resealed: 0,
         })
         expect(await count('auth_sessions')).toBe(5)

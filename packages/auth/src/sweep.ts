@@ -1,9 +1,9 @@
 /**
  * The sweep that keeps the store's tables proportional to live data (docs/reference/operations.md#the-sweep): dead
- * sessions, spent reset and email tokens, dead login challenges and social sign-in flows, expired
- * add-credential codes, devices not seen for a year and API keys expired for 30 days are deleted
- * in bounded batches, on a timer the server owns (unref'd, so it never keeps a process alive) and
- * stops on shutdown. The session core says what is dead; the store deletes it. The same run seals
+ * sessions, spent reset and email tokens, dead login and WebAuthn challenges and social sign-in
+ * flows, expired add-credential codes, devices not seen for a year and API keys expired for 30 days
+ * are deleted in bounded batches, on a timer the server owns (unref'd, so it never keeps a process
+ * alive) and stops on shutdown. The session core says what is dead; the store deletes it. The same run seals
  * again under the first encryption key whatever another key sealed (TOTP secrets, providers'
  * kept tokens), page by page, so an old key can be dropped once none is left.
  */
@@ -27,6 +27,8 @@ export interface PruneCounts {
   apiKeys: number
   /** Used or expired social sign-in flows (docs/guide/social-sign-in.md). */
   oauthFlows: number
+  /** Used or expired WebAuthn challenges of passkey ceremonies (docs/reference/passkeys.md). */
+  passkeyChallenges: number
   /** Sealed values (TOTP secrets, providers' kept tokens) sealed again under the first encryption key. */
   resealed: number
 }
@@ -108,6 +110,7 @@ export const sweeper = <U extends UserRecord>(deps: {
       devices: 0,
       apiKeys: 0,
       oauthFlows: 0,
+      passkeyChallenges: 0,
       resealed: 0,
     }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
@@ -127,6 +130,7 @@ export const sweeper = <U extends UserRecord>(deps: {
       total.devices += deleted.devices
       total.apiKeys += deleted.apiKeys
       total.oauthFlows += deleted.oauthFlows
+      total.passkeyChallenges += deleted.passkeyChallenges
       const signIns = await deps.store.pruneEmailSignIns(now, deps.batchSize)
       total.emailSignIns += signIns
       if (Math.max(...Object.values(deleted), signIns) < deps.batchSize) break

@@ -3,7 +3,8 @@
  * (ES256 and Ed25519) that makes real WebAuthn responses: registration and discoverable sign-in,
  * user verification as a complete sign-in and its absence as one factor, and every refusal:
  * wrong origin, wrong rpId, another challenge, reused and expired challenges, a bad signature, a
- * counter that goes back, another user's passkey, the last way to sign in, parallel sign-ins.
+ * counter that goes back, another user's passkey, the last way to sign in, parallel sign-ins; and
+ * the sweep deleting abandoned challenges.
  */
 import { decodeJwt } from 'jose'
 import * as OTPAuth from 'otpauth'
@@ -227,6 +228,23 @@ describe.each(STORES)('passkeys over HTTP on $name', ({ skip, open }) => {
       expect(JSON.parse(bodies[0] as string)).toMatchObject({ status: 401, type: 'urn:latchkey:problem:passkey-failed' })
     },
   )
+
+  run('abandoned ceremonies do not pile up: with no ceremony after them, the sweep deletes them once they expire', async () => {
+    const h = setup()
+    const ada = await withPasskey(h)
+    // A burst of sign-ins begun and never finished, one finished, and no ceremony since (storing a
+    // challenge clears the dead ones: the registration's is already gone).
+    for (let i = 0; i < 20; i++) await loginOptions(h, `203.0.113.${i}`)
+    const o = await loginOptions(h)
+    expect((await signIn(h, o.challengeId, await ada.authenticator.get(o.options))).status).toBe(200)
+    expect(await opened.count('auth_passkey_challenges')).toBe(21)
+    // The spent one goes at once; the 20 can still be answered for their 5 minutes.
+    expect(await h.auth.prune()).toMatchObject({ passkeyChallenges: 1 })
+    expect(await opened.count('auth_passkey_challenges')).toBe(20)
+    h.clock.advance(300_000)
+    expect(await h.auth.prune()).toMatchObject({ passkeyChallenges: 20 })
+    expect(await opened.count('auth_passkey_challenges')).toBe(0)
+  })
 
   run('of 10 parallel registrations with one response, exactly one stores the passkey', async () => {
     const h = setup()

@@ -3,7 +3,17 @@ import { inArray, lte, or, sql } from 'drizzle-orm'
 import { spentOrExpired } from '../store/predicates.js'
 import type { PruneStore } from '../store/prune.js'
 import type { PgDb } from './db.js'
-import { addCredentialCodes, apiKeys, challenges, devices, emailTokens, oauthFlows, resetTokens, sessions } from './schema.js'
+import {
+  addCredentialCodes,
+  apiKeys,
+  challenges,
+  devices,
+  emailTokens,
+  oauthFlows,
+  passkeyChallenges,
+  resetTokens,
+  sessions,
+} from './schema.js'
 
 export const postgresPrune = (db: PgDb): PruneStore => ({
   async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, forgetApiKeysExpiredBy, limit }) {
@@ -57,7 +67,13 @@ export const postgresPrune = (db: PgDb): PruneStore => ({
       .where(spentOrExpired(oauthFlows, now))
       .limit(limit)
       .for('update', { skipLocked: true })
-    const [dead, spent, spentEmail, spentChallenges, expired, forgottenDevices, keys, flows] = await Promise.all([
+    const deadPasskeyChallenges = db
+      .select({ hash: passkeyChallenges.hash })
+      .from(passkeyChallenges)
+      .where(spentOrExpired(passkeyChallenges, now))
+      .limit(limit)
+      .for('update', { skipLocked: true })
+    const [dead, spent, spentEmail, spentChallenges, expired, forgottenDevices, keys, flows, ceremonies] = await Promise.all([
       db.delete(sessions).where(inArray(sessions.id, deadSessions)),
       db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
       db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
@@ -66,6 +82,7 @@ export const postgresPrune = (db: PgDb): PruneStore => ({
       db.delete(devices).where(inArray(sql`ctid`, forgotten)),
       db.delete(apiKeys).where(inArray(apiKeys.id, expiredKeys)),
       db.delete(oauthFlows).where(inArray(oauthFlows.hash, deadFlows)),
+      db.delete(passkeyChallenges).where(inArray(passkeyChallenges.hash, deadPasskeyChallenges)),
     ])
     return {
       sessions: dead.rowCount ?? 0,
@@ -76,6 +93,7 @@ export const postgresPrune = (db: PgDb): PruneStore => ({
       devices: forgottenDevices.rowCount ?? 0,
       apiKeys: keys.rowCount ?? 0,
       oauthFlows: flows.rowCount ?? 0,
+      passkeyChallenges: ceremonies.rowCount ?? 0,
     }
   },
 })

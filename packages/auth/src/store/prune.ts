@@ -5,7 +5,10 @@ export interface PruneInput {
   deadIfRefreshedBy: Date
   /** A session created at or before this is past its absolute lifetime. */
   deadIfCreatedBy: Date
-  /** A reset or email token or a challenge that was used, or expires at or before this, is spent. */
+  /**
+   * A reset or email token, a login or WebAuthn challenge or a social sign-in flow that was used,
+   * or expires at or before this, is spent.
+   */
   now: Date
   /** A known device last seen at or before this is forgotten. */
   forgetDevicesSeenBy: Date
@@ -22,10 +25,11 @@ export interface PruneInput {
 export interface PruneStore {
   /**
    * Deletes dead rows, at most `limit` of each kind: sessions past the cutoffs the session core
-   * computed, used or expired reset and email tokens, challenges and social sign-in flows, expired
-   * add-credential codes, devices last seen before `forgetDevicesSeenBy`, and API keys that
-   * expired before `forgetApiKeysExpiredBy` (a revoked key is deleted when it is revoked). Answers
-   * how many of each it deleted; fewer than `limit` of a kind means none of that kind is left.
+   * computed, used or expired reset and email tokens, login and WebAuthn challenges and social
+   * sign-in flows, expired add-credential codes, devices last seen before `forgetDevicesSeenBy`,
+   * and API keys that expired before `forgetApiKeysExpiredBy` (a revoked key is deleted when it is
+   * revoked). Answers how many of each it deleted; fewer than `limit` of a kind means none of that
+   * kind is left.
    */
   prune(input: PruneInput): Promise<{
     sessions: number
@@ -36,5 +40,6 @@ export interface PruneStore {
     devices: number
     apiKeys: number
     oauthFlows: number
+    passkeyChallenges: number
   }>
 }

@@ -1,5 +1,5 @@
 /**
- * Pruning: dead sessions, spent tokens, challenges and social sign-in flows, expired
+ * Pruning: dead sessions, spent tokens, login and WebAuthn challenges and social sign-in flows, expired
  * add-credential codes and API keys past the cutoff go, in batches of at most `limit`; live rows
  * (and keys expired more recently than the cutoff, still listed) stay.
  */
@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { accountEvents } from '../../account-events.js'
 import type { NewApiKey } from '../../api-keys/store.js'
 import type { NewOAuthFlow } from '../../oauth/store.js'
+import type { PasskeyChallengePurpose } from '../../passkeys/store.js'
 import { at, type Conformance, DAY, SESSION_KEY, T0 } from './context.js'
 
 /** What a prune answers when it deleted nothing. */
@@ -19,6 +20,7 @@ const NONE = {
   devices: 0,
   apiKeys: 0,
   oauthFlows: 0,
+  passkeyChallenges: 0,
 }
 
 export const pruneConformance = (t: Conformance) => {
@@ -52,6 +54,9 @@ export const pruneConformance = (t: Conformance) => {
     userId: null,
     expiresAt,
   })
+  /** A WebAuthn challenge stored at T0, when none of them was dead: storing one clears the dead ones itself. */
+  const ceremony = (hash: string, purpose: PasskeyChallengePurpose, userId: string | null, expiresAt: Date) =>
+    t.store.createPasskeyChallenge({ hash, purpose, userId, boundTo: purpose === 'two-factor' ? 'c-login' : null, expiresAt }, T0)
 
   describe('prune', () => {
     it('deletes sessions past either cutoff and keeps the live ones', async () => {
@@ -152,12 +157,35 @@ export const pruneConformance = (t: Conformance) => {
       expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, oauthFlows: 1 })
     })
 
+    it('deletes used and expired WebAuthn challenges, abandoned ones too, and keeps the live ones', async () => {
+      const ada = await newUser()
+      await ceremony('w-used', 'login', null, at(101 * DAY))
+      // Ceremonies begun and never answered, and no ceremony since.
+      await ceremony('w-abandoned', 'register', ada.id, at(300_000))
+      await ceremony('w-expired', 'two-factor', ada.id, now)
+      await ceremony('w-live-login', 'login', null, at(100 * DAY + 1))
+      await ceremony('w-live-register', 'register', ada.id, at(100 * DAY + 1))
+      expect(await t.store.claimPasskeyChallenge('w-used', 'login', at(99 * DAY))).toEqual({ userId: null, boundTo: null })
+
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, passkeyChallenges: 3 })
+      // Gone: not even a clock before they expired finds them.
+      expect(await t.store.findPasskeyChallenge('w-abandoned', 'register', T0)).toBeNull()
+      expect(await t.store.findPasskeyChallenge('w-expired', 'two-factor', T0)).toBeNull()
+      expect(await t.store.findPasskeyChallenge('w-live-register', 'register', now)).toEqual({ userId: ada.id, boundTo: null })
+      expect(await t.store.claimPasskeyChallenge('w-live-login', 'login', now)).toEqual({ userId: null, boundTo: null })
+      // The one just claimed is spent: the next sweep takes it, and only it.
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual({ ...NONE, passkeyChallenges: 1 })
+      expect(await t.store.findPasskeyChallenge('w-live-register', 'register', now)).toEqual({ userId: ada.id, boundTo: null })
+      expect(await t.store.prune({ ...cutoffs, limit: 100 })).toEqual(NONE)
+    })
+
     it('deletes at most `limit` rows of each kind per call', async () => {
       const user = await newUser()
       for (let i = 0; i < 5; i++) {
         await newSession(user.id, `p-batch-${i}`, T0)
         expect(await t.store.createApiKey(apiKey(user.id, `k-batch-${i}`, at(DAY)), 50, T0)).toBe(true)
         await t.store.createOAuthFlow(flow(`f-batch-${i}`, at(DAY)), T0)
+        await ceremony(`w-batch-${i}`, 'login', null, at(DAY))
       }
       for (const left of [2, 2, 1, 0])
         expect(await t.store.prune({ ...cutoffs, limit: 2 })).toEqual({
@@ -165,6 +193,7 @@ export const pruneConformance = (t: Conformance) => {
           sessions: left,
           apiKeys: left,
           oauthFlows: left,
+          passkeyChallenges: left,
         })
     })
   })
