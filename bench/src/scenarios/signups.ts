@@ -12,8 +12,8 @@ import { percentile, sortedCopy, summarize } from '../stats.js'
 import { compared, type MainData, ms, type Outcome, oneAtATime, problems } from './shared.js'
 
 /** `count` signups of new addresses, each from its own client address (so only the per-email limit could apply, and never does). */
-const signupsOf = (label: string, count: number): Variant => {
-  const tag = `${label}-${Date.now().toString(36)}`
+const signupsOf = (label: string, round: number, count: number): Variant => {
+  const tag = `${label}-${round}-${Date.now().toString(36)}`
   return {
     label,
     method: 'POST',
@@ -37,8 +37,8 @@ export const signups = async (ctx: Ctx, data: MainData): Promise<Outcome> => {
     // In turns, as scenario 3: the machine drifts between minutes. Every body is a new address
     // (the warm-up's 5 included), so no signup meets a taken one.
     for (let r = 0; r < ctx.sizes.rounds; r++) {
-      const [mine] = (await runLoad(ctx, app, [oneAtATime('app', signupsOf(`app${r}`, n + 10), n)])).streams
-      const [theirs] = (await runLoad(ctx, jwt, [oneAtATime('jwt', signupsOf(`jwt${r}`, n + 10), n)])).streams
+      const [mine] = (await runLoad(ctx, app, [oneAtATime('app', signupsOf('app', r, n + 10), n)])).streams
+      const [theirs] = (await runLoad(ctx, jwt, [oneAtATime('jwt', signupsOf('jwt', r, n + 10), n)])).streams
       series.app.push(...(mine?.samples.app ?? []))
       series.jwt.push(...(theirs?.samples.jwt ?? []))
       notes.push(...[mine, theirs].map((x) => (x ? problems(x) : 'no result')).filter(Boolean))
