@@ -148,4 +148,8 @@ export const SQLITE_MIGRATIONS: readonly { tag: string; statements: readonly str
     tag: '0020_api_key_expiry',
     statements: ['CREATE INDEX `auth_api_keys_expires_idx` ON `auth_api_keys` (`expires_at`);'],
   },
+  {
+    tag: '0021_oauth_flow_session',
+    statements: ['ALTER TABLE `auth_oauth_flows` ADD `session_id` text;'],
+  },
 ]

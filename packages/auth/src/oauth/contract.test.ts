@@ -278,6 +278,47 @@ onEveryStore('social sign-in’s promises on $name', ({ opened, run }) => {
     expect(await listed(accessToken)).toMatchObject({ lastUsedAt: h.clock.now().toISOString() })
   })
 
+  run(
+    'a link ends with the session that started it: after a reset or a sign-out in its ten minutes it links nothing',
+    async () => {
+      const h = setup()
+      const ada = await h.signup('ada@example.com')
+      await h.verifyEmail('ada@example.com')
+      /** Starts a link as the holder of `token`; `finish` calls back in that browser as the provider says. */
+      const start = async (token: string, sub: string) => {
+        const res = await h.request('POST', '/auth/oauth/bad/link', { json: {}, headers: bearer(token) })
+        expect(res.status).toBe(200)
+        const url = new URL(((await res.json()) as { url: string }).url)
+        const flow = (res.headers.getSetCookie().find((line) => line.startsWith('oauth_flow=')) ?? '').split(';')[0]
+        return async () => {
+          idp.respond(claims(url.searchParams.get('nonce') ?? '', { sub, email: 'ada@idp.example' }))
+          return landed(await callback(h, 'bad', `code=c&state=${url.searchParams.get('state')}${iss()}`, flow))
+        }
+      }
+      // A thief with the password starts a link; the owner resets the password before the callback.
+      const thief = await h.login('ada@example.com')
+      const thiefToken = ((await thief.json()) as { accessToken: string }).accessToken
+      const finishThief = await start(thiefToken, 'thief-at-idp')
+      await h.request('POST', '/auth/forgot-password', { json: { email: 'ada@example.com' } })
+      const { token } = await h.mailOf('reset-password', 'ada@example.com')
+      const reset = await h.request('POST', '/auth/reset-password', { json: { token, newPassword: 'a brand new passphrase 9' } })
+      expect(reset.status).toBe(204)
+      expect(await finishThief()).toBe('/?error=invalid_state&provider=bad')
+      // The owner signs in again; a link started and signed out of before its callback links nothing either.
+      const owner = await h.login('ada@example.com', 'a brand new passphrase 9')
+      const ownerToken = ((await owner.json()) as { accessToken: string }).accessToken
+      const finishOwner = await start(ownerToken, 'owner-at-idp')
+      expect((await h.request('POST', '/auth/logout', { headers: bearer(ownerToken) })).status).toBe(204)
+      expect(await finishOwner()).toBe('/?error=invalid_state&provider=bad')
+      // Nothing linked, nothing mailed as linked; a link from a live session still links.
+      const again = await h.login('ada@example.com', 'a brand new passphrase 9')
+      const againToken = ((await again.json()) as { accessToken: string }).accessToken
+      expect(await (await h.request('GET', '/auth/identities', { headers: bearer(againToken) })).json()).toEqual([])
+      expect(h.allMails.filter((m) => m.kind === 'identity-linked')).toHaveLength(0)
+      expect(await (await start(againToken, 'owner-at-idp'))()).toBe('/?linked=bad')
+    },
+  )
+
   run('a link while the provider cannot be found: the url is returnTo with ?error=provider_unavailable, no flow', async () => {
     const h = harness({
       store: opened().store,

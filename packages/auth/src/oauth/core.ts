@@ -44,7 +44,11 @@ export const oauthCore = <U extends UserRecord>(deps: {
      * bound to this browser; or, when the provider cannot be found now, `returnTo` with the error
      * (no flow, no cookie).
      */
-    async authorize(c: Context, p: ResolvedProvider, target: { returnTo: string; userId: string | null }): Promise<string> {
+    async authorize(
+      c: Context,
+      p: ResolvedProvider,
+      target: { returnTo: string; userId: string | null; sessionId: string | null },
+    ): Promise<string> {
       try {
         await rp.metadata(p)
         return (await rp.authorizationUrl(p, await flow.start(c, p, target))).href

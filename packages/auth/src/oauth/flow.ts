@@ -74,7 +74,11 @@ export const flows = <U extends UserRecord>(deps: { store: Store<U>; secure: boo
   const name = deps.secure ? `__Secure-${NAME}` : NAME
   return {
     /** Stores a new flow and sets its cookie: the secrets for the authorization URL. */
-    async start(c: Context, provider: ResolvedProvider, { returnTo, userId }: { returnTo: string; userId: string | null }) {
+    async start(
+      c: Context,
+      provider: ResolvedProvider,
+      { returnTo, userId, sessionId }: { returnTo: string; userId: string | null; sessionId: string | null },
+    ) {
       const value = opaqueToken()
       const secrets: FlowSecrets = {
         state: opaqueToken(),
@@ -90,6 +94,7 @@ export const flows = <U extends UserRecord>(deps: { store: Store<U>; secure: boo
           nonce: secrets.nonce,
           returnTo,
           userId,
+          sessionId,
           expiresAt: new Date(now.getTime() + FLOW_SECONDS * 1000),
         },
         now,

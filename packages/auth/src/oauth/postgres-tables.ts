@@ -44,6 +44,8 @@ export const oauthFlows = pgTable(
     returnTo: text('return_to').notNull(),
     /** A link: the user the identity is linked to; `null` for a sign-in. */
     userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    /** A link: the session that started it; the link completes only while that session lives. */
+    sessionId: text('session_id'),
     expiresAt: at('expires_at').notNull(),
     usedAt: at('used_at'),
   },

@@ -59,14 +59,17 @@ export const claimableFlow = (t: { hash: Column; usedAt: Column; expiresAt: Colu
   and(eq(t.hash, hash), unspent(t, now)) as SQL
 
 /** What claiming a flow answers. */
-export const flowColumns = <T extends { provider: Column; stateHash: Column; nonce: Column; returnTo: Column; userId: Column }>(
+export const flowColumns = <
+  T extends { provider: Column; stateHash: Column; nonce: Column; returnTo: Column; userId: Column; sessionId: Column },
+>(
   t: T,
-): Pick<T, 'provider' | 'stateHash' | 'nonce' | 'returnTo' | 'userId'> => ({
+): Pick<T, 'provider' | 'stateHash' | 'nonce' | 'returnTo' | 'userId' | 'sessionId'> => ({
   provider: t.provider,
   stateHash: t.stateHash,
   nonce: t.nonce,
   returnTo: t.returnTo,
   userId: t.userId,
+  sessionId: t.sessionId,
 })
 
 /** What a sign-in through an identity changes on it. */

@@ -159,9 +159,16 @@ export const federatedSignIn = <U extends UserRecord>(
       return found ? finish(at, found.user, found.credentialsVersion, true) : refuse(at, 'provider_error')
     },
 
-    /** A link flow's callback: the identity joins the flow's user, unless another account has it. */
-    async link(at: Landing, facts: Facts, federated: Federated, userId: string) {
+    /**
+     * A link flow's callback: the identity joins the flow's user, unless another account has it, and
+     * only while the session that started the link lives: a reset, a disable or a sign-out in the
+     * ten minutes ends the link with it (docs/guide/social-sign-in.md#linking).
+     */
+    async link(at: Landing, facts: Facts, federated: Federated, flow: { userId: string; sessionId: string | null }) {
       const { c, provider, returnTo } = at
+      const { userId } = flow
+      const started = flow.sessionId === null ? null : await store.findSession(flow.sessionId)
+      if (!started || started.user.id !== userId) return refuse(at, 'invalid_state', userId)
       const found = await store.findUserById(userId)
       if (!found) return refuse(at, 'invalid_state')
       const identity = await newIdentity(provider, facts, federated, userId)

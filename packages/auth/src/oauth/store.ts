@@ -61,6 +61,8 @@ export interface NewOAuthFlow {
   returnTo: string
   /** A link flow: the user the identity is to be linked to. */
   userId: string | null
+  /** A link flow: the session that started it (a reset, a disable or a sign-out that ends it ends the link). */
+  sessionId: string | null
   expiresAt: Date
 }
 

@@ -87,7 +87,9 @@ export const oauthCallback = <U extends UserRecord>(deps: OAuthDeps<U>) => {
       }
       const facts = identityFacts(federated)
       if (!facts) return outcome.refuse(at, 'provider_error')
-      return flow.userId ? outcome.link(at, facts, federated, flow.userId) : outcome.signIn(at, facts, federated)
+      return flow.userId
+        ? outcome.link(at, facts, federated, { userId: flow.userId, sessionId: flow.sessionId })
+        : outcome.signIn(at, facts, federated)
     },
   )
 }

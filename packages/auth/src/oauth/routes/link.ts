@@ -57,6 +57,9 @@ export const linkProvider = <U extends UserRecord>({
       const provider = oauth.provider(id)
       if (!provider) throw unknownProvider(id)
       const returnTo = returnToOf(c, c.req.valid('json').returnTo, options.trustedOrigins)
-      return c.json({ url: await oauth.authorize(c, provider, { returnTo, userId: c.var.user.id }) }, 200)
+      return c.json(
+        { url: await oauth.authorize(c, provider, { returnTo, userId: c.var.user.id, sessionId: c.var.sessionId }) },
+        200,
+      )
     },
   )

@@ -34,7 +34,7 @@ export const startSignIn = <U extends UserRecord>({ route, oauth, options }: Pic
       const provider = oauth.provider(id)
       if (!provider) throw unknownProvider(id)
       const returnTo = returnToOf(c, c.req.query('returnTo'), options.trustedOrigins)
-      const url = await oauth.authorize(c, provider, { returnTo, userId: null })
+      const url = await oauth.authorize(c, provider, { returnTo, userId: null, sessionId: null })
       return c.redirect(url, 302)
     },
   )

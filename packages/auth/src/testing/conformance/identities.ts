@@ -155,12 +155,13 @@ export const identitiesConformance = (t: Conformance) => {
         nonce: 'nonce',
         returnTo: '/account',
         userId: null,
+        sessionId: 'session-of-the-link',
         expiresAt: at(600_000),
       }
       await t.store.createOAuthFlow(flow, T0)
       const claims = await race(20, () => t.store.claimOAuthFlow(flow.hash, at(1000)))
       const won = claims.filter((c) => c !== null)
-      expect(won).toEqual([{ provider: 'google', stateHash: 'state-hash', nonce: 'nonce', returnTo: '/account', userId: null }])
+      expect(won).toEqual([{ provider: 'google', stateHash: 'state-hash', nonce: 'nonce', returnTo: '/account', userId: null, sessionId: 'session-of-the-link' }])
       const old = { ...flow, hash: `flow-${crypto.randomUUID()}` }
       await t.store.createOAuthFlow(old, T0)
       expect(await t.store.claimOAuthFlow(old.hash, at(600_000))).toBeNull()

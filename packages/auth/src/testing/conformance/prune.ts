@@ -52,6 +52,7 @@ export const pruneConformance = (t: Conformance) => {
     nonce: null,
     returnTo: '/',
     userId: null,
+    sessionId: null,
     expiresAt,
   })
   /** A WebAuthn challenge stored at T0, when none of them was dead: storing one clears the dead ones itself. */

@@ -1,0 +1,1 @@
+ALTER TABLE "auth_oauth_flows" ADD COLUMN "session_id" text;
