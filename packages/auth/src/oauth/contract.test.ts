@@ -282,7 +282,7 @@ onEveryStore('social sign-in’s promises on $name', ({ opened, run }) => {
     'a link ends with the session that started it: after a reset or a sign-out in its ten minutes it links nothing',
     async () => {
       const h = setup()
-      const ada = await h.signup('ada@example.com')
+      await h.signup('ada@example.com')
       await h.verifyEmail('ada@example.com')
       /** Starts a link as the holder of `token`; `finish` calls back in that browser as the provider says. */
       const start = async (token: string, sub: string) => {

@@ -161,7 +161,16 @@ export const identitiesConformance = (t: Conformance) => {
       await t.store.createOAuthFlow(flow, T0)
       const claims = await race(20, () => t.store.claimOAuthFlow(flow.hash, at(1000)))
       const won = claims.filter((c) => c !== null)
-      expect(won).toEqual([{ provider: 'google', stateHash: 'state-hash', nonce: 'nonce', returnTo: '/account', userId: null, sessionId: 'session-of-the-link' }])
+      expect(won).toEqual([
+        {
+          provider: 'google',
+          stateHash: 'state-hash',
+          nonce: 'nonce',
+          returnTo: '/account',
+          userId: null,
+          sessionId: 'session-of-the-link',
+        },
+      ])
       const old = { ...flow, hash: `flow-${crypto.randomUUID()}` }
       await t.store.createOAuthFlow(old, T0)
       expect(await t.store.claimOAuthFlow(old.hash, at(600_000))).toBeNull()
