@@ -1069,6 +1069,14 @@ export const fuzzSuite = (store: AttackStore) =>
       const never: Oracle = (_c, req, reply) => {
         throw new Error(`no passkey the fuzzer holds can succeed here: ${req.method} ${req.url} → ${reply.status}`)
       }
+      /** Any drawn value as a path segment: `String`, or JSON for an object `String` cannot convert (one without a prototype). */
+      const asSegment = (id: unknown) => {
+        try {
+          return String(id)
+        } catch {
+          return JSON.stringify(id)
+        }
+      }
 
       it(
         'POST /auth/passkeys/login/options and /auth/passkeys/login, GET /auth/passkeys, PATCH and DELETE /auth/passkeys/{id}, POST /auth/passkeys/register',
@@ -1101,7 +1109,7 @@ export const fuzzSuite = (store: AttackStore) =>
           )
           const byId = caseArb(
             fc.constantFrom('PATCH', 'DELETE'),
-            anyId.map((id) => ['auth', 'passkeys', String(id)] as const),
+            anyId.map((id) => ['auth', 'passkeys', asSegment(id)] as const),
             bodyArb(object({ name: field(text) })),
           )
           await check(
