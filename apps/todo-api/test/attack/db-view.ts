@@ -77,16 +77,18 @@ const OF_USER = [
   'select * from todos where user_id = ? order by id',
 ]
 
-/** A view built on one `query` function, the same on both stores. */
-const viewOn = (query: <R>(sql: string, params: unknown[]) => Promise<R[]>, close: () => Promise<void>): DbView => ({
+type Query = <R>(sql: string, params: unknown[]) => Promise<R[]>
+/** The rows of several statements without parameters, in order: on PostgreSQL one round trip for all. */
+type QueryAll = (sqls: string[]) => Promise<Record<string, unknown>[][]>
+
+/** A view built on one `query` function (and `queryAll`, the same for several statements), the same on both stores. */
+const viewOn = (query: Query, queryAll: QueryAll, close: () => Promise<void>): DbView => ({
   async snapshot() {
     const digest = createHash('sha256')
     const butKeyUse = createHash('sha256')
     const counts = {} as Counts
     // The first column of every table is its primary key: a stable order on both stores.
-    const tables = await Promise.all(
-      TABLES.map((table) => query<Record<string, unknown>>(`select * from ${table} order by 1`, [])),
-    )
+    const tables = await queryAll(TABLES.map((table) => `select * from ${table} order by 1`))
     TABLES.forEach((table, i) => {
       const rows = tables[i] ?? []
       counts[table] = rows.length
@@ -115,6 +117,7 @@ export const openSqliteView = (path: string): DbView => {
   const db = new Database(path, { readonly: true, fileMustExist: true })
   return viewOn(
     async <R>(sql: string, params: unknown[]) => db.prepare(sql).all(...params) as R[],
+    async (sqls) => sqls.map((sql) => db.prepare(sql).all() as Record<string, unknown>[]),
     async () => {
       db.close()
     },
@@ -135,6 +138,11 @@ export const openPostgresView = (url: string): DbView => {
       let n = 0
       const text = sql.replace(/\?/g, () => `$${++n}`)
       return (await pool.query(text, params)).rows as R[]
+    },
+    async (sqls) => {
+      // Several statements in one simple query: one round trip, one result each (an array only when more than one).
+      const results = (await pool.query(sqls.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[]
+      return (Array.isArray(results) ? results : [results]).map((result) => result.rows as Record<string, unknown>[])
     },
     () => pool.end(),
   )
