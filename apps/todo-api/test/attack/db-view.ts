@@ -9,7 +9,15 @@ import Database from 'better-sqlite3'
 import pg from 'pg'
 import { freshPostgresSchema, type PostgresSchema, postgresUnreachable, type StartOptions } from '../support.js'
 
-export const TABLES = ['auth_users', 'auth_sessions', 'auth_reset_tokens', 'todos'] as const
+export const TABLES = [
+  'auth_users',
+  'auth_sessions',
+  'auth_reset_tokens',
+  'todos',
+  'auth_api_keys',
+  'auth_identities',
+  'auth_oauth_flows',
+] as const
 export type Table = (typeof TABLES)[number]
 export type Counts = Record<Table, number>
 
@@ -17,13 +25,23 @@ export interface DbSnapshot {
   counts: Counts
   /** SHA-256 over every row of every table: equal means no row was added, removed or changed. */
   fingerprint: string
+  /**
+   * The same without the API keys' `last_used_at`: the guard writes a key's use (at most once a
+   * minute) when it admits the key, before the route may still refuse the request
+   * (docs/guide/api-keys.md): equal means nothing else changed.
+   */
+  fingerprintButKeyUse: string
 }
 
 export interface DbView {
   snapshot(): Promise<DbSnapshot>
-  /** Every row that belongs to one user (account, sessions with their refresh hashes, todos), as JSON. */
+  /** Every row that belongs to one user (account, sessions with their refresh hashes, API keys, identities, provider flows, todos), as JSON. */
   userRows(userId: string): Promise<string>
-  /** Every stored secret-derived value: password hashes and the hashes of refresh values, reset and email tokens and mailed codes. */
+  /**
+   * Every stored secret-derived value: password hashes, the hashes of refresh values, reset and
+   * email tokens, mailed codes and API keys, the provider flows' cookie and state hashes and
+   * nonces, and the sealed provider tokens.
+   */
   storedHashes(): Promise<string[]>
   /** `true` when a reset token with this hash is stored and unused. */
   resetTokenLive(hash: string): Promise<boolean>
@@ -44,26 +62,41 @@ const HASHES = `select password_hash from auth_users
   union all select token_hash from auth_email_sign_ins
   union all select flow_hash from auth_email_sign_ins
   union all select code_hash from auth_email_sign_ins
-  union all select device_hash from auth_devices`
+  union all select device_hash from auth_devices
+  union all select hash from auth_api_keys
+  union all select hash from auth_oauth_flows
+  union all select state_hash from auth_oauth_flows
+  union all select nonce from auth_oauth_flows where nonce is not null
+  union all select sealed_tokens from auth_identities where sealed_tokens is not null`
 const OF_USER = [
   'select * from auth_users where id = ?',
   'select * from auth_sessions where user_id = ? order by id',
+  'select * from auth_api_keys where user_id = ? order by id',
+  'select * from auth_identities where user_id = ? order by id',
+  'select * from auth_oauth_flows where user_id = ? order by hash',
   'select * from todos where user_id = ? order by id',
 ]
 
-/** A view built on one `query` function, the same on both stores. */
-const viewOn = (query: <R>(sql: string, params: unknown[]) => Promise<R[]>, close: () => Promise<void>): DbView => ({
+type Query = <R>(sql: string, params: unknown[]) => Promise<R[]>
+/** The rows of several statements without parameters, in order: on PostgreSQL one round trip for all. */
+type QueryAll = (sqls: string[]) => Promise<Record<string, unknown>[][]>
+
+/** A view built on one `query` function (and `queryAll`, the same for several statements), the same on both stores. */
+const viewOn = (query: Query, queryAll: QueryAll, close: () => Promise<void>): DbView => ({
   async snapshot() {
     const digest = createHash('sha256')
+    const butKeyUse = createHash('sha256')
     const counts = {} as Counts
     // The first column of every table is its primary key: a stable order on both stores.
-    const tables = await Promise.all(TABLES.map((table) => query(`select * from ${table} order by 1`, [])))
+    const tables = await queryAll(TABLES.map((table) => `select * from ${table} order by 1`))
     TABLES.forEach((table, i) => {
       const rows = tables[i] ?? []
       counts[table] = rows.length
       digest.update(`${table}:${JSON.stringify(rows)}\n`)
+      const kept = table === 'auth_api_keys' ? rows.map(({ last_used_at: _, ...row }) => row) : rows
+      butKeyUse.update(`${table}:${JSON.stringify(kept)}\n`)
     })
-    return { counts, fingerprint: digest.digest('hex') }
+    return { counts, fingerprint: digest.digest('hex'), fingerprintButKeyUse: butKeyUse.digest('hex') }
   },
   userRows: async (userId) => JSON.stringify(await Promise.all(OF_USER.map((sql) => query(sql, [userId])))),
   storedHashes: async () => (await query<Record<string, string>>(HASHES, [])).map((row) => Object.values(row)[0] ?? ''),
@@ -84,6 +117,7 @@ export const openSqliteView = (path: string): DbView => {
   const db = new Database(path, { readonly: true, fileMustExist: true })
   return viewOn(
     async <R>(sql: string, params: unknown[]) => db.prepare(sql).all(...params) as R[],
+    async (sqls) => sqls.map((sql) => db.prepare(sql).all() as Record<string, unknown>[]),
     async () => {
       db.close()
     },
@@ -104,6 +138,11 @@ export const openPostgresView = (url: string): DbView => {
       let n = 0
       const text = sql.replace(/\?/g, () => `$${++n}`)
       return (await pool.query(text, params)).rows as R[]
+    },
+    async (sqls) => {
+      // Several statements in one simple query: one round trip, one result each (an array only when more than one).
+      const results = (await pool.query(sqls.join(';\n'))) as unknown as pg.QueryResult | pg.QueryResult[]
+      return (Array.isArray(results) ? results : [results]).map((result) => result.rows as Record<string, unknown>[])
     },
     () => pool.end(),
   )

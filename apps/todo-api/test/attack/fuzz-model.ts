@@ -20,12 +20,20 @@ export const REF_NAMES = [
   'a.todo',
   'a.id',
   'a.sid',
+  'a.key',
+  'a.keyRead',
+  'a.keyRevoked',
+  'a.keyBadSum',
+  'a.keyId',
+  'a.flow',
   'v.email',
   'v.EMAIL',
   'v.id',
   'v.todo',
   'v.title',
   'v.sid',
+  'v.keyId',
+  'key.unknown',
   'jwt.none',
   'jwt.wrongSecret',
   'jwt.hs512',
@@ -60,8 +68,21 @@ export interface Fixture {
     sid: string
     /** When the attacker's session last proved its holder (signup or `POST /auth/reauth`), read after the answer: epoch ms. */
     provedAt: number
+    /**
+     * The attacker's API keys (docs/guide/api-keys.md), made on first use (`''` until then): one
+     * with both scopes, one with `todos:read` only, one revoked; `keyIds` are every key id of the
+     * attacker the fuzzer knows (the two live ones first).
+     */
+    key: string
+    keyRead: string
+    keyRevoked: string
+    keyIds: string[]
+    /** The value of the attacker's live social sign-in flow cookie (a start of its own), made on first use. */
+    flow: string
   }
-  v: { email: string; userId: string; todoIds: string[]; titles: string[]; sid: string }
+  v: { email: string; userId: string; todoIds: string[]; titles: string[]; sid: string; keyId: string }
+  /** A key of the right shape and checksum that the server never issued. */
+  unknownKey: string
 }
 
 export const isRef = (x: unknown): x is Ref => typeof x === 'object' && x !== null && '§ref' in x
@@ -95,6 +116,22 @@ export const resolveRef = (f: Fixture, { '§ref': name, i }: Ref): string => {
       return f.a.userId
     case 'a.sid':
       return f.a.sid
+    case 'a.key':
+      return f.a.key
+    case 'a.keyRead':
+      return f.a.keyRead
+    case 'a.keyRevoked':
+      return f.a.keyRevoked
+    case 'a.keyBadSum':
+      return badChecksum(f.a.key, i)
+    case 'a.keyId':
+      return pick(f.a.keyIds, i, randomUUID())
+    case 'a.flow':
+      return f.a.flow
+    case 'v.keyId':
+      return f.v.keyId
+    case 'key.unknown':
+      return f.unknownKey
     case 'v.sid':
       return f.v.sid
     case 'v.email':
@@ -135,6 +172,15 @@ export const resolveRef = (f: Fixture, { '§ref': name, i }: Ref): string => {
     case 'jwt.truncated':
       return f.a.token.slice(0, Math.max(1, f.a.token.length - 1 - (i % 5)))
   }
+}
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+/** The attacker's key with one character of its 6-character checksum changed: the shape holds, the checksum does not. */
+const badChecksum = (key: string, i: number): string => {
+  if (key === '') return 'lk_'
+  const at = key.length - 1 - (i % 6)
+  const ch = key[at] ?? '0'
+  return `${key.slice(0, at)}${BASE62[(BASE62.indexOf(ch) + 1 + (i % 61)) % 62]}${key.slice(at + 1)}`
 }
 
 /** Replaces every reference in a JSON-like value. */
@@ -375,6 +421,8 @@ export interface Case {
   rawQuery: string
   auth: { kind: AuthKind; token: Val }
   refresh: { name: 'secure' | 'plain' | 'dup' | 'none'; value: Val }
+  /** The social sign-in flow cookie (`__Secure-oauth_flow` in production), or none. */
+  flow: Val | null
   cookies: [string, string][]
   headers: [string, string][]
   site: Site
@@ -392,11 +440,16 @@ const headerValue = fc.oneof(
   fc.constantFrom('null', 'gzip', 'bytes=0-1', 'DELETE', '*', '../', 'evil.example', 'https', '127.0.0.1'),
 )
 
+/** API keys the attacker can present: its own live ones, a revoked one, one with a wrong checksum, one never issued. */
+export const KEY_REFS = ['a.key', 'a.keyRead', 'a.keyRevoked', 'a.keyBadSum', 'key.unknown'] as const satisfies RefName[]
+
 const anyCredential = fc.record({
   kind: fc.constantFrom<AuthKind>('none', 'header', 'lower', 'scheme', 'headerDup', 'cookie', 'cookieDup', 'query', 'queryDup'),
   token: fc.oneof(
     { weight: 4, arbitrary: ref('a.token') },
     { weight: 4, arbitrary: ref(...REF_NAMES.filter((n) => n.startsWith('jwt.'))) },
+    // A key is read from the Authorization header only: in a cookie or the query it is an invalid access token.
+    { weight: 3, arbitrary: ref(...KEY_REFS) },
     { weight: 2, arbitrary: text },
     { weight: 1, arbitrary: fc.constantFrom('', '.', '..', 'a.b.c', 'eyJhbGciOiJub25lIn0.e30.') },
   ),
@@ -411,6 +464,11 @@ export const credentialArb: fc.Arbitrary<Case['auth']> = fc.oneof(
       token: ref('a.token'),
     }),
   },
+  // The attacker's own live keys where a key goes.
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constantFrom<AuthKind>('header', 'header', 'lower'), token: ref('a.key', 'a.keyRead') }),
+  },
   { weight: 2, arbitrary: anyCredential },
 )
 
@@ -422,6 +480,7 @@ export const caseArb = (
     fc.tuple(fc.oneof(fc.constantFrom('token', 'email', 'limit', 'done'), text), text),
     { maxLength: 3 },
   ),
+  flow: fc.Arbitrary<Val | null> = fc.constant(null),
 ): fc.Arbitrary<Case> =>
   fc.record({
     method,
@@ -436,6 +495,7 @@ export const caseArb = (
       name: fc.constantFrom<Case['refresh']['name']>('secure', 'secure', 'plain', 'dup', 'none'),
       value: fc.oneof({ weight: 3, arbitrary: ref('a.refresh') }, { weight: 2, arbitrary: text }),
     }),
+    flow,
     cookies: fc.array(
       fc.tuple(
         fc.oneof(
@@ -489,6 +549,9 @@ export interface Concrete {
 
 const SHARED_IP = '100.127.255.254'
 
+/** The flow cookie's name where cookies are Secure (the fuzzed server runs in production). */
+export const FLOW_COOKIE = '__Secure-oauth_flow'
+
 export const concretize = (f: Fixture, base: string, c: Case, secureName: string): Concrete => {
   const val = (v: Val) => (isRef(v) ? resolveRef(f, v) : v)
   // Node itself answers 431 past 16 KiB of request head: every part is capped to stay under it.
@@ -531,6 +594,7 @@ export const concretize = (f: Fixture, base: string, c: Case, secureName: string
   if (c.refresh.name === 'secure') cookies.push(`${secureName}=${refresh}`)
   if (c.refresh.name === 'plain') cookies.push(`refresh_token=${refresh}`)
   if (c.refresh.name === 'dup') cookies.push(`${secureName}=${refresh}`, `${secureName}=x${refresh}`)
+  if (c.flow !== null) cookies.push(`${FLOW_COOKIE}=${encodeAll(val(c.flow)).slice(0, 1500)}`)
   if (cookies.length) headers.cookie = cookies.join('; ')
   for (const [k, v] of c.headers) headers[k] = v
   if (c.site === 'same') headers.origin = f.publicOrigin

@@ -19,6 +19,17 @@
  * must pass while that is recent and answer 401 `reauthentication-required` once it is not (a
  * second either way at the edge).
  *
+ * API keys (docs/guide/api-keys.md): the attacker holds live keys (both scopes, and `todos:read`
+ * only), a revoked one, one with a wrong checksum and one never issued, and presents them anywhere
+ * a credential goes; only a live key in the `Authorization` header passes, and only where a route
+ * takes it (elsewhere 403). The victim holds a key too, which never reaches the attacker. A key's
+ * use is written when the guard admits it (`lastUsedAt`), so a refused request with a live key may
+ * change that column and nothing else. Social sign-in runs with GitHub's ready configuration (no
+ * discovery, so no provider is started and no token exchange is ever reached): starts, callbacks
+ * with the attacker's own flow cookie and any code or state, links; a callback never lands
+ * elsewhere than `/`, never signs in, never echoes what it was sent. The attacker is no operator:
+ * nothing under `/auth/admin` passes.
+ *
  * Before its random cases, each property runs its endpoints' cases by construction (fuzz-sure.ts):
  * one success and one refusal per endpoint, so that every endpoint reaches both whatever the
  * generator draws.
@@ -27,6 +38,7 @@
  * this suite on SQLite, `fuzz.postgres.test.ts` on PostgreSQL.
  */
 import { createHash, randomUUID } from 'node:crypto'
+import { seededApiKey } from '@latchkey/auth/testing'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Reply, type RunningServer, randomSecret, startServerWithMail, type startSmtp } from '../support.js'
@@ -40,8 +52,10 @@ import {
   emailArb,
   extraKeys,
   type Fixture,
+  FLOW_COOKIE,
   field,
   isRef,
+  KEY_REFS,
   passwordArb,
   type RefName,
   ref,
@@ -50,7 +64,7 @@ import {
   titleArb,
   type Val,
 } from './fuzz-model.js'
-import { SURE } from './fuzz-sure.js'
+import { plainCase, SURE } from './fuzz-sure.js'
 import { expectProblem, newMember, rawRequest, refreshValueOf, requestFrom, sessionIdOf, until } from './helpers.js'
 
 const TOTAL = Number(process.env.FUZZ_RUNS ?? 3000)
@@ -71,6 +85,23 @@ const FRESH_MS = 4_000
 const FRESH_EDGE_MS = 1_500
 /** The operations that take a fresh session instead of `currentPassword`. */
 const FRESH_OR_PASSWORD = /^\/auth\/(change-email|delete-account|two-factor\/(setup|disable|recovery-codes))$/
+/** The operations that take a fresh session and nothing else (a stale one: 401 whatever the body), as `METHOD /path`. */
+const FRESH_ONLY =
+  /^(POST \/auth\/api-keys|POST \/auth\/oauth\/[^/]+\/link|DELETE \/auth\/identities\/[^/]+|POST \/auth\/admin\/users\/[^/]+\/(disable|enable|send-password-reset|verify-email)|DELETE \/auth\/admin\/users\/[^/]+\/(sessions|two-factor))$/
+/**
+ * The routes an API key may call (docs/guide/api-keys.md#using-a-key), with the scope each needs
+ * (`null`: any live key, `GET /auth/me`); every other guarded route answers a key 403.
+ */
+const KEY_ROUTES: [string, RegExp, string | null][] = [
+  ['GET', /^\/auth\/me$/, null],
+  ['GET', /^\/todos$/, 'todos:read'],
+  ['POST', /^\/todos$/, 'todos:write'],
+  ['PATCH', /^\/todos\/[^/]+$/, 'todos:write'],
+  ['DELETE', /^\/todos\/[^/]+$/, 'todos:write'],
+]
+/** The social sign-in provider of the fuzzed server (GitHub's ready configuration: no discovery, so no provider runs). */
+const PROVIDER = 'github'
+const AUTHORIZE = 'https://github.com/login/oauth/authorize?'
 const canonical = (email: string) => email.trim().normalize('NFKC').toLowerCase()
 
 /** The whole fuzz run against a server on `store`. */
@@ -81,8 +112,9 @@ export const fuzzSuite = (store: AttackStore) =>
     let view: DbView
     let f: Fixture
     const secret = randomSecret()
+    const clientSecret = randomSecret()
     /** Strings no response may carry unless the request did. */
-    const forbidden = new Set<string>(['$argon2', secret])
+    const forbidden = new Set<string>(['$argon2', secret, clientSecret])
     let cases = 0
     /** When the running case was sent (epoch ms), for the fresh-session oracles. */
     let sentAt = 0
@@ -140,7 +172,59 @@ export const fuzzSuite = (store: AttackStore) =>
       // Verified, so that two-factor setup can succeed; the codes it mails stay in the mailbox.
       const provedAt = Date.now()
       await verifyByMail(a.email, a.token)
-      f.a = { ...a, sid: sessionIdOf(a.token), reset: '', todoIds: [], provedAt }
+      f.a = {
+        ...a,
+        sid: sessionIdOf(a.token),
+        reset: '',
+        todoIds: [],
+        provedAt,
+        key: '',
+        keyRead: '',
+        keyRevoked: '',
+        keyIds: [],
+        flow: '',
+      }
+    }
+
+    /**
+     * A new API key of the account of `token` (a fresh session of a verified account); `null` when
+     * the account used up its creations (10 per 15 minutes, docs/reference/limits.md#rate-limits).
+     */
+    const createKey = async (token: string, scopes: string[]) => {
+      const reply = await requestFrom(server.base, 'POST', '/auth/api-keys', { token, body: { name: 'fuzz', scopes } })
+      if (reply.status === 429) return null
+      if (reply.status !== 201) throw new Error(`creating an API key answered ${reply.status}: ${reply.text}`)
+      return reply.body as { id: string; key: string }
+    }
+
+    /**
+     * The attacker's keys: both scopes, `todos:read` only, and one revoked. Making a key takes a
+     * fresh session of a verified address: a fresh attacker when the session is stale or the
+     * address was changed (unverified) by an earlier case.
+     */
+    const makeKeys = async (): Promise<void> => {
+      const me = await requestFrom(server.base, 'GET', '/auth/me', { token: f.a.token })
+      const verified = me.status === 200 && (me.body as { emailVerified?: boolean }).emailVerified === true
+      if (!verified || Date.now() - f.a.provedAt > FRESH_MS - FRESH_EDGE_MS) await renewAttacker()
+      const both = await createKey(f.a.token, ['todos:read', 'todos:write'])
+      const read = both && (await createKey(f.a.token, ['todos:read']))
+      const revoked = read && (await createKey(f.a.token, ['todos:read', 'todos:write']))
+      if (!both || !read || !revoked) {
+        // Earlier cases used up this account's creations: a fresh one has all of its own.
+        await renewAttacker()
+        return makeKeys()
+      }
+      const gone = await requestFrom(server.base, 'DELETE', `/auth/api-keys/${revoked.id}`, { token: f.a.token })
+      if (gone.status !== 204) throw new Error(`revoking an API key answered ${gone.status}`)
+      Object.assign(f.a, { key: both.key, keyRead: read.key, keyRevoked: revoked.key, keyIds: [both.id, read.id] })
+    }
+
+    /** A social sign-in flow of the attacker's own (its cookie; the state stays unknown: no case gets past it). */
+    const startFlow = async () => {
+      const reply = await requestFrom(server.base, 'GET', `/auth/oauth/${PROVIDER}?returnTo=/`)
+      const cookie = reply.headers.getSetCookie().find((line) => line.startsWith(`${FLOW_COOKIE}=`))
+      if (reply.status !== 302 || !cookie) throw new Error(`starting a sign-in answered ${reply.status}`)
+      f.a.flow = cookie.split(';')[0]?.slice(FLOW_COOKIE.length + 1) ?? ''
     }
 
     /** Redeems the verification mail of a new account, signed in as it (so it keeps its password). */
@@ -153,6 +237,9 @@ export const fuzzSuite = (store: AttackStore) =>
 
     const prepare = async (c: unknown) => {
       const refs = JSON.stringify(c)
+      // First: making keys may replace the attacker.
+      if (f.a.key === '' && [...KEY_REFS, 'a.keyId'].some((name) => name.startsWith('a.') && refs.includes(`"${name}"`)))
+        await makeKeys()
       if (f.a.reset === '' && refs.includes('"a.reset"')) {
         let token = await resetTokenOf(f.a.email)
         if (token === null) {
@@ -163,6 +250,7 @@ export const fuzzSuite = (store: AttackStore) =>
       }
       if (f.a.todoIds.length === 0 && (refs.includes('"a.todo"') || refs.includes('{id}')))
         f.a.todoIds = [await createTodo(f.a.token, 'mine 1'), await createTodo(f.a.token, 'mine 2')]
+      if (f.a.flow === '' && refs.includes('"a.flow"')) await startFlow()
     }
 
     let target: Awaited<ReturnType<AttackStore['prepare']>> | undefined
@@ -175,6 +263,8 @@ export const fuzzSuite = (store: AttackStore) =>
           TRUST_PROXY: 'true',
           AUTH_SECRET: secret,
           AUTH_FRESH_AGE: String(FRESH_MS / 1000),
+          GITHUB_CLIENT_ID: 'fuzz-client',
+          GITHUB_CLIENT_SECRET: clientSecret,
         },
       }))
       view = target.view(server)
@@ -183,14 +273,34 @@ export const fuzzSuite = (store: AttackStore) =>
       const todoIds = [] as string[]
       for (const title of titles) todoIds.push(await createTodo(v.token, title))
       const vReset = (await resetTokenOf(v.email)) ?? ''
+      // The victim holds a live API key: neither it nor its id may ever reach the attacker.
+      await verifyByMail(v.email, v.token)
+      const vKey = await createKey(v.token, ['todos:read', 'todos:write'])
+      if (!vKey) throw new Error("the victim's API key was refused")
       f = {
         secret,
         publicOrigin: `http://localhost:${server.port}`,
-        v: { email: v.email, userId: v.userId, todoIds, titles, sid: sessionIdOf(v.token) },
-        a: { email: '', password: '', token: '', refresh: '', reset: '', todoIds: [], userId: '', sid: '', provedAt: 0 },
+        v: { email: v.email, userId: v.userId, todoIds, titles, sid: sessionIdOf(v.token), keyId: vKey.id },
+        a: {
+          email: '',
+          password: '',
+          token: '',
+          refresh: '',
+          reset: '',
+          todoIds: [],
+          userId: '',
+          sid: '',
+          provedAt: 0,
+          key: '',
+          keyRead: '',
+          keyRevoked: '',
+          keyIds: [],
+          flow: '',
+        },
+        unknownKey: seededApiKey().key,
       }
-      for (const s of [v.name, v.email, v.password, v.token, v.refresh, v.userId, vReset, f.v.sid, ...titles, ...todoIds])
-        forbidden.add(s)
+      const victim = [v.name, v.email, v.password, v.token, v.refresh, v.userId, vReset, f.v.sid, vKey.key, vKey.id]
+      for (const s of [...victim, ...titles, ...todoIds]) forbidden.add(s)
       await renewAttacker()
     }, 60_000)
 
@@ -228,6 +338,15 @@ export const fuzzSuite = (store: AttackStore) =>
       ['PATCH', /^\/todos\/[^/]+$/],
       ['DELETE', /^\/todos\/[^/]+$/],
       ['GET', /^\/admin\/stats$/],
+      ['GET', /^\/auth\/api-keys$/],
+      ['POST', /^\/auth\/api-keys$/],
+      ['DELETE', /^\/auth\/api-keys\/[^/]+$/],
+      ['GET', /^\/auth\/identities$/],
+      ['DELETE', /^\/auth\/identities\/[^/]+$/],
+      ['POST', /^\/auth\/oauth\/[^/]+\/link$/],
+      ['GET', /^\/auth\/admin\/users(\/[^/]+)?$/],
+      ['POST', /^\/auth\/admin\/users\/[^/]+\/(disable|enable|send-password-reset|verify-email)$/],
+      ['DELETE', /^\/auth\/admin\/users\/[^/]+\/(sessions|two-factor)$/],
     ]
 
     const refIs = (v: Val, name: RefName) => isRef(v) && v['§ref'] === name
@@ -307,9 +426,16 @@ export const fuzzSuite = (store: AttackStore) =>
       expect(reply.headers.get('x-content-type-options'), ctx).toBe('nosniff')
       if (reply.status >= 400 && req.method !== 'HEAD') expectProblem(reply, ctx)
       const after = await view.snapshot()
+      /** The attacker's own live key in the Authorization header: a request it authenticates. */
+      const liveKey =
+        (refIs(c.auth.token, 'a.key') || refIs(c.auth.token, 'a.keyRead')) && ['header', 'lower'].includes(c.auth.kind)
       if (reply.status >= 400) {
         expect(after.counts, `a rejected request changed rows: ${ctx}`).toEqual(before.counts)
-        expect(after.fingerprint, `a rejected request changed a row: ${ctx}`).toBe(before.fingerprint)
+        // A key's use is written when the guard admits it (docs/guide/api-keys.md: `lastUsedAt` is the
+        // last request a key authenticated), also when the route then refuses: that column alone.
+        if (liveKey)
+          expect(after.fingerprintButKeyUse, `a rejected request changed a row: ${ctx}`).toBe(before.fingerprintButKeyUse)
+        else expect(after.fingerprint, `a rejected request changed a row: ${ctx}`).toBe(before.fingerprint)
       }
       expect(await view.userRows(f.v.userId), `the victim's rows changed: ${ctx}`).toBe(victimBefore)
 
@@ -343,7 +469,11 @@ export const fuzzSuite = (store: AttackStore) =>
       const route = `${req.method} ${pathname
         .replace(/^\/todos\/.+/, '/todos/{id}')
         .replace(/^\/auth\/sessions\/.+/, '/auth/sessions/{id}')
-        .replace(/^\/auth\/passkeys\/(?!login|register).+/, '/auth/passkeys/{id}')} ${reply.status}`
+        .replace(/^\/auth\/passkeys\/(?!login|register).+/, '/auth/passkeys/{id}')
+        .replace(/^\/auth\/api-keys\/.+/, '/auth/api-keys/{id}')
+        .replace(/^\/auth\/identities\/.+/, '/auth/identities/{id}')
+        .replace(/^\/auth\/admin\/users\/[^/]+/, '/auth/admin/users/{id}')
+        .replace(/^\/auth\/oauth\/(?!providers$)[^/]+/, '/auth/oauth/{provider}')} ${reply.status}`
       outcomes.set(route, (outcomes.get(route) ?? 0) + 1)
       // Logout without an access credential is named by the refresh cookie alone (docs/reference/endpoints.md#logout),
       // checked as refresh checks it: 204 only for the current value; from another site 403 for
@@ -366,23 +496,76 @@ export const fuzzSuite = (store: AttackStore) =>
       }
       if (!cookieLogout && GUARDED.some(([m, p]) => m === req.method && p.test(pathname))) {
         const valid = refIs(c.auth.token, 'a.token') && ['header', 'lower', 'cookie', 'query'].includes(c.auth.kind)
-        if (!valid) expect([401, 413, 415], `an invalid credential passed the guard: ${ctx}`).toContain(reply.status)
-        else if (reply.status === 401) {
+        // A revoked key, a bad checksum, a key never issued, and any key in a cookie or the query: 401.
+        if (!valid && !liveKey) expect([401, 413, 415], `an invalid credential passed the guard: ${ctx}`).toContain(reply.status)
+        else if (liveKey) {
+          const scopes = refIs(c.auth.token, 'a.key') ? ['todos:read', 'todos:write'] : ['todos:read']
+          const takes = KEY_ROUTES.find(([m, p]) => m === req.method && p.test(pathname))
+          const admitted = takes !== undefined && (takes[2] === null || scopes.includes(takes[2]))
+          expect(reply.status, `the attacker's live key was refused as invalid: ${ctx}`).not.toBe(401)
+          if (!admitted) {
+            expect([403, 413, 415], `a key passed a route that does not take it: ${ctx}`).toContain(reply.status)
+            if (reply.status === 403)
+              expect((reply.body as { code?: string }).code, ctx).toBe(
+                pathname.startsWith('/auth/') ? 'session_required' : 'insufficient_scope',
+              )
+          }
+        } else if (reply.status === 401) {
           // Only a stale session, without the password, on an operation that takes either.
           expect(reply.body, `the attacker's own token was refused: ${ctx}`).toMatchObject({
             type: 'urn:latchkey:problem:reauthentication-required',
             maxAge: FRESH_MS / 1000,
           })
-          expect(pathname, ctx).toMatch(FRESH_OR_PASSWORD)
-          expect(jsonOf(req).currentPassword, ctx).toBeUndefined()
+          if (!FRESH_ONLY.test(`${req.method} ${pathname}`)) {
+            expect(pathname, ctx).toMatch(FRESH_OR_PASSWORD)
+            expect(jsonOf(req).currentPassword, ctx).toBeUndefined()
+          }
           expect(sentAt - f.a.provedAt, `a fresh session was refused: ${ctx}`).toBeGreaterThan(FRESH_MS - FRESH_EDGE_MS)
           expect(reply.headers.get('www-authenticate'), ctx).toBe(
             `Bearer error="insufficient_user_authentication", max_age=${FRESH_MS / 1000}`,
           )
         }
-        if (valid && c.auth.kind === 'cookie' && req.method !== 'GET' && ['foreign', 'null', 'crossSite'].includes(c.site))
-          expect([403, 413, 415], `a cross-site cookie credential was accepted: ${ctx}`).toContain(reply.status)
+        if (valid && c.auth.kind === 'cookie' && req.method !== 'GET' && ['foreign', 'null', 'crossSite'].includes(c.site)) {
+          // A stale session on a route that takes a fresh one and nothing else is a 401 first, from
+          // any site (a 401 comes before any 403, docs/guide/step-up.md): checked above.
+          const staleFirst = reply.status === 401 && FRESH_ONLY.test(`${req.method} ${pathname}`)
+          if (!staleFirst) expect([403, 413, 415], `a cross-site cookie credential was accepted: ${ctx}`).toContain(reply.status)
+        }
       }
+
+      // Social sign-in answers a browser navigation with 302 (docs/guide/social-sign-in.md): only there,
+      // never back to another site, never signing anyone in without the provider's word.
+      const callback = /^\/auth\/oauth\/[^/]+\/callback$/.test(pathname)
+      if (reply.status >= 300 && reply.status < 400) {
+        const location = reply.headers.get('location') ?? ''
+        const provider = safeDecode(pathname.split('/')[3] ?? '')
+        expect(['GET', 'HEAD'], ctx).toContain(req.method)
+        expect(provider, `a redirect from another route or provider: ${ctx}`).toBe(PROVIDER)
+        if (callback) {
+          // The attacker holds no flow's state: every callback is refused, back to the flow's `/` (or `/` without one).
+          const landed = new URL(location, 'http://relative.invalid')
+          expect(landed.origin, ctx).toBe('http://relative.invalid')
+          expect(landed.pathname, ctx).toBe('/')
+          expect(['invalid_state', 'rate_limited'], ctx).toContain(landed.searchParams.get('error'))
+          expect(landed.searchParams.get('provider'), ctx).toBe(PROVIDER)
+          for (const sent of [...new URL(req.url).searchParams.values()].filter((v) => v.length >= 6))
+            expect(location, `a callback put what it was sent in the URL: ${ctx}`).not.toContain(sent)
+          expect(
+            reply.headers.getSetCookie().filter((line) => /refresh_token=[^;]/.test(line)),
+            ctx,
+          ).toEqual([])
+        } else {
+          expect(pathname, ctx).toBe(`/auth/oauth/${PROVIDER}`)
+          expect(location.startsWith(AUTHORIZE), `a start went elsewhere than the provider: ${ctx}`).toBe(true)
+        }
+      } else if (
+        reply.status < 300 &&
+        /^\/auth\/oauth\/[^/]+(\/callback)?$/.test(pathname) &&
+        pathname !== '/auth/oauth/providers'
+      )
+        throw new Error(`a sign-in navigation answered ${reply.status} instead of a redirect: ${ctx}`)
+      // The flow is claimed by its callback whatever follows: the next case that needs one starts another.
+      if (callback) f.a.flow = ''
 
       if (reply.status < 300) {
         await oracle?.(c, req, reply)
@@ -391,6 +574,8 @@ export const fuzzSuite = (store: AttackStore) =>
       // The attacker used up its account's password checks (10 per 15 minutes, docs/reference/limits.md#rate-limits):
       // a fresh account, so later cases can still reach a successful change.
       if (reply.status === 429 && PASSWORD_CHECKS.includes(pathname)) await renewAttacker()
+      // Likewise its API key creations (10 per 15 minutes).
+      if (reply.status === 429 && req.method === 'POST' && pathname === '/auth/api-keys') await renewAttacker()
       // Failed resets with the attacker's live token used up its email's limit (10 per 15 minutes):
       // until then no reset can succeed, so a fresh account and token (seen once: 28 refusals and no success in 180 cases).
       if (reply.status === 429 && pathname === '/auth/reset-password' && jsonOf(req).token === f.a.reset) await renewAttacker()
@@ -421,6 +606,14 @@ export const fuzzSuite = (store: AttackStore) =>
       const { email } = jsonOf(req)
       if (route === 'POST /auth/forgot-password' && typeof email === 'string' && canonical(email) === f.a.email) f.a.reset = ''
       if (route === 'POST /todos') f.a.todoIds.push((reply.body as { id: string }).id)
+      if (route === 'POST /auth/api-keys') f.a.keyIds.push((reply.body as { id: string }).id)
+      if (req.method === 'DELETE' && pathname.startsWith('/auth/api-keys/')) {
+        const id = safeDecode(pathname.slice('/auth/api-keys/'.length))
+        // One of the two keys the cases present is gone: new ones for the next case that needs them.
+        const at = f.a.keyIds.indexOf(id)
+        if (at === 0 || at === 1) f.a.key = ''
+        f.a.keyIds = f.a.keyIds.filter((k) => k !== id)
+      }
       if (req.method === 'DELETE') f.a.todoIds = f.a.todoIds.filter((t) => !pathname.endsWith(`/${t}`))
     }
 
@@ -433,11 +626,17 @@ export const fuzzSuite = (store: AttackStore) =>
       if (sure === undefined) throw new Error(`no case by construction for ${endpoint}`)
       if (sure.success) {
         await renewAttacker()
-        expect(await runCase(sure.success(), oracle), `the success by construction of ${endpoint}`).toBeLessThan(300)
+        const status = await runCase(sure.success(), oracle)
+        // A browser navigation's success is its redirect.
+        if (NAVIGATIONS.includes(endpoint)) expect(status, `the success by construction of ${endpoint}`).toBe(302)
+        else expect(status, `the success by construction of ${endpoint}`).toBeLessThan(300)
       }
       await renewAttacker()
       expect(await runCase(sure.refusal(), oracle), `the refusal by construction of ${endpoint}`).toBeGreaterThanOrEqual(400)
     }
+
+    /** The endpoints a browser navigates to, whose success is a 302. */
+    const NAVIGATIONS = ['GET /auth/oauth/{provider}', 'GET /auth/oauth/{provider}/callback']
 
     const prop = (arb: fc.Arbitrary<Case>, oracle?: Oracle) =>
       Object.assign(
@@ -870,6 +1069,14 @@ export const fuzzSuite = (store: AttackStore) =>
       const never: Oracle = (_c, req, reply) => {
         throw new Error(`no passkey the fuzzer holds can succeed here: ${req.method} ${req.url} → ${reply.status}`)
       }
+      /** Any drawn value as a path segment: `String`, or JSON for an object `String` cannot convert (one without a prototype). */
+      const asSegment = (id: unknown) => {
+        try {
+          return String(id)
+        } catch {
+          return JSON.stringify(id)
+        }
+      }
 
       it(
         'POST /auth/passkeys/login/options and /auth/passkeys/login, GET /auth/passkeys, PATCH and DELETE /auth/passkeys/{id}, POST /auth/passkeys/register',
@@ -902,7 +1109,7 @@ export const fuzzSuite = (store: AttackStore) =>
           )
           const byId = caseArb(
             fc.constantFrom('PATCH', 'DELETE'),
-            anyId.map((id) => ['auth', 'passkeys', String(id)] as const),
+            anyId.map((id) => ['auth', 'passkeys', asSegment(id)] as const),
             bodyArb(object({ name: field(text) })),
           )
           await check(
@@ -912,6 +1119,243 @@ export const fuzzSuite = (store: AttackStore) =>
             'POST /auth/passkeys/register',
             'PATCH /auth/passkeys/{id}',
             'DELETE /auth/passkeys/{id}',
+          )
+        },
+        TIMEOUT,
+      )
+    })
+
+    describe('fuzzing the API key, social sign-in and operator endpoints', () => {
+      const get = fc.constant('GET')
+      const del = fc.constant('DELETE')
+      const none = fc.constant({ kind: 'none' as const })
+      const never: Oracle = (_c, req, reply) => {
+        throw new Error(`nothing the attacker holds can succeed here: ${req.method} ${req.url} → ${reply.status}`)
+      }
+      /** A fresh session: these routes take no password instead (docs/guide/step-up.md). */
+      const freshSession: Oracle = () =>
+        expect(sentAt - f.a.provedAt, 'only a fresh session passes').toBeLessThanOrEqual(FRESH_MS + FRESH_EDGE_MS)
+      const rawSegment = fc.constantFrom('%', '%ZZ', '%2F', '%2e%2e', '..', '.', '', 'a%00b').map((raw) => ({ raw }))
+      const ownersOf = async (ids: string[]) =>
+        (
+          await Promise.all(
+            ids.map((id) => view.query<{ user_id: string }>('select user_id from auth_api_keys where id = ?', id)),
+          )
+        )
+          .flat()
+          .map((row) => row.user_id)
+
+      it(
+        'POST /auth/api-keys, GET /auth/api-keys and DELETE /auth/api-keys/{id}',
+        async () => {
+          const scope = fc.oneof(
+            { weight: 3, arbitrary: fc.constantFrom('todos:read', 'todos:write') },
+            { weight: 1, arbitrary: fc.constantFrom('todos:admin', 'admin', '*', 'TODOS:READ', 'todos:read ', '', '__proto__') },
+            { weight: 1, arbitrary: text },
+          )
+          const body = object({
+            name: field(fc.oneof(fc.constantFrom('ci', 'x'.repeat(100), 'x'.repeat(101), '🙂'.repeat(100)), text)),
+            scopes: field(fc.array(scope, { maxLength: 3 })),
+            expiresInDays: field(fc.oneof(fc.integer({ min: -1, max: 400 }), fc.constantFrom(1, 365, 366, 0, 1.5, '30'))),
+          })
+          await check(
+            prop(caseArb(post, at('auth', 'api-keys'), bodyArb(body)), async (c, req, reply) => {
+              await freshSession(c, req, reply)
+              const created = reply.body as Record<string, unknown> & { id: string; key: string; scopes: string[] }
+              expect(created.key).toMatch(/^lk_[0-9A-Za-z]{46}$/)
+              expect(created.prefix).toBe(created.key.slice(0, 12))
+              expect(created.lastUsedAt).toBeNull()
+              for (const s of created.scopes) expect(['todos:read', 'todos:write']).toContain(s)
+              expect(await ownersOf([created.id]), 'a key for another account').toEqual([f.a.userId])
+            }),
+            runs(0.015),
+            'POST /auth/api-keys',
+          )
+          await check(
+            prop(caseArb(get, at('auth', 'api-keys'), none), async (_c, _req, reply) => {
+              const listed = reply.body as Record<string, unknown>[]
+              for (const key of listed) expect(key, 'a listed key shows its key').not.toHaveProperty('key')
+              const ids = listed.map((key) => String(key.id))
+              expect(ids).not.toContain(f.v.keyId)
+              expect(await ownersOf(ids), "a key of someone else's was listed").toEqual(ids.map(() => f.a.userId))
+            }),
+            runs(0.008),
+            'GET /auth/api-keys',
+          )
+          const keyId = fc.oneof(
+            { weight: 3, arbitrary: ref('a.keyId') },
+            { weight: 3, arbitrary: ref('v.keyId') },
+            { weight: 1, arbitrary: fc.uuid() },
+            { weight: 2, arbitrary: text },
+            { weight: 1, arbitrary: rawSegment },
+          )
+          await check(
+            prop(
+              caseArb(
+                del,
+                keyId.map((id) => ['auth', 'api-keys', id] as const),
+                bodyArb(fc.constant({})),
+              ),
+              (_c, req) => {
+                const id = safeDecode(new URL(req.url).pathname.slice('/auth/api-keys/'.length))
+                expect(f.a.keyIds, "only the attacker's own key is revoked").toContain(id)
+              },
+            ),
+            runs(0.01),
+            'DELETE /auth/api-keys/{id}',
+          )
+          // A key goes in the Authorization header only: never in the cookie or the query, where it is
+          // an invalid access token; nor a revoked one, one with a wrong checksum, one never issued.
+          for (const token of KEY_REFS)
+            for (const kind of ['cookie', 'query', 'header'] as const) {
+              const live = (token === 'a.key' || token === 'a.keyRead') && kind === 'header'
+              const sure = plainCase('GET', ['todos'], undefined, { auth: { kind, token: { '§ref': token, i: 0 } } })
+              const status = await runCase(sure)
+              if (live) expect(status, `${token} in the ${kind}`).toBe(200)
+              else expect(status, `${token} in the ${kind}`).toBe(401)
+            }
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'GET /auth/oauth/providers, GET /auth/oauth/{provider} and its callback, POST /auth/oauth/{provider}/link, GET and DELETE /auth/identities',
+        async () => {
+          await check(
+            prop(caseArb(get, at('auth', 'oauth', 'providers'), none), (_c, _req, reply) =>
+              expect(reply.body).toEqual([{ id: PROVIDER, name: 'GitHub' }]),
+            ),
+            runs(0.004),
+          )
+          const provider = fc.oneof(
+            { weight: 4, arbitrary: fc.constant(PROVIDER) },
+            { weight: 1, arbitrary: fc.constantFrom('GitHub', 'google', 'providers', 'nowhere', 'github ', 'a'.repeat(33)) },
+            { weight: 1, arbitrary: text },
+          )
+          const returnTo = fc.oneof(
+            fc.constantFrom('/', '/todos', '//evil.example', '/\\evil.example', 'https://evil.example/', 'javascript:alert(1)'),
+            fc.constantFrom('/x?y=1#z', `http://localhost`, '/a\tb', '/%0d%0aSet-Cookie:x=1'),
+            text,
+          )
+          const start = caseArb(
+            get,
+            provider.map((p) => ['auth', 'oauth', p] as const),
+            none,
+            fc.array(fc.tuple(fc.constantFrom('returnTo', 'returnTo', 'state', 'provider'), returnTo), { maxLength: 2 }),
+          )
+          // A code and a state of any shape, the provider's `error`, and the attacker's own flow cookie or
+          // another value: the attacker never learns its flow's state, so none signs in or links.
+          const param = fc.oneof(
+            fc.base64String({ minLength: 20, maxLength: 64 }).map((v) => v.replace(/[+/=]/g, '_')),
+            text,
+            fc.constantFrom('access_denied', 'http://127.0.0.1', `https://github.com`),
+          )
+          const callback = caseArb(
+            get,
+            provider.map((p) => ['auth', 'oauth', p, 'callback'] as const),
+            none,
+            fc.array(fc.tuple(fc.constantFrom('code', 'state', 'state', 'iss', 'error', 'returnTo'), param), { maxLength: 4 }),
+            fc.oneof(
+              { weight: 3, arbitrary: ref('a.flow') },
+              { weight: 1, arbitrary: fc.constant(null) },
+              { weight: 1, arbitrary: text },
+            ),
+          )
+          await check(
+            prop(fc.oneof(start, callback)),
+            runs(0.02),
+            'GET /auth/oauth/{provider}',
+            'GET /auth/oauth/{provider}/callback',
+          )
+          const link = caseArb(
+            post,
+            provider.map((p) => ['auth', 'oauth', p, 'link'] as const),
+            bodyArb(object({ returnTo: field(returnTo) })),
+          )
+          await check(
+            prop(link, async (c, req, reply) => {
+              await freshSession(c, req, reply)
+              const { url } = reply.body as { url: string }
+              expect(url.startsWith(AUTHORIZE), `a link went elsewhere than the provider: ${url}`).toBe(true)
+              expect(safeDecode(new URL(req.url).pathname.split('/')[3] ?? '')).toBe(PROVIDER)
+            }),
+            runs(0.008),
+            'POST /auth/oauth/{provider}/link',
+          )
+          // The attacker has no identity (no provider answers in this run), and sees nobody else's.
+          await check(
+            prop(caseArb(get, at('auth', 'identities'), none), (_c, _req, reply) => expect(reply.body).toEqual([])),
+            runs(0.004),
+            'GET /auth/identities',
+          )
+          const identity = fc.oneof(fc.uuid(), text, rawSegment, ref('v.id', 'a.id', 'v.keyId', 'a.keyId'))
+          await check(
+            prop(
+              caseArb(
+                del,
+                identity.map((id) => ['auth', 'identities', id] as const),
+                bodyArb(fc.constant({})),
+              ),
+              never,
+            ),
+            runs(0.004),
+            'DELETE /auth/identities/{id}',
+          )
+        },
+        TIMEOUT,
+      )
+
+      it(
+        'GET /auth/admin/users and /auth/admin/users/{id}, the operator actions on a user',
+        async () => {
+          // The attacker is no operator: whatever it sends, with whatever credential, nothing passes.
+          const userId = fc.oneof(
+            { weight: 3, arbitrary: ref('v.id') },
+            { weight: 2, arbitrary: ref('a.id') },
+            { weight: 1, arbitrary: fc.uuid() },
+            { weight: 1, arbitrary: text },
+            { weight: 1, arbitrary: rawSegment },
+          )
+          const listQuery = fc.array(
+            fc.tuple(
+              fc.constantFrom('query', 'cursor', 'limit'),
+              fc.oneof(text, ref('v.email', 'a.email'), fc.constantFrom('1', '100', '101', '0', '-1', 'eyJpZCI6IngifQ')),
+            ),
+            { maxLength: 3 },
+          )
+          const read = fc.oneof(
+            caseArb(get, at('auth', 'admin', 'users'), none, listQuery),
+            caseArb(
+              get,
+              userId.map((id) => ['auth', 'admin', 'users', id] as const),
+              none,
+            ),
+          )
+          const posted = caseArb(
+            post,
+            fc
+              .tuple(userId, fc.constantFrom('disable', 'enable', 'send-password-reset', 'verify-email'))
+              .map(([id, action]) => ['auth', 'admin', 'users', id, action] as const),
+            bodyArb(object({ reason: field(fc.oneof(fc.constant('by the fuzzer'), text, fc.constant('r'.repeat(501)))) })),
+          )
+          const deleted = caseArb(
+            del,
+            fc
+              .tuple(userId, fc.constantFrom('sessions', 'two-factor'))
+              .map(([id, what]) => ['auth', 'admin', 'users', id, what] as const),
+            bodyArb(fc.constant({})),
+          )
+          await check(
+            prop(fc.oneof(read, posted, deleted), never),
+            runs(0.03),
+            'GET /auth/admin/users',
+            'GET /auth/admin/users/{id}',
+            'POST /auth/admin/users/{id}/disable',
+            'POST /auth/admin/users/{id}/enable',
+            'POST /auth/admin/users/{id}/send-password-reset',
+            'POST /auth/admin/users/{id}/verify-email',
+            'DELETE /auth/admin/users/{id}/sessions',
+            'DELETE /auth/admin/users/{id}/two-factor',
           )
         },
         TIMEOUT,
@@ -1062,6 +1506,13 @@ export const fuzzSuite = (store: AttackStore) =>
             ['openapi.json'],
             ['reset-password'],
             ['docs', 'init.js'],
+            ['auth', 'api-keys'],
+            ['auth', 'identities'],
+            ['auth', 'oauth', 'providers'],
+            ['auth', 'oauth', 'github'],
+            ['auth', 'oauth', 'github', 'callback'],
+            ['auth', 'oauth', 'github', 'link'],
+            ['auth', 'admin', 'users'],
             ['AUTH', 'ME'],
             ['todos', ''],
             ['', 'todos'],
@@ -1071,6 +1522,7 @@ export const fuzzSuite = (store: AttackStore) =>
           const path = fc.oneof(
             known,
             fc.tuple(fc.constantFrom('todos', 'auth', 'admin', 'docs'), text),
+            fc.tuple(fc.constantFrom('api-keys', 'identities', 'oauth', 'admin'), text).map(([at, rest]) => ['auth', at, rest]),
             fc.array(
               fc.oneof(
                 text,
@@ -1225,6 +1677,11 @@ export const fuzzSuite = (store: AttackStore) =>
           'GET /todos',
           'PATCH /todos/{id}',
           'DELETE /todos/{id}',
+          'POST /auth/api-keys',
+          'GET /auth/api-keys',
+          'DELETE /auth/api-keys/{id}',
+          'GET /auth/identities',
+          'POST /auth/oauth/{provider}/link',
         ]
         // On failure, the outcome counts say which endpoint the random cases missed.
         const table = [...outcomes].map(([key, n]) => `${key}: ${n}`).join('\n')
@@ -1244,9 +1701,24 @@ export const fuzzSuite = (store: AttackStore) =>
           'POST /auth/passkeys/register',
           'PATCH /auth/passkeys/{id}',
           'DELETE /auth/passkeys/{id}',
+          // The attacker has no identity and is no operator.
+          'DELETE /auth/identities/{id}',
+          'GET /auth/admin/users',
+          'GET /auth/admin/users/{id}',
+          'POST /auth/admin/users/{id}/disable',
+          'POST /auth/admin/users/{id}/enable',
+          'POST /auth/admin/users/{id}/send-password-reset',
+          'POST /auth/admin/users/{id}/verify-email',
+          'DELETE /auth/admin/users/{id}/sessions',
+          'DELETE /auth/admin/users/{id}/two-factor',
         ]
         expect(
-          [...endpoints, ...refusedOnly].filter((e) => !reached(e, (s) => s >= 400)),
+          [...endpoints, ...refusedOnly, ...NAVIGATIONS].filter((e) => !reached(e, (s) => s >= 400)),
+          table,
+        ).toEqual([])
+        // A browser navigation's success is its redirect.
+        expect(
+          NAVIGATIONS.filter((e) => !reached(e, (s) => s === 302)),
           table,
         ).toEqual([])
         expect(cases).toBeGreaterThanOrEqual(TOTAL * 0.98)

@@ -23,6 +23,7 @@ export const plainCase = (
   rawQuery: '',
   auth: { kind: 'header', token: r('a.token') },
   refresh: { name: 'secure', value: r('a.refresh') },
+  flow: null,
   cookies: [],
   headers: [],
   site: 'none',
@@ -140,6 +141,47 @@ export const SURE: Record<string, { success?: () => Case; refusal: () => Case }>
     success: () => plainCase('DELETE', ['todos', r('a.todo')]),
     refusal: () => plainCase('DELETE', ['todos', r('v.todo')]),
   },
+  'POST /auth/api-keys': {
+    success: () => plainCase('POST', ['auth', 'api-keys'], { name: 'by construction', scopes: ['todos:read'] }),
+    refusal: () => plainCase('POST', ['auth', 'api-keys'], { name: 'by construction', scopes: ['todos:admin'] }),
+  },
+  'GET /auth/api-keys': {
+    success: () => plainCase('GET', ['auth', 'api-keys']),
+    // A key never lists keys (403 session_required).
+    refusal: () => plainCase('GET', ['auth', 'api-keys'], undefined, { auth: { kind: 'header', token: r('a.key') } }),
+  },
+  'DELETE /auth/api-keys/{id}': {
+    success: () => plainCase('DELETE', ['auth', 'api-keys', r('a.keyId')]),
+    refusal: () => plainCase('DELETE', ['auth', 'api-keys', r('v.keyId')]),
+  },
+  'GET /auth/identities': {
+    success: () => plainCase('GET', ['auth', 'identities']),
+    refusal: () => plainCase('GET', ['auth', 'identities'], undefined, anonymous),
+  },
+  'POST /auth/oauth/{provider}/link': {
+    success: () => plainCase('POST', ['auth', 'oauth', 'github', 'link'], { returnTo: '/' }),
+    refusal: () => plainCase('POST', ['auth', 'oauth', 'nowhere', 'link'], { returnTo: '/' }),
+  },
+  // A browser navigation: its success is a 302 to the provider, its refusal a problem document.
+  'GET /auth/oauth/{provider}': {
+    success: () => plainCase('GET', ['auth', 'oauth', 'github'], undefined, { ...anonymous, query: [['returnTo', '/todos']] }),
+    refusal: () =>
+      plainCase('GET', ['auth', 'oauth', 'github'], undefined, { ...anonymous, query: [['returnTo', '//evil.example']] }),
+  },
+  // Always a 302 for a configured provider (here: the attacker's own flow, a state it made up); 404 for another id.
+  'GET /auth/oauth/{provider}/callback': {
+    success: () =>
+      plainCase('GET', ['auth', 'oauth', 'github', 'callback'], undefined, {
+        ...anonymous,
+        flow: r('a.flow'),
+        query: [
+          ['code', 'made-up-code'],
+          ['state', 'made-up-state'],
+        ],
+      }),
+    refusal: () =>
+      plainCase('GET', ['auth', 'oauth', 'nowhere', 'callback'], undefined, { ...anonymous, query: [['state', 'x']] }),
+  },
   // No case the fuzzer can build passes these (it holds no email token, code, challenge or passkey).
   'POST /auth/verify-email': { refusal: () => plainCase('POST', ['auth', 'verify-email'], { token: 'not-a-token' }) },
   'POST /auth/confirm-email': { refusal: () => plainCase('POST', ['auth', 'confirm-email'], { token: 'not-a-token' }) },
@@ -163,4 +205,24 @@ export const SURE: Record<string, { success?: () => Case; refusal: () => Case }>
   },
   'PATCH /auth/passkeys/{id}': { refusal: () => plainCase('PATCH', ['auth', 'passkeys', 'none'], { name: 'x' }) },
   'DELETE /auth/passkeys/{id}': { refusal: () => plainCase('DELETE', ['auth', 'passkeys', 'none']) },
+  // The attacker has no identity at a provider, and is no operator.
+  'DELETE /auth/identities/{id}': { refusal: () => plainCase('DELETE', ['auth', 'identities', randomUUID()]) },
+  'GET /auth/admin/users': { refusal: () => plainCase('GET', ['auth', 'admin', 'users']) },
+  'GET /auth/admin/users/{id}': { refusal: () => plainCase('GET', ['auth', 'admin', 'users', r('v.id')]) },
+  'POST /auth/admin/users/{id}/disable': {
+    refusal: () => plainCase('POST', ['auth', 'admin', 'users', r('v.id'), 'disable'], { reason: 'by construction' }),
+  },
+  'POST /auth/admin/users/{id}/enable': { refusal: () => plainCase('POST', ['auth', 'admin', 'users', r('v.id'), 'enable']) },
+  'POST /auth/admin/users/{id}/send-password-reset': {
+    refusal: () => plainCase('POST', ['auth', 'admin', 'users', r('v.id'), 'send-password-reset']),
+  },
+  'POST /auth/admin/users/{id}/verify-email': {
+    refusal: () => plainCase('POST', ['auth', 'admin', 'users', r('v.id'), 'verify-email']),
+  },
+  'DELETE /auth/admin/users/{id}/sessions': {
+    refusal: () => plainCase('DELETE', ['auth', 'admin', 'users', r('v.id'), 'sessions']),
+  },
+  'DELETE /auth/admin/users/{id}/two-factor': {
+    refusal: () => plainCase('DELETE', ['auth', 'admin', 'users', r('v.id'), 'two-factor']),
+  },
 }

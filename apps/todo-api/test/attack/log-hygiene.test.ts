@@ -1,23 +1,38 @@
 /**
  * Log hygiene: everything the server process writes (stdout and stderr, to its exit) during a
  * full end-to-end run, including failures, a dead mail server, credentials in the query
- * string and passkey ceremonies, holds no password, passkey challenge, attestation or signature, JWT (nor its signature), refresh value, reset token, hash of
- * either, stored `$argon2` hash or the secret. The run is in production with SMTP, where
+ * string, passkey ceremonies, API keys (made, used where they go and where they do not, revoked),
+ * social sign-in against a real OpenID Connect provider in process (a link, callbacks with a wrong
+ * state and a made-up code, a sign-in) and an operator's actions, holds no password, passkey
+ * challenge, attestation or signature, JWT (nor its signature), refresh value, reset token, hash of
+ * either, API key (nor its hash), provider code, state, nonce or flow cookie, stored `$argon2` hash
+ * or the secret. The run is in production with SMTP, where
  * nothing prints a reset link; the development run excludes exactly the one line the development mailer
  * prints by design (docs/reference/lifecycle.md#mail) and checks that line is the only place its token appears. A client-chosen
  * path cannot forge log lines or write terminal escapes.
  */
-import { createHash } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
+import { createServer } from 'node:net'
+import { join } from 'node:path'
 import * as OTPAuth from 'otpauth'
 import { describe, expect, it } from 'vitest'
 import { type CreationOptions, type RequestOptions, softAuthenticator } from '../../../../packages/auth/test/authenticator.js'
 import {
+  browser,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  startProvider,
+  type TestProvider,
+} from '../../../../packages/auth/test/oidc-provider.js'
+import {
+  APP_DIR,
   cookieFrom,
   devMail,
   devMailCount,
   type RunningServer,
   randomSecret,
   request,
+  run,
   startServer,
   startSmtp,
 } from '../support.js'
@@ -25,6 +40,16 @@ import { ATTACK_STORES, type AttackStore, type DbView } from './db-view.js'
 import { forgeJwt, freshIp, strongPassword, until } from './helpers.js'
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
+const CLI = join(APP_DIR, 'dist', 'cli.js')
+
+/** What the run needs besides the server: the provider in process, and the CLI on the server's database. */
+interface Extras {
+  idp: TestProvider
+  /** `pnpm cli …` on the server's database. */
+  cli: (...args: string[]) => Promise<{ code: number | null; stderr: string }>
+  /** Whether a mailed reset link may be sent once more (the development run counts its link lines). */
+  resetMailOk: boolean
+}
 
 /** Drives every endpoint, good and bad, and returns every secret it handled. */
 const endToEnd = async (
@@ -33,6 +58,7 @@ const endToEnd = async (
   resetToken: (email: string) => Promise<string>,
   mailedCode: (email: string, after: number) => Promise<string>,
   mailCount: (email: string) => number,
+  { idp, cli, resetMailOk }: Extras,
 ) => {
   const secrets: string[] = []
   /** Six-digit codes (mailed or from the app), looked for as whole numbers. */
@@ -128,6 +154,92 @@ const endToEnd = async (
   expect((await call('POST', '/auth/reset-password', { body: { token: `${token}x`, newPassword: third } })).status).toBe(400)
 
   const last = keepAuth(await call('POST', '/auth/login', { body: { email, password: third } }))
+  const userId = ((await call('GET', '/auth/me', { token: last.token })).body as { id: string }).id
+
+  // API keys, from this fresh session of an address the reset verified: a refused and two good
+  // creations (the key is in that answer only), a use in the header, in the query and a cookie
+  // (refused), a wrong checksum, a key without the scope, a key on an /auth route, a revocation.
+  const createKey = async (scopes: string[]) => {
+    const reply = await call('POST', '/auth/api-keys', { token: last.token, body: { name: 'Logged key', scopes } })
+    expect(reply.status).toBe(201)
+    const { id, key } = reply.body as { id: string; key: string }
+    keep(key, sha256(key), key.slice(3))
+    return { id, key }
+  }
+  expect(
+    (await call('POST', '/auth/api-keys', { token: last.token, body: { name: 'Logged key', scopes: ['todos:admin'] } })).status,
+  ).toBe(400)
+  const apiKey = await createKey(['todos:read', 'todos:write'])
+  const readKey = await createKey(['todos:read'])
+  expect((await call('GET', '/todos', { token: apiKey.key })).status).toBe(200)
+  expect((await call('POST', '/todos', { token: apiKey.key, body: { title: 'by key' } })).status).toBe(201)
+  expect((await call('POST', '/todos', { token: readKey.key, body: { title: 'by key' } })).status).toBe(403)
+  expect((await call('GET', `/todos?access_token=${apiKey.key}`)).status).toBe(401)
+  expect((await call('GET', '/todos', { cookie: `token=${apiKey.key}` })).status).toBe(401)
+  const wrongSum = `${apiKey.key.slice(0, -1)}${apiKey.key.endsWith('0') ? '1' : '0'}`
+  keep(wrongSum)
+  expect((await call('GET', '/todos', { token: wrongSum })).status).toBe(401)
+  expect((await call('GET', '/auth/api-keys', { token: apiKey.key })).status).toBe(403)
+  expect((await call('GET', '/auth/api-keys', { token: last.token })).status).toBe(200)
+  expect((await call('DELETE', `/auth/api-keys/${readKey.id}`, { token: last.token })).status).toBe(204)
+  expect((await call('GET', '/todos', { token: readKey.key })).status).toBe(401)
+
+  // Social sign-in through the provider: a link from this session, a callback in another browser
+  // (no flow cookie), a right state with a made-up code, a wrong state, then a sign-in by the
+  // linked identity. Every code, state, nonce and flow cookie is a secret.
+  const origin = `http://localhost:${server.port}`
+  const app = {
+    request: (path: string, init: RequestInit) => fetch(`${server.base}${path}`, { ...init, redirect: 'manual' as const }),
+  }
+  const subject = `logs-${randomUUID()}`
+  idp.as(subject, { email: `idp-${email}`, email_verified: true, name: 'Logan' })
+  /** A flow in browser `b`: the callback URL the provider sent it to, its secrets kept. */
+  const throughProvider = async (b: ReturnType<typeof browser>, start: string) => {
+    const { location } = await b.walk(start, { stopAtCallback: true })
+    const back = new URL(location ?? '')
+    expect(back.pathname).toBe('/auth/oauth/idp/callback')
+    keep(back.searchParams.get('code'), back.searchParams.get('state'))
+    for (const [name, value] of [
+      ...b.cookies
+        .header()
+        .split('; ')
+        .map((pair) => pair.split('=')),
+    ])
+      if (name?.endsWith('oauth_flow') && value) keep(value, sha256(value))
+    return back
+  }
+  const linking = browser(app, origin)
+  const link = await call('POST', '/auth/oauth/idp/link', { token: last.token, body: { returnTo: '/todos' } })
+  expect(link.status).toBe(200)
+  const authorize = new URL((link.body as { url: string }).url)
+  keep(authorize.searchParams.get('state'), authorize.searchParams.get('nonce'))
+  const flowCookie = cookieFrom(link, 'oauth_flow') ?? ''
+  keep(flowCookie.split('=')[1])
+  linking.cookies.set(flowCookie.split('=')[0] ?? '', flowCookie.split('=')[1] ?? '')
+  const linkBack = await throughProvider(linking, authorize.href)
+  // The provider's callback replayed in a browser without the flow: refused, nothing linked.
+  expect((await call('GET', `${linkBack.pathname}${linkBack.search}`)).headers.get('location')).toMatch(/error=invalid_state/)
+  expect((await linking.get(linkBack.href)).headers.get('location')).toBe('/todos?linked=idp')
+
+  const stranger = browser(app, origin)
+  const madeUp = await throughProvider(stranger, '/auth/oauth/idp?returnTo=/')
+  madeUp.searchParams.set('code', `made-up-${randomUUID()}`)
+  keep(madeUp.searchParams.get('code'))
+  expect((await stranger.get(madeUp.href)).headers.get('location')).toMatch(/error=provider_error/)
+  const wrongState = await throughProvider(stranger, '/auth/oauth/idp?returnTo=/')
+  wrongState.searchParams.set('state', `wrong-${randomUUID()}`)
+  keep(wrongState.searchParams.get('state'))
+  expect((await stranger.get(wrongState.href)).headers.get('location')).toMatch(/error=invalid_state/)
+
+  const signingIn = browser(app, origin)
+  const signInBack = await throughProvider(signingIn, '/auth/oauth/idp?returnTo=/')
+  const landed = await signingIn.get(signInBack.href)
+  expect(landed.headers.get('location')).toBe('/')
+  const byProvider = signingIn.cookies.get('__Secure-refresh_token') ?? signingIn.cookies.get('refresh_token') ?? ''
+  expect(byProvider).not.toBe('')
+  keep(byProvider, sha256(byProvider))
+  const identities = await call('GET', '/auth/identities', { token: last.token })
+  expect((identities.body as { provider: string }[]).map((i) => i.provider)).toEqual(['idp'])
 
   // Two-factor, verified by the reset: the code mailed by setup, a wrong one, then the right one.
   const before = mailCount(email)
@@ -190,9 +302,50 @@ const endToEnd = async (
   expect((await call('POST', '/auth/logout', { token: last.token })).status).toBe(204)
   expect((await call('GET', '/auth/me', { token: last.token })).status).toBe(401)
 
+  // An operator's actions on the account (docs/guide/operators.md), refused before the role.
+  const operatorEmail = `op-${email}`
+  const operatorPassword = strongPassword()
+  keep(operatorPassword)
+  const operator = keepAuth(
+    await call('POST', '/auth/signup', { body: { name: 'Opal', email: operatorEmail, password: operatorPassword } }),
+  )
+  const admin = (method: string, path: string, body?: unknown) =>
+    call(method, `/auth/admin/users${path}`, { token: operator.token, body })
+  expect((await admin('GET', `/${userId}`)).status).toBe(403)
+  const granted = await cli('set-role', operatorEmail, 'admin')
+  expect(granted.code, granted.stderr).toBe(0)
+  expect((await admin('GET', `?query=${encodeURIComponent(email.slice(0, 12))}&limit=5`)).status).toBe(200)
+  expect((await admin('GET', '?cursor=not-a-cursor')).status).toBe(400)
+  expect((await admin('GET', `/${userId}`)).status).toBe(200)
+  expect((await admin('POST', `/${userId}/disable`, { reason: 'log hygiene' })).status).toBe(204)
+  // Disabling revoked every key.
+  expect((await call('GET', '/todos', { token: apiKey.key })).status).toBe(401)
+  expect((await admin('POST', `/${userId}/enable`)).status).toBe(204)
+  expect((await admin('POST', `/${userId}/verify-email`)).status).toBe(204)
+  expect((await admin('DELETE', `/${userId}/sessions`)).status).toBe(204)
+  expect((await admin('DELETE', `/${userId}/two-factor`)).status).toBe(204)
+  if (resetMailOk) expect((await admin('POST', `/${userId}/send-password-reset`)).status).toBe(202)
+  expect((await admin('POST', `/${randomUUID()}/disable`, { reason: 'nobody' })).status).toBe(404)
+
   // Every stored password hash, refresh hash and reset-token hash is a secret too.
   keep(...(await view.storedHashes()))
   return { email, secrets, codes }
+}
+
+/** The run reached the API keys', social sign-in's and operators' routes, and their audit events were written. */
+const expectNewRoutesDriven = (output: string) => {
+  for (const line of [
+    /^POST \/auth\/api-keys 201 /m,
+    /^GET \/todos 200 /m,
+    /^DELETE \/auth\/api-keys\/[^ ]+ 204 /m,
+    /^POST \/auth\/oauth\/idp\/link 200 /m,
+    /^GET \/auth\/oauth\/idp\/callback 302 /m,
+    /^POST \/auth\/admin\/users\/[^ ]+\/disable 204 /m,
+    /^DELETE \/auth\/admin\/users\/[^ ]+\/two-factor 204 /m,
+  ])
+    expect(output).toMatch(line)
+  for (const type of ['api_key.created', 'api_key.revoked', 'identity.linked', 'admin.user_disabled', 'admin.sessions_revoked'])
+    expect(output).toContain(`{"audit":{"type":"${type}"`)
 }
 
 /** Hashes of every secret value the server stored (refresh values, reset tokens, passwords), read after it stopped. */
@@ -220,15 +373,39 @@ const expectClean = (output: string, secrets: string[], tokenHashes: Set<string>
   expect(tokens, 'a refresh value or reset token reached the server output').toEqual([])
 }
 
-/** A server on `store` with `env`, the view of its database, and the cleanup of both. */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+/**
+ * A server on `store` with `env`, and an OpenID Connect provider (`idp`) it signs in through; the
+ * view of its database, the CLI on it, and the cleanup of all.
+ */
 const serverOn = async (store: AttackStore, env: Record<string, string>) => {
   const target = await store.prepare()
-  const server = await startServer({ env: { ...target.env, ...env } })
+  const port = await freePort()
+  const idp = await startProvider({
+    redirectUri: `http://localhost:${port}/auth/oauth/idp/callback`,
+    conformIdTokenClaims: false,
+  })
+  const providers = [{ id: 'idp', name: 'Test IdP', issuer: idp.issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET }]
+  const server = await startServer({
+    env: { ...target.env, PORT: String(port), AUTH_OIDC_PROVIDERS: JSON.stringify(providers), ...env },
+  })
   const view = target.view(server)
+  const databaseUrl = target.env?.DATABASE_URL ?? `file:${server.dbPath}`
+  const cli = (...args: string[]) => run(process.execPath, [CLI, ...args], { env: { DATABASE_URL: databaseUrl } })
   return {
     server,
     view,
+    idp,
+    cli,
     async done() {
+      await idp.close()
       await view.close()
       await target.drop()
     },
@@ -241,7 +418,7 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
     async () => {
       const smtp = await startSmtp()
       const secret = randomSecret()
-      const { server, view, done } = await serverOn(store, {
+      const { server, view, idp, cli, done } = await serverOn(store, {
         NODE_ENV: 'production',
         SMTP_URL: smtp.url,
         TRUST_PROXY: 'true',
@@ -267,8 +444,9 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
             return /^ {4}([0-9]{6})\r?$/m.exec(mail.text)?.[1] ?? ''
           },
           () => smtp.mails.length,
+          { idp, cli, resetMailOk: true },
         )
-        secrets = [...run.secrets, secret]
+        secrets = [...run.secrets, secret, CLIENT_SECRET]
         codes = run.codes
         // The mail server goes away: the failure is logged, the token is not.
         await smtp.close()
@@ -287,6 +465,7 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
       // The audit line of a re-authentication names its methods (RFC 8176), and the failure has its own.
       expect(output).toMatch(/^\{"audit":\{"type":"reauthenticated",.*"amr":\["pwd"\]/m)
       expect(output).toMatch(/^\{"audit":\{"type":"reauthentication\.failed",/m)
+      expectNewRoutesDriven(output)
       expect(output).not.toContain('reset-password?token=')
       expectClean(output, secrets, await storedTokenHashes(view), codes)
       await done()
@@ -297,7 +476,11 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
     'in development without SMTP: the one reset-link line the development mailer prints is the only place its token appears',
     async () => {
       const secret = randomSecret()
-      const { server, view, done } = await serverOn(store, { NODE_ENV: 'development', TRUST_PROXY: 'true', AUTH_SECRET: secret })
+      const { server, view, idp, cli, done } = await serverOn(store, {
+        NODE_ENV: 'development',
+        TRUST_PROXY: 'true',
+        AUTH_SECRET: secret,
+      })
       let codes: string[] = []
       let emailCode = ''
       const link = /^\[dev mail\] password reset link for \S+: http:\/\/localhost:\d+\/reset-password\?token=([A-Za-z0-9_-]{43})$/
@@ -325,8 +508,9 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
           },
           (email, after) => devMail(server, 'add-credential code', email, after),
           (email) => devMailCount(server, 'add-credential code', email),
+          { idp, cli, resetMailOk: false },
         )
-        secrets = [...run.secrets, secret]
+        secrets = [...run.secrets, secret, CLIENT_SECRET]
         codes = run.codes
         emailCode = run.codes[0] ?? ''
       } finally {
@@ -340,6 +524,7 @@ describe.each(ATTACK_STORES)('log hygiene on $name', (store) => {
       // The mailed code is printed as its own line, like a link (docs/reference/lifecycle.md#mail); only there.
       const codeLine = /^\[dev mail\] add-credential code for \S+: [0-9]{6}$/
       expect(lines.filter((l) => codeLine.test(l) && l.endsWith(`: ${emailCode}`))).toHaveLength(1)
+      expectNewRoutesDriven(lines.join('\n'))
       const elsewhere = lines.filter((l) => !mailLink.test(l) && !codeLine.test(l)).join('\n')
       expectClean(elsewhere, secrets, await storedTokenHashes(view), codes)
       await done()
