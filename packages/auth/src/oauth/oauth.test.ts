@@ -125,6 +125,30 @@ describe.each([true, false])('social sign-in with oidc-provider (conformIdTokenC
       expect((await signIn(h)).location).toBe('/account')
     })
 
+    run('a disabled account is refused before anything of it changes, also by a linkByEmail provider', async () => {
+      const h = setup(true)
+      const ada = await h.signup('ada@example.com')
+      const before = await opened.store.findUserById(ada.user.id)
+      expect(
+        await opened.store.setUserDisabled({
+          userId: ada.user.id,
+          disabledAt: new Date(),
+          revoke: accountEvents['account-disabled'],
+        }),
+      ).not.toBeNull()
+      const disabled = await opened.store.findUserById(ada.user.id)
+      // An unverified account and a trusted provider: the link would settle the account and link the identity.
+      idp.as(`ada-${crypto.randomUUID()}`, { email: 'ada@example.com', email_verified: true })
+      expect((await signIn(h)).location).toBe('/account?error=account_disabled&provider=oidc')
+      expect(await opened.store.listIdentities(ada.user.id)).toEqual([])
+      const after = await opened.store.findUserById(ada.user.id)
+      expect(after?.user.emailVerified).toBe(false)
+      expect(after?.passwordHash).toBe(before?.passwordHash)
+      expect(after?.passwordHash).not.toBeNull()
+      expect(after?.credentialsVersion).toBe(disabled?.credentialsVersion)
+      expect(h.allMails.filter((m) => m.kind === 'identity-linked')).toEqual([])
+    })
+
     run('an unknown identity with the email of an account: account_exists, nothing linked, nothing mailed', async () => {
       const h = setup()
       const ada = await h.signup('ada@example.com')

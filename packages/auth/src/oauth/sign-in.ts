@@ -108,6 +108,8 @@ export const federatedSignIn = <U extends UserRecord>(
     if (!existing) return null
     if (!provider.linkByEmail || !facts.emailVerified) return refuse(at, 'account_exists')
     const { user } = existing
+    // Proven by a trusted provider: a disabled account is refused now, before anything of it changes.
+    if (isDisabled(user)) return refuse(at, 'account_disabled', user.id)
     let { credentialsVersion } = existing
     if (!user.emailVerified) {
       // The provider's proof of the mailbox is the account's first: what was set before it goes.
@@ -140,6 +142,8 @@ export const federatedSignIn = <U extends UserRecord>(
       if (known) {
         const found = await store.findUserById(known.userId)
         if (!found) return refuse(at, 'provider_error')
+        // Proven: a disabled account is refused before its identity is touched.
+        if (isDisabled(found.user)) return refuse(at, 'account_disabled', found.user.id)
         // Sealed anew, or cleared when the provider no longer keeps them.
         const sealedTokens = await oauth.seal(provider, federated.tokens, known.userId)
         await store.useIdentity({ id: known.id, email: facts.email, now: options.now(), sealedTokens })
