@@ -174,12 +174,17 @@ server.listen(config.port, () => {
   console.log(`listening on http://localhost:${port} (NODE_ENV=${config.nodeEnv})`)
   if (!config.production) console.log(`API reference: http://localhost:${port}/docs`)
 
+  let stoppingAt = 0
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) {
+      // One Ctrl-C under `node --watch` (pnpm dev) arrives twice: from the terminal to the whole
+      // process group, and forwarded by the watcher. Only a signal a second later is a second one.
+      if (Date.now() - stoppingAt < 1_000) return
       console.error(`${signal} again: exiting without waiting`)
       process.exit(1)
     }
     stopping = true
+    stoppingAt = Date.now()
     console.log(`${signal}: shutting down, waiting for in-flight requests`)
     // Connections still busy after the grace period are cut so the process does end.
     const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)

@@ -84,6 +84,29 @@ describe('graceful shutdown', () => {
     }
   })
 
+  it('takes one Ctrl-C that arrives twice (the terminal and `node --watch` both send it) as one: exits 0', async () => {
+    const server = await startServer()
+    const ada = await signup(server.base, 'Ada')
+    // A request in flight holds the shutdown open while the second SIGINT arrives.
+    const body = JSON.stringify({ title: 'written between the two signals' })
+    const { socket, received } = await openSocket(server.port)
+    socket.write(
+      `POST /todos HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${ada.token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 5)}`,
+    )
+    await new Promise((r) => setTimeout(r, 200))
+    server.process.kill('SIGINT')
+    await server.waitForOutput(/SIGINT: shutting down/)
+    server.process.kill('SIGINT')
+    await new Promise((r) => setTimeout(r, 200))
+    expect(server.process.exitCode).toBeNull()
+    socket.write(body.slice(5))
+    await until(() => /\r\n\r\n\{.*\}$/s.test(received()))
+    expect(received().split('\r\n')[0]).toBe('HTTP/1.1 201 Created')
+    expect(await server.exited).toEqual({ code: 0, signal: null })
+    expect(server.stderr()).not.toContain('again')
+  })
+
   it('exits 0 on SIGINT too', async () => {
     const server = await startServer()
     await request(server.base, 'GET', '/health')
