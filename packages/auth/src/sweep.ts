@@ -122,15 +122,7 @@ export const sweeper = <U extends UserRecord>(deps: {
         forgetApiKeysExpiredBy: new Date(now.getTime() - EXPIRED_KEY_GRACE_MS),
         limit: deps.batchSize,
       })
-      total.sessions += deleted.sessions
-      total.resetTokens += deleted.resetTokens
-      total.emailTokens += deleted.emailTokens
-      total.challenges += deleted.challenges
-      total.addCredentialCodes += deleted.addCredentialCodes
-      total.devices += deleted.devices
-      total.apiKeys += deleted.apiKeys
-      total.oauthFlows += deleted.oauthFlows
-      total.passkeyChallenges += deleted.passkeyChallenges
+      for (const [kind, count] of Object.entries(deleted) as [keyof typeof deleted, number][]) total[kind] += count
       const signIns = await deps.store.pruneEmailSignIns(now, deps.batchSize)
       total.emailSignIns += signIns
       if (Math.max(...Object.values(deleted), signIns) < deps.batchSize) break

@@ -15,6 +15,9 @@ import {
   sessions,
 } from './schema.js'
 
+/** The tables of single-use rows: used, or expired at `now`, is dead. */
+type SingleUse = typeof resetTokens | typeof emailTokens | typeof challenges | typeof oauthFlows | typeof passkeyChallenges
+
 export const postgresPrune = (db: PgDb): PruneStore => ({
   async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, forgetApiKeysExpiredBy, limit }) {
     // Bounded batches; SKIP LOCKED leaves rows a request is working on to the next sweep, so a
@@ -25,24 +28,13 @@ export const postgresPrune = (db: PgDb): PruneStore => ({
       .where(or(lte(sessions.refreshedAt, deadIfRefreshedBy), lte(sessions.createdAt, deadIfCreatedBy)))
       .limit(limit)
       .for('update', { skipLocked: true })
-    const spentTokens = db
-      .select({ hash: resetTokens.hash })
-      .from(resetTokens)
-      .where(spentOrExpired(resetTokens, now))
-      .limit(limit)
-      .for('update', { skipLocked: true })
-    const spentEmailTokens = db
-      .select({ hash: emailTokens.hash })
-      .from(emailTokens)
-      .where(spentOrExpired(emailTokens, now))
-      .limit(limit)
-      .for('update', { skipLocked: true })
-    const deadChallenges = db
-      .select({ hash: challenges.hash })
-      .from(challenges)
-      .where(spentOrExpired(challenges, now))
-      .limit(limit)
-      .for('update', { skipLocked: true })
+    const spent = (table: SingleUse) =>
+      db
+        .select({ hash: table.hash })
+        .from(table)
+        .where(spentOrExpired(table, now))
+        .limit(limit)
+        .for('update', { skipLocked: true })
     const expiredCodes = db
       .select({ userId: addCredentialCodes.userId })
       .from(addCredentialCodes)
@@ -61,32 +53,22 @@ export const postgresPrune = (db: PgDb): PruneStore => ({
       .where(lte(apiKeys.expiresAt, forgetApiKeysExpiredBy))
       .limit(limit)
       .for('update', { skipLocked: true })
-    const deadFlows = db
-      .select({ hash: oauthFlows.hash })
-      .from(oauthFlows)
-      .where(spentOrExpired(oauthFlows, now))
-      .limit(limit)
-      .for('update', { skipLocked: true })
-    const deadPasskeyChallenges = db
-      .select({ hash: passkeyChallenges.hash })
-      .from(passkeyChallenges)
-      .where(spentOrExpired(passkeyChallenges, now))
-      .limit(limit)
-      .for('update', { skipLocked: true })
-    const [dead, spent, spentEmail, spentChallenges, expired, forgottenDevices, keys, flows, ceremonies] = await Promise.all([
-      db.delete(sessions).where(inArray(sessions.id, deadSessions)),
-      db.delete(resetTokens).where(inArray(resetTokens.hash, spentTokens)),
-      db.delete(emailTokens).where(inArray(emailTokens.hash, spentEmailTokens)),
-      db.delete(challenges).where(inArray(challenges.hash, deadChallenges)),
-      db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
-      db.delete(devices).where(inArray(sql`ctid`, forgotten)),
-      db.delete(apiKeys).where(inArray(apiKeys.id, expiredKeys)),
-      db.delete(oauthFlows).where(inArray(oauthFlows.hash, deadFlows)),
-      db.delete(passkeyChallenges).where(inArray(passkeyChallenges.hash, deadPasskeyChallenges)),
-    ])
+    const [dead, spentReset, spentEmail, spentChallenges, expired, forgottenDevices, keys, flows, ceremonies] = await Promise.all(
+      [
+        db.delete(sessions).where(inArray(sessions.id, deadSessions)),
+        db.delete(resetTokens).where(inArray(resetTokens.hash, spent(resetTokens))),
+        db.delete(emailTokens).where(inArray(emailTokens.hash, spent(emailTokens))),
+        db.delete(challenges).where(inArray(challenges.hash, spent(challenges))),
+        db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
+        db.delete(devices).where(inArray(sql`ctid`, forgotten)),
+        db.delete(apiKeys).where(inArray(apiKeys.id, expiredKeys)),
+        db.delete(oauthFlows).where(inArray(oauthFlows.hash, spent(oauthFlows))),
+        db.delete(passkeyChallenges).where(inArray(passkeyChallenges.hash, spent(passkeyChallenges))),
+      ],
+    )
     return {
       sessions: dead.rowCount ?? 0,
-      resetTokens: spent.rowCount ?? 0,
+      resetTokens: spentReset.rowCount ?? 0,
       emailTokens: spentEmail.rowCount ?? 0,
       challenges: spentChallenges.rowCount ?? 0,
       addCredentialCodes: expired.rowCount ?? 0,
