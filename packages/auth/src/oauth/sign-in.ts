@@ -171,14 +171,13 @@ export const federatedSignIn = <U extends UserRecord>(
     async link(at: Landing, facts: Facts, federated: Federated, flow: { userId: string; sessionId: string | null }) {
       const { c, provider, returnTo } = at
       const { userId } = flow
+      // The session's lookup yields its user as stored now: no second read of the account.
       const started = flow.sessionId === null ? null : await store.findSession(flow.sessionId)
       if (!started || started.user.id !== userId) return refuse(at, 'invalid_state', userId)
-      const found = await store.findUserById(userId)
-      if (!found) return refuse(at, 'invalid_state')
       const identity = await newIdentity(provider, facts, federated, userId)
       const outcome = await store.linkIdentity(identity)
       if (outcome === 'in_use') return refuse(at, 'identity_in_use', userId)
-      if (outcome === 'linked') linked(c, provider, found.user, identity.id)
+      if (outcome === 'linked') linked(c, provider, started.user, identity.id)
       return c.redirect(landing(returnTo, { linked: provider.id }), 302)
     },
   }
