@@ -1,40 +1,27 @@
 /**
  * API keys in the front end, in Debian's headless Chromium (playwright-core): the account screen
  * lists keys, makes one with the scopes ticked and shows it once with a copy button, and revokes
- * it; the key calls the todo API over HTTP while it lives. Screenshot: test-artifacts/todo-api/api-keys.png.
+ * it; the key calls the todo API over HTTP while it lives. Screenshot: test-artifacts/todo-api/api-keys-account.png.
  */
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ARGS, ARTIFACTS, audit, CHROMIUM, screen, signInWithPassword, skipReason, watch } from './browser-support.js'
-import { type RunningServer, request, signup, startServer, verifyByDevMail } from './support.js'
+import { describe, expect, it } from 'vitest'
+import { browserSuite, screen, signInWithPassword, skipReason, watch } from './browser-support.js'
+import { request, signup, verifyByDevMail } from './support.js'
 
 describe.skipIf(skipReason !== null)('API keys in headless Chromium', () => {
-  let browser: Browser
-  let server: RunningServer
-  const origin = () => `http://localhost:${server.port}`
-
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true })
-    server = await startServer()
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS })
-  })
-  afterAll(async () => {
-    await browser?.close()
-    await server?.stop()
-  })
+  const suite = browserSuite('api-keys')
 
   it('creates a key with the scopes ticked, shows it once with a copy button, lists and revokes it', {
     timeout: 120_000,
   }, async () => {
+    const server = suite.server
+    const origin = suite.origin()
     const account = await signup(server.base, 'Keyholder')
     await verifyByDevMail(server, account.email, account.password)
-    const context = await browser.newContext()
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: origin() })
+    const context = await suite.browser.newContext()
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
     const page = await context.newPage()
-    const problems = watch(page, origin())
-    await signInWithPassword(page, origin(), account)
+    const problems = watch(page, origin)
+    await signInWithPassword(page, origin, account)
     await page.getByRole('link', { name: 'Account' }).click()
     await screen(page, 'Account')
 
@@ -50,8 +37,7 @@ describe.skipIf(skipReason !== null)('API keys in headless Chromium', () => {
     await region.getByText('Copied.').waitFor()
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(key)
     await region.getByText('todos:read, todos:write').waitFor()
-    await page.screenshot({ path: join(ARTIFACTS, 'api-keys.png'), fullPage: true })
-    expect(await audit(page)).toEqual([])
+    await suite.check(page, 'account')
 
     expect((await request(server.base, 'POST', '/todos', { token: key, body: { title: 'from the key' } })).status).toBe(201)
     await region.getByRole('button', { name: 'I have stored it' }).click()
