@@ -112,6 +112,9 @@ describe.skipIf(skipReason !== null)('social sign-in in headless Chromium', () =
     await methods.getByRole('button', { name: 'Unlink Test IdP' }).click()
     await page.getByText('Test IdP is unlinked').waitFor({ timeout: 10_000 })
     await methods.getByRole('button', { name: 'Link Test IdP' }).waitFor({ timeout: 10_000 })
+    // Gone from the list (which the section reloads after the unlink), and stays gone.
+    await methods.getByText(atIdp).waitFor({ state: 'detached', timeout: 10_000 })
+    await page.waitForTimeout(500)
     expect(await methods.getByText(atIdp).count()).toBe(0)
     expect(problems.errors()).toEqual([])
     await page.close()
