@@ -8,26 +8,23 @@ import type { Context, MiddlewareHandler } from 'hono'
 import type { z } from 'zod'
 import { accessTokens } from './access-token.js'
 import { addCredentialCodes } from './add-credential-code.js'
-import { apiKeyCore } from './api-keys/core.js'
 import { afterAnswer } from './background.js'
 import { refreshCookie, refreshValues } from './cookies.js'
 import { rateLimitAddress } from './credentials.js'
 import { deviceCore } from './device.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
+import { featureCores, type ProviderTokens } from './features.js'
 import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { notifier } from './notify.js'
-import { type OAuthCore, oauthCore, type ProviderTokens } from './oauth/core.js'
 import { type AuthOptions, resolveOptions } from './options.js'
-import { passkeyCore } from './passkeys/ceremony.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
 import { memoryRateLimitStore } from './rate-limit.js'
 import { type GuardedRoute, type GuardedRouteConfig, guardedRoute, type ScopeOf } from './route.js'
 import { authRoutes } from './routes/index.js'
+import { secretBox } from './secret-box.js'
 import { sessionCore } from './session-core.js'
 import type { UserRecord } from './store/types.js'
 import { type PruneCounts, sweeper } from './sweep.js'
-import { twoFactorCore } from './two-factor/factor.js'
-import { secretBox } from './two-factor/secret-box.js'
 import { wellKnownRoutes } from './well-known.js'
 
 export interface Auth<U extends UserRecord, Name extends string, Scope extends string = never> {
@@ -181,7 +178,17 @@ export const createAuth = <
     maxSessions: resolved.maxSessions,
     notify,
   })
-  const keys = resolved.apiKeys ? apiKeyCore<U>({ store: options.store, now: resolved.now }) : null
+  const cores = featureCores<U>({
+    store: options.store,
+    options: resolved,
+    box,
+    notify,
+    secure: resolved.secureCookies,
+    cookiePath: resolved.cookiePath,
+    now: resolved.now,
+    log: resolved.log,
+  })
+  const keys = cores.apiKeys
   const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies, keys })
   const sweep = sweeper({
     store: options.store,
@@ -201,18 +208,6 @@ export const createAuth = <
     now: resolved.now,
   })
   const identity = makeIdentity<U>({ sessions, tokens, options: resolved, keys })
-  const oauth: OAuthCore | null =
-    resolved.providers.length === 0
-      ? null
-      : oauthCore({
-          store: options.store,
-          providers: resolved.providers,
-          box,
-          secure: resolved.secureCookies,
-          cookiePath: resolved.cookiePath,
-          now: resolved.now,
-          log: resolved.log,
-        })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
@@ -225,11 +220,8 @@ export const createAuth = <
     devices,
     notify,
     afterAnswer: after,
-    twoFactor: twoFactorCore({ store: options.store, box, now: resolved.now }),
     addCredential: addCredentialCodes({ store: options.store, notify, now: resolved.now }),
-    passkeys: resolved.passkeys && passkeyCore({ store: options.store, options: resolved.passkeys, now: resolved.now }),
-    apiKeys: keys,
-    oauth,
+    ...cores,
     options: resolved,
     policies,
   })
@@ -253,7 +245,7 @@ export const createAuth = <
       ])
       return secrets + tokens
     },
-    providerTokens: async (userId, providerId) => (oauth ? oauth.tokens(userId, providerId) : null),
+    providerTokens: async (userId, providerId) => (cores.oauth ? cores.oauth.tokens(userId, providerId) : null),
     async close() {
       await sweep.stop()
       await after.settled()

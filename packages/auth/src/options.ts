@@ -3,26 +3,22 @@
  * slice: the store, the mail and event hooks, the policies, the signup fields, the log and the
  * clock. Each slice declares its options, their defaults and their checks beside what it
  * configures (`token-options.ts`, `lifetime-options.ts`, `password-options.ts`,
- * `limit-options.ts`, `cookie-options.ts`, and `options.ts` in the feature folders). Everything
- * is checked once, when the app is wired, with an error naming the option.
+ * `limit-options.ts`, `cookie-options.ts`, and `options.ts` in the feature folders, composed in
+ * `features.ts`). Everything is checked once, when the app is wired, with an error naming the
+ * option.
  */
 
 import type { z } from 'zod'
-import { type AdminOption, type ResolvedAdminOption, resolveAdminOption } from './admin/options.js'
-import { type ApiKeysOption, type ResolvedApiKeysOption, resolveApiKeysOption } from './api-keys/options.js'
 import { type CookieOptions, type ResolvedCookieOptions, resolveCookieOptions } from './cookie-options.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
-import { type EmailSignInOptions, type ResolvedEmailSignInOptions, resolveEmailSignInOptions } from './email-sign-in/options.js'
+import { type FeatureOptions, type ResolvedFeatureOptions, resolveFeatureOptions } from './features.js'
 import { type LifetimeOptions, type ResolvedLifetimeOptions, resolveLifetimeOptions } from './lifetime-options.js'
 import { type LimitOptions, type ResolvedLimitOptions, resolveLimitOptions } from './limit-options.js'
 import type { AuthEvent, AuthMail } from './notify.js'
-import { type ProvidersOption, type ResolvedProvidersOption, resolveProvidersOption } from './oauth/options.js'
 import { fail } from './option-checks.js'
-import { type PasskeysOption, type ResolvedPasskeysOption, resolvePasskeysOption } from './passkeys/options.js'
 import { type PasswordOptions, type ResolvedPasswordOptions, resolvePasswordOptions } from './password-options.js'
 import type { Store, UserRecord } from './store/types.js'
 import { type ResolvedTokenOptions, resolveTokenOptions, type TokenOptions } from './token-options.js'
-import { type ResolvedTwoFactorOptions, resolveTwoFactorOptions, type TwoFactorOptions } from './two-factor/options.js'
 
 /** Names a `signupFields` schema may not use: the record's own fields. */
 export const RESERVED_USER_FIELDS = [
@@ -46,15 +42,10 @@ export interface AuthOptions<
   Scope extends string = never,
 > extends TokenOptions,
     LifetimeOptions,
-    TwoFactorOptions,
-    EmailSignInOptions,
     PasswordOptions,
-    PasskeysOption,
-    ApiKeysOption<Scope>,
-    ProvidersOption,
     LimitOptions,
     CookieOptions,
-    AdminOption<Name> {
+    FeatureOptions<Name, Scope> {
   store: Store<U>
   /**
    * Sends the mails the library asks for, each with a `kind` (reset and verification tokens,
@@ -86,15 +77,10 @@ export interface AuthOptions<
 export interface ResolvedOptions
   extends ResolvedTokenOptions,
     ResolvedLifetimeOptions,
-    ResolvedTwoFactorOptions,
-    ResolvedEmailSignInOptions,
-    ResolvedPasskeysOption,
-    ResolvedApiKeysOption,
-    ResolvedProvidersOption,
     ResolvedPasswordOptions,
     ResolvedLimitOptions,
     ResolvedCookieOptions,
-    ResolvedAdminOption {
+    ResolvedFeatureOptions {
   /** The application's extra signup fields, or `null`. */
   signupFields: z.ZodObject | null
   log: (message: string) => void
@@ -127,13 +113,8 @@ export const resolveOptions = <U extends UserRecord, Name extends string, F exte
     ...resolveCookieOptions(options),
     signupFields: resolveSignupFields(options.signupFields ?? undefined),
     ...resolveLimitOptions(options),
-    ...resolveTwoFactorOptions(options),
-    ...resolveEmailSignInOptions(options),
     ...resolveLifetimeOptions(options),
-    ...resolvePasskeysOption(options),
-    ...resolveApiKeysOption(options),
-    ...resolveProvidersOption(options),
-    ...resolveAdminOption(options),
+    ...resolveFeatureOptions(options),
     log: options.log ?? ((message) => console.error(message)),
     now: options.now ?? (() => new Date()),
   }

@@ -4,7 +4,7 @@
  * and spending it with the store's compare-and-swap. Hashes only: reading the cookie and setting
  * the next one is `session-refresh.ts`'s.
  */
-import { isDisabled } from './admin/disabled.js'
+import { isDisabled } from './account-disabled.js'
 import { type SessionLifetimes, sessionRemainingMs } from './session-lifetimes.js'
 import type { SessionAuthentication, SessionRecord, SessionRefreshState, Store, UserRecord } from './store/types.js'
 

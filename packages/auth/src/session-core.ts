@@ -9,7 +9,7 @@
 
 import type { Context } from 'hono'
 import type { AccessClaims, AccessTokens } from './access-token.js'
-import { isDisabled } from './admin/disabled.js'
+import { isDisabled } from './account-disabled.js'
 import type { RefreshCookie, RefreshValues } from './cookies.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
 import type { Notifier } from './notify.js'

@@ -12,6 +12,9 @@ export type SecondFactor = 'otp' | 'hwk'
 /** RFC 8176 for a passkey whose authenticator verified the user (PIN, biometrics): two factors in one. */
 export const USER_VERIFIED_PASSKEY: readonly AuthMethod[] = ['hwk', 'user', 'mfa']
 
+/** The methods of one proof that also verified its user: the proof, `user`, and `mfa` (two factors in one). */
+export const userVerified = (first: FirstFactor): AuthMethod[] => [first, 'user', 'mfa']
+
 /**
  * The RFC 8176 methods of a proof (docs/reference/credentials.md#step-up): the first factor, the
  * second when there was one, and `mfa` when there were two.

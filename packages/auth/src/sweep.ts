@@ -10,9 +10,9 @@
 import { EXPIRED_KEY_GRACE_MS } from './api-keys/core.js'
 import { DEVICE_MEMORY_MS } from './device.js'
 import { errorSummary } from './errors.js'
+import type { SecretBox } from './secret-box.js'
 import { deadSessionCutoffs, type SessionLifetimes } from './session-lifetimes.js'
 import type { Store, UserRecord } from './store/types.js'
-import type { SecretBox } from './two-factor/secret-box.js'
 
 export interface PruneCounts {
   sessions: number

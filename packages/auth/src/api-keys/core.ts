@@ -4,7 +4,7 @@
  * often its use is written down, what a new key gets, and which routes a key may call at all. The
  * store keeps facts; the guard and the routes ask here.
  */
-import { isDisabled } from '../admin/disabled.js'
+import { isDisabled } from '../account-disabled.js'
 import { AuthError } from '../errors.js'
 import { tokenHash } from '../opaque-token.js'
 import type { UserRecord } from '../store/users.js'

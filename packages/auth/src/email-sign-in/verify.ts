@@ -8,8 +8,8 @@
 
 import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
+import { refuseDisabled } from '../account-disabled.js'
 import { accountEvents } from '../account-events.js'
-import { refuseDisabled } from '../admin/disabled.js'
 import { AuthError } from '../errors.js'
 import { storableString } from '../fields.js'
 import { limitBy, type Subject } from '../limits.js'

@@ -4,8 +4,8 @@
  * a provider keeps them (docs/guide/social-sign-in.md#the-providers-tokens).
  */
 import type { Context } from 'hono'
+import type { SecretBox } from '../secret-box.js'
 import type { Store, UserRecord } from '../store/types.js'
-import type { SecretBox } from '../two-factor/secret-box.js'
 import { flows, landing } from './flow.js'
 import type { ResolvedProvider } from './options.js'
 import { type Federated, FederationFailed, relyingParty } from './relying-party.js'

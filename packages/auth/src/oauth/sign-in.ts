@@ -7,8 +7,8 @@
  * redirect: to `returnTo`, with `?second_factor=`, `?linked=` or `?error=`.
  */
 import type { Context } from 'hono'
+import { isDisabled } from '../account-disabled.js'
 import { accountEvents } from '../account-events.js'
-import { isDisabled } from '../admin/disabled.js'
 import { EmailField, isStorableText } from '../fields.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'

@@ -8,6 +8,7 @@ import { z } from '@hono/zod-openapi'
 import type { Context } from 'hono'
 import { AuthError } from '../errors.js'
 import type { Notifier } from '../notify.js'
+import type { ReauthProof } from '../reauth-proof.js'
 import type { PasskeyCore } from './ceremony.js'
 import { AuthenticationResponseSchema } from './schemas.js'
 
@@ -26,22 +27,23 @@ export const wrongPasskey = () =>
   })
 
 /**
- * Checks `proof` as the caller's (`userId`); answers whether the authenticator verified the user.
- * The challenge is spent whatever the outcome.
+ * The passkey as a proof of `POST /reauth`: checks the assertion as the caller's (`userId`) and
+ * answers whether the authenticator verified the user. The challenge is spent whatever the outcome.
  */
-export const provePasskey = async (
-  passkeys: PasskeyCore | null,
-  notify: Notifier,
-  c: Context,
-  userId: string,
-  { challengeId, response }: PasskeyProof,
-): Promise<{ userVerified: boolean }> => {
-  if (!passkeys) throw wrongPasskey()
-  const outcome = await passkeys.verifyAssertion(response, 'login', { challenge: challengeId, userId })
-  if (!outcome.ok) {
-    if (outcome.regressed)
-      notify.event(c, { type: 'passkey.counter_regressed', userId: outcome.regressed.userId, passkeyId: outcome.regressed.id })
-    throw wrongPasskey()
-  }
-  return { userVerified: outcome.userVerified }
-}
+export const passkeyProof = (passkeys: PasskeyCore, notify: Notifier): ReauthProof => ({
+  field: 'passkey',
+  schema: PasskeyProofSchema,
+  named: 'a passkey',
+  method: 'hwk',
+  wrong: wrongPasskey,
+  async prove(c: Context, userId: string, value: unknown) {
+    const { challengeId, response } = value as PasskeyProof
+    const outcome = await passkeys.verifyAssertion(response, 'login', { challenge: challengeId, userId })
+    if (!outcome.ok) {
+      if (outcome.regressed)
+        notify.event(c, { type: 'passkey.counter_regressed', userId: outcome.regressed.userId, passkeyId: outcome.regressed.id })
+      throw wrongPasskey()
+    }
+    return { userVerified: outcome.userVerified }
+  },
+})

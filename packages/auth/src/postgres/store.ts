@@ -9,13 +9,8 @@
  */
 import { drizzle } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
-import { postgresAdminStore } from '../admin/postgres-store.js'
-import { postgresApiKeys } from '../api-keys/postgres-store.js'
-import { emailSignInPostgres } from '../email-sign-in/postgres-store.js'
-import { postgresIdentities } from '../oauth/postgres-store.js'
-import { postgresPasskeyStore } from '../passkeys/postgres-store.js'
+import { postgresFeatureFacets } from '../features.js'
 import type { Store, UserRecord } from '../store/types.js'
-import { postgresTwoFactor } from '../two-factor/postgres-store.js'
 import { postgresAddCredentialCodes } from './add-credential-codes.js'
 import type { PgDb } from './db.js'
 import { postgresDevices } from './devices.js'
@@ -44,13 +39,8 @@ export const postgresStore = (pool: Pool): Store<UserRecord> => {
     ...postgresResetTokens(db),
     ...postgresEmailTokens(db),
     ...postgresPrune(db),
-    ...postgresTwoFactor(db),
     ...postgresAddCredentialCodes(db),
     ...postgresDevices(db),
-    ...emailSignInPostgres(db),
-    ...postgresPasskeyStore(db),
-    ...postgresApiKeys(db),
-    ...postgresIdentities(db),
-    ...postgresAdminStore(db),
+    ...postgresFeatureFacets(db),
   }
 }

@@ -1,27 +1,20 @@
 /**
  * The `/auth` routes (docs/reference/endpoints.md), assembled in one place: their shared middleware (problem documents,
  * `no-store`, the body guard: once, here), the security schemes they document, and what each
- * route is given. Each route names the parts it uses; nothing else reaches them.
+ * route is given. Each route names the parts it uses; nothing else reaches them. The core's routes
+ * are declared first, then each feature's, in the order of their list (`features.ts`).
  */
 import { OpenAPIHono } from '@hono/zod-openapi'
 import type { Context } from 'hono'
-import { adminRoutes } from '../admin/routes/index.js'
-import { apiKeyRoutes } from '../api-keys/routes/index.js'
 import type { Policy } from '../domain.js'
-import { emailSignInRoutes } from '../email-sign-in/index.js'
 import { problemErrorHandler } from '../errors.js'
-import { oauthRoutes } from '../oauth/routes/index.js'
-import { listProviders } from '../oauth/routes/providers.js'
-import { passkeyRoutes } from '../passkeys/routes/index.js'
-import { passkeyAlternative } from '../passkeys/second-step.js'
+import { features } from '../features.js'
 import type { PasswordHasher } from '../password.js'
 import type { RateLimitStore } from '../rate-limit.js'
-import { API_KEY_SCHEME, BEARER_SCHEME } from '../route.js'
+import { BEARER_SCHEME } from '../route.js'
 import { routeBuilder } from '../route-builder.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
-import { twoFactorRoutes } from '../two-factor/routes/index.js'
-import { secondStep } from '../two-factor/second-step.js'
 import { validationHook } from '../validation.js'
 import { changeEmail } from './change-email.js'
 import { changePassword } from './change-password.js'
@@ -41,8 +34,8 @@ import { revokeSession } from './revoke-session.js'
 import { signup } from './signup.js'
 import { verifyEmail } from './verify-email.js'
 
-/** What `createAuth` hands the routes; the builder and the second step are made here. */
-export type AuthRoutesDeps<U extends UserRecord> = Omit<RouteDeps<U>, 'route' | 'secondStep'> & {
+/** What `createAuth` hands the routes; the builder is made here. */
+export type AuthRoutesDeps<U extends UserRecord> = Omit<RouteDeps<U>, 'route'> & {
   /** The password hasher for the client of request `c`: each client holds at most a quarter of the queue. */
   hasher: (c: Context) => PasswordHasher
   rateLimitStore: RateLimitStore
@@ -76,12 +69,6 @@ export const authRoutes = <U extends UserRecord>({
     // A route that picks its credential itself (logout) takes no API keys either.
     guard: (auth, options) => given.guard(auth, { keys: 'session', ...options }),
     route,
-    secondStep: secondStep({
-      store: given.store,
-      notify: given.notify,
-      twoFactor: given.twoFactor,
-      alternatives: given.passkeys ? [passkeyAlternative(given.store, given.passkeys)] : [],
-    }),
   }
   // Where the runtime ends a request's work with its answer (Workers), the mails and events that
   // follow the answer are handed to its `waitUntil`, or they may never run.
@@ -142,27 +129,6 @@ export const authRoutes = <U extends UserRecord>({
     deleteAccount,
   ])
     endpoint(deps)
-  twoFactorRoutes(deps)
-  emailSignInRoutes(deps)
-  if (deps.passkeys) passkeyRoutes({ ...deps, passkeys: deps.passkeys })
-  const keyOptions = given.options.apiKeys
-  if (deps.apiKeys && keyOptions) {
-    routes.openAPIRegistry.registerComponent('securitySchemes', API_KEY_SCHEME, {
-      type: 'http',
-      scheme: 'bearer',
-      bearerFormat: 'lk_ API key',
-      description: `An API key (\`Authorization: Bearer lk_…\`, never a cookie or the query), made with POST /auth/api-keys. An operation that takes keys names the scope it needs: ${[
-        ...keyOptions.scopes,
-      ]
-        .map(([name, what]) => `\`${name}\` (${what})`)
-        .join(', ')}.`,
-    })
-    apiKeyRoutes({ ...deps, apiKeys: deps.apiKeys, scopes: keyOptions.scopes })
-  }
-  // The fixed path before `/oauth/{provider}`: `providers` is not a provider id.
-  listProviders(deps)
-  if (deps.oauth) oauthRoutes({ ...deps, oauth: deps.oauth, rateLimitStore })
-  const { admin } = deps.options
-  if (admin) adminRoutes({ ...deps, admin, policy: policies[admin.policy] as Policy<U> })
+  for (const feature of features) feature.routes({ ...deps, app: routes, rateLimitStore, policies })
   return routes
 }

@@ -5,7 +5,7 @@
  */
 
 import { z } from '@hono/zod-openapi'
-import { refuseDisabled } from '../admin/disabled.js'
+import { refuseDisabled } from '../account-disabled.js'
 import { AuthError } from '../errors.js'
 import { EmailField, PasswordField } from '../fields.js'
 import { EmailPeek, knownDevice } from '../known-device.js'

@@ -14,9 +14,9 @@ import { PasswordField } from '../fields.js'
 import type { GuardVariables } from '../guard.js'
 import { limitBy } from '../limits.js'
 import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
-import { PasskeyProofSchema, provePasskey, wrongPasskey } from '../passkeys/reauth.js'
+import type { ReauthProof } from '../reauth-proof.js'
 import type { RouteDeps } from '../route-deps.js'
-import { amrOf, USER_VERIFIED_PASSKEY } from '../session-proof.js'
+import { amrOf, userVerified } from '../session-proof.js'
 import type { UserRecord } from '../store/types.js'
 import { AnyCode, wrongCode } from '../two-factor/codes.js'
 import { AuthResultSchema } from '../user-json.js'
@@ -27,29 +27,35 @@ const Code = AnyCode.optional().openapi({
     'Required when the account has two-factor authentication on (unless a passkey verified the user): a code of the authenticator app, or an unused recovery code',
 })
 
-/** The password alone; with passkeys on, the password or a passkey (one of the two). */
-const passwordBody = z.object({ password: PasswordField, code: Code }).openapi('ReauthRequest')
-const passwordOrPasskeyBody = z
-  .object({
-    password: PasswordField.optional(),
-    passkey: PasskeyProofSchema.optional(),
-    code: Code,
-  })
-  .refine((body) => body.password !== undefined || body.passkey !== undefined, {
-    message: 'Password (or a passkey) is required',
-    path: ['password'],
-    params: fieldCode('required'),
-  })
-  .refine((body) => body.password === undefined || body.passkey === undefined, {
-    message: 'Send the password or a passkey, not both',
-    path: ['passkey'],
-  })
-  .openapi('ReauthRequest')
-type ReauthBody = { password?: string; passkey?: z.infer<typeof PasskeyProofSchema>; code?: string }
+/** The password alone; with proofs registered (a passkey), the password or one of them. */
+const reauthBody = (proofs: readonly ReauthProof[]) => {
+  const [first] = proofs
+  if (!first) return z.object({ password: PasswordField, code: Code }).openapi('ReauthRequest')
+  const others = proofs.map((proof) => proof.named).join(' or ')
+  const given = (body: Record<string, unknown>) =>
+    [body.password, ...proofs.map((proof) => body[proof.field])].filter((value) => value !== undefined).length
+  return z
+    .object({
+      password: PasswordField.optional(),
+      ...Object.fromEntries(proofs.map((proof) => [proof.field, proof.schema.optional()])),
+      code: Code,
+    })
+    .refine((body) => given(body) > 0, {
+      message: `Password (or ${others}) is required`,
+      path: ['password'],
+      params: fieldCode('required'),
+    })
+    .refine((body) => given(body) < 2, {
+      message: `Send the password or ${others}, not both`,
+      path: [first.field],
+    })
+    .openapi('ReauthRequest')
+}
+type ReauthBody = { password?: string; code?: string } & Record<string, unknown>
 
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
-  'route' | 'store' | 'sessions' | 'notify' | 'twoFactor' | 'options' | 'passkeys'
+  'route' | 'store' | 'sessions' | 'notify' | 'twoFactor' | 'options' | 'reauthProofs'
 >
 
 const codeRequired = () =>
@@ -62,24 +68,28 @@ const codeRequired = () =>
 type Caller<U extends UserRecord> = Holder<U> & Pick<GuardVariables<U>, 'sessionId'>
 
 export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
-  const { route, store, sessions, notify, twoFactor, passkeys } = deps
+  const { route, store, sessions, notify, twoFactor, reauthProofs } = deps
 
   /**
-   * The first factor: the password (wrong → 400, nothing spent) or a passkey of the caller's (its
-   * challenge spent either way). Answers the account as read after it, and what it proved.
+   * The first factor: the password (wrong → 400, nothing spent) or a registered proof (a passkey
+   * of the caller's: its challenge spent either way). Answers the account as read after it, what
+   * it proved, and the refusal for a proof that is no longer current.
    */
   const firstOf = async (c: Context, holder: Caller<U>, body: ReauthBody) => {
     const { user } = holder
     if (body.password !== undefined) {
       const found = await checkCurrentPassword(deps, holder, body.password, 'password')
-      return { found, first: 'pwd' as const, complete: false }
+      return { found, first: 'pwd' as const, complete: false, wrong: () => wrongPassword('password') }
     }
-    if (!body.passkey) throw wrongPassword('password')
-    const { userVerified } = await provePasskey(passkeys, notify, c, user.id, body.passkey)
+    const proof = reauthProofs.find(({ field }) => body[field] !== undefined)
+    if (!proof) throw wrongPassword('password')
+    const { userVerified } = await proof.prove(c, user.id, body[proof.field])
     const found = await store.findUserById(user.id)
     if (!found) throw wrongPassword('password')
-    return { found, first: 'hwk' as const, complete: userVerified }
+    return { found, first: proof.method, complete: userVerified, wrong: proof.wrong }
   }
+  /** The codes of a wrong first factor: the password's and each proof's. */
+  const wrongFirst = new Set(['wrong_password', ...reauthProofs.map((proof) => proof.wrong().code)])
 
   /**
    * What the request proves, in order: the password or a passkey, then the second factor's code
@@ -92,13 +102,14 @@ export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
     try {
       proven = await firstOf(c, holder, body)
     } catch (err) {
-      if (err instanceof AuthError && (err.code === 'wrong_password' || err.code === 'invalid_passkey'))
+      if (err instanceof AuthError && wrongFirst.has(err.code))
         notify.event(c, { type: 'reauthentication.failed', userId: user.id, sessionId })
       throw err
     }
     const { found, first } = proven
-    const done = { credentialsVersion: found.credentialsVersion, first }
-    if (proven.complete) return { ...done, amr: [...USER_VERIFIED_PASSKEY] }
+    const done = { credentialsVersion: found.credentialsVersion, wrong: proven.wrong }
+    // A proof that verified the user (a passkey with user verification) is two factors in one.
+    if (proven.complete) return { ...done, amr: userVerified(first) }
     const factor = await store.findTwoFactor(user.id)
     if (!factor?.enabledAt) return { ...done, amr: amrOf(first) }
     if (body.code === undefined) throw codeRequired()
@@ -123,7 +134,7 @@ export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
       summary: 'Prove who you are again (the password or a passkey, and a code when two-factor is on): the session becomes fresh',
       description:
         'For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.',
-      request: { body: jsonBody(passkeys ? passwordOrPasskeyBody : passwordBody) },
+      request: { body: jsonBody(reauthBody(reauthProofs)) },
       responses: {
         200: jsonContent(AuthResultSchema, 'The session is fresh; a new access token for it (the refresh cookie is unchanged)'),
         400: problemResponse('Invalid input, a wrong password or passkey, or a missing, wrong or used code'),
@@ -132,10 +143,10 @@ export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
     { limit: { name: 'reauth', keys: [limitBy.ip, limitBy.user] }, hashes: true },
     async (c) => {
       const { user, sessionId } = c.var
-      const { credentialsVersion, amr, first } = await proofOf(c, c.var, c.req.valid('json') as ReauthBody)
+      const { credentialsVersion, amr, wrong } = await proofOf(c, c.var, c.req.valid('json') as ReauthBody)
       const body = await sessions.reauthenticate(user.raw, sessionId, credentialsVersion, amr)
       // The proof was replaced while it was being checked: it is no longer the proof it was.
-      if (!body) throw first === 'pwd' ? wrongPassword('password') : wrongPasskey()
+      if (!body) throw wrong()
       notify.event(c, { type: 'reauthenticated', userId: user.id, sessionId, amr })
       return c.json(body, 200)
     },

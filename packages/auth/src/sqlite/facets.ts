@@ -1,17 +1,12 @@
 /**
  * The SQLite family's store: every facet, each written once for better-sqlite3, `bun:sqlite`,
  * `node:sqlite` and D1, on the executor of the driver (`sqlite/db.ts`: `syncSteps`, `d1Steps`).
- * `sync-store.ts` and `d1/store.ts` hand it their database and executor; this is the one place
- * that lists the facets.
+ * `sync-store.ts` and `d1/store.ts` hand it their database and executor; the core's facets are
+ * listed here, the features' come from their list (`features.ts`).
  */
 
-import { sqliteAdminStore } from '../admin/sqlite-store.js'
-import { sqliteApiKeys } from '../api-keys/sqlite-store.js'
-import { emailSignInSqlite } from '../email-sign-in/sqlite-store.js'
-import { sqliteIdentities } from '../oauth/sqlite-store.js'
-import { sqlitePasskeyStore } from '../passkeys/sqlite-store.js'
+import { sqliteFeatureFacets } from '../features.js'
 import type { Store, UserRecord } from '../store/types.js'
-import { sqliteTwoFactor } from '../two-factor/sqlite-store.js'
 import { sqliteAddCredentialCodes } from './add-credential-codes.js'
 import type { SqliteDb, SqliteSteps } from './db.js'
 import { sqliteDevices } from './devices.js'
@@ -27,12 +22,7 @@ export const sqliteFacets = (db: SqliteDb, steps: SqliteSteps): Store<UserRecord
   ...sqliteResetTokens(db, steps),
   ...sqliteEmailTokens(db, steps),
   ...sqlitePrune(db, steps),
-  ...sqliteTwoFactor(db, steps),
   ...sqliteAddCredentialCodes(db, steps),
   ...sqliteDevices(db, steps),
-  ...emailSignInSqlite(db, steps),
-  ...sqlitePasskeyStore(db),
-  ...sqliteApiKeys(db, steps),
-  ...sqliteIdentities(db, steps),
-  ...sqliteAdminStore(db, steps),
+  ...sqliteFeatureFacets(db, steps),
 })

@@ -5,16 +5,10 @@
  * It decides no policy: lifetimes, races and reuse are judged by the session core (`session.ts`),
  * what an event revokes by the core's table. Every store runs the same conformance suite
  * (`@latchkey/auth/testing`). Stores hold only SHA-256 hashes of refresh values and tokens.
- * `Store` is the intersection of facets, each declared beside its feature: the core's here in
- * `store/`, `two-factor/store.ts`, `email-sign-in/store.ts`, `passkeys/store.ts`, `api-keys/store.ts`,
- * `oauth/store.ts`, `admin/store.ts`.
+ * `Store` is the intersection of facets: the core's, declared here in `store/`, and every
+ * feature's, each declared in its folder's `store.ts` and listed in `features.ts`.
  */
-import type { AdminStore } from '../admin/store.js'
-import type { ApiKeyStore } from '../api-keys/store.js'
-import type { EmailSignInStore } from '../email-sign-in/store.js'
-import type { IdentityStore } from '../oauth/store.js'
-import type { PasskeyStore } from '../passkeys/store.js'
-import type { TwoFactorStore } from '../two-factor/store.js'
+import type { FeatureStore } from '../features.js'
 import type { AddCredentialCodeStore } from './add-credential-codes.js'
 import type { DeviceStore } from './devices.js'
 import type { EmailTokenStore } from './email-tokens.js'
@@ -23,15 +17,6 @@ import type { ResetTokenStore } from './reset-tokens.js'
 import type { SessionStore } from './sessions.js'
 import type { UserRecord, UserStore } from './users.js'
 
-export type { AdminStore, AdminUserFacts, LiveCutoffs, SetDisabledInput, UserCursor, UserSearch } from '../admin/store.js'
-export type { ApiKeyRecord, ApiKeyStore, NewApiKey } from '../api-keys/store.js'
-export type {
-  DeleteTwoFactorInput,
-  EnableTwoFactorInput,
-  NewChallenge,
-  TwoFactorRecord,
-  TwoFactorStore,
-} from '../two-factor/store.js'
 export type { AddCredentialCodeStore, NewAddCredentialCode, SpendAddCredentialCodeInput } from './add-credential-codes.js'
 export type { DeviceStore, RememberDeviceInput } from './devices.js'
 export type { EmailChangeOutcome, EmailTokenKind, EmailTokenStore, NewEmailToken, SpendEmailTokenInput } from './email-tokens.js'
@@ -66,12 +51,7 @@ export interface Store<U extends UserRecord = UserRecord>
     SessionStore<U>,
     ResetTokenStore,
     EmailTokenStore,
-    TwoFactorStore,
     AddCredentialCodeStore,
     DeviceStore,
     PruneStore,
-    EmailSignInStore,
-    PasskeyStore,
-    ApiKeyStore<U>,
-    IdentityStore,
-    AdminStore<U> {}
+    FeatureStore<U> {}

@@ -11,22 +11,22 @@
  * })
  */
 import { afterEach, beforeEach, describe } from 'vitest'
+import { adminConformance } from '../admin/conformance.js'
+import { apiKeysConformance } from '../api-keys/conformance.js'
+import { emailSignInConformance } from '../email-sign-in/conformance.js'
+import { identitiesConformance } from '../oauth/conformance.js'
+import { passkeysConformance } from '../passkeys/conformance.js'
 import type { Store, UserRecord } from '../store/types.js'
+import { twoFactorConformance } from '../two-factor/conformance.js'
 import { accountEventsConformance } from './conformance/account-events.js'
 import { addCredentialCodesConformance } from './conformance/add-credential-codes.js'
-import { adminConformance } from './conformance/admin.js'
-import { apiKeysConformance } from './conformance/api-keys.js'
 import { authenticationConformance } from './conformance/authentication.js'
 import { conformance } from './conformance/context.js'
 import { devicesConformance } from './conformance/devices.js'
-import { emailSignInConformance } from './conformance/email-sign-in.js'
-import { identitiesConformance } from './conformance/identities.js'
 import { lifecycleConformance } from './conformance/lifecycle.js'
-import { passkeysConformance } from './conformance/passkeys.js'
 import { pruneConformance } from './conformance/prune.js'
 import { resetTokensConformance } from './conformance/reset-tokens.js'
 import { sessionsConformance } from './conformance/sessions.js'
-import { twoFactorConformance } from './conformance/two-factor.js'
 import { usersConformance } from './conformance/users.js'
 
 export type StoreFactory = () => Promise<{ store: Store<UserRecord>; close?: () => Promise<void> }>

@@ -44,14 +44,11 @@ export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore
 export type {
   AddCredentialCodeStore,
   ConsumeResetInput,
-  DeleteTwoFactorInput,
   DeviceStore,
   EmailChangeOutcome,
   EmailTokenKind,
   EmailTokenStore,
-  EnableTwoFactorInput,
   NewAddCredentialCode,
-  NewChallenge,
   NewEmailToken,
   NewResetToken,
   NewSession,
@@ -69,10 +66,15 @@ export type {
   SpendEmailTokenInput,
   Store,
   SwapRefreshInput,
-  TwoFactorRecord,
-  TwoFactorStore,
   UserRecord,
   UserStore,
   UserWithHash,
 } from '../store/types.js'
+export type {
+  DeleteTwoFactorInput,
+  EnableTwoFactorInput,
+  NewChallenge,
+  TwoFactorRecord,
+  TwoFactorStore,
+} from '../two-factor/store.js'
 export { type StoreFactory, storeConformance } from './store-conformance.js'

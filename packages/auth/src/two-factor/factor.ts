@@ -4,9 +4,10 @@
  * issuing login challenges. The routes decide what to answer; this decides what a code is worth.
  */
 import { opaqueToken, tokenHash } from '../opaque-token.js'
-import type { FirstFactor, Store, TwoFactorRecord, UserRecord } from '../store/types.js'
+import type { SecretBox } from '../secret-box.js'
+import type { FirstFactor, Store, UserRecord } from '../store/types.js'
 import { canonicalRecoveryCode, newRecoveryCodes, recoveryCodeHash } from './recovery-codes.js'
-import type { SecretBox } from './secret-box.js'
+import type { TwoFactorRecord } from './store.js'
 import { matchingStep } from './totp.js'
 
 /** A challenge lives five minutes (docs/reference/two-factor.md#signing-in). */

@@ -4,12 +4,13 @@
  * request no token of it works, and every sign-in, once its credential is proven, answers 403
  * `account_disabled` (`admin/disabled.ts`). Enabling brings nothing back: the user signs in again.
  */
+
+import { isDisabled } from '../../account-disabled.js'
 import { accountEvents } from '../../account-events.js'
 import { AuthError } from '../../errors.js'
 import { jsonBody, problemResponse } from '../../openapi.js'
 import type { UserRecord } from '../../store/types.js'
 import { type Accounts, type AdminDeps, adminRoute, notFoundResponse, protectedResponse } from '../accounts.js'
-import { isDisabled } from '../disabled.js'
 import { DisableBody, UserIdParam } from '../schemas.js'
 
 export const disableRoutes = <U extends UserRecord>(deps: AdminDeps<U>, accounts: Accounts<U>) => {

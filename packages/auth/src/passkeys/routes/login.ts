@@ -7,7 +7,7 @@
  */
 
 import { z } from '@hono/zod-openapi'
-import { refuseDisabled } from '../../admin/disabled.js'
+import { refuseDisabled } from '../../account-disabled.js'
 import { AuthError } from '../../errors.js'
 import { limitBy } from '../../limits.js'
 import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../../openapi.js'

@@ -5,7 +5,7 @@
  */
 
 import { z } from '@hono/zod-openapi'
-import { refuseDisabled } from '../../admin/disabled.js'
+import { refuseDisabled } from '../../account-disabled.js'
 import { AuthError } from '../../errors.js'
 import { storableString } from '../../fields.js'
 import { limitBy } from '../../limits.js'

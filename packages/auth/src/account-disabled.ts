@@ -5,8 +5,8 @@
  * nothing. Password, passkey, email and provider sign-in call {@link refuseDisabled}; the guard and
  * the refresh read {@link isDisabled} (a disabled account has no sessions, so this only backs that up).
  */
-import { AuthError } from '../errors.js'
-import type { UserRecord } from '../store/types.js'
+import { AuthError } from './errors.js'
+import type { UserRecord } from './store/types.js'
 
 /** Whether an operator disabled the account. */
 export const isDisabled = (user: Pick<UserRecord, 'disabledAt'>): boolean =>

@@ -4,8 +4,8 @@
  * WebAuthn challenges claimed once, by purpose, until they expire, under 20 concurrent callers.
  */
 import { describe, expect, it } from 'vitest'
-import type { NewPasskey } from '../../passkeys/store.js'
-import { at, type Conformance, T0 } from './context.js'
+import { at, type Conformance, T0 } from '../testing/conformance/context.js'
+import type { NewPasskey } from './store.js'
 
 export const passkeysConformance = (t: Conformance) => {
   const { newUser } = t

@@ -5,8 +5,8 @@
  * flows claimed once, until they expire, under 20 concurrent callers.
  */
 import { describe, expect, it } from 'vitest'
-import type { NewIdentity } from '../../oauth/store.js'
-import { at, type Conformance, T0 } from './context.js'
+import { at, type Conformance, T0 } from '../testing/conformance/context.js'
+import type { NewIdentity } from './store.js'
 
 export const identitiesConformance = (t: Conformance) => {
   const race = <T>(n: number, f: () => Promise<T>) => Promise.all(Array.from({ length: n }, f))

@@ -5,8 +5,8 @@
  * account revoked at once.
  */
 import { describe, expect, it } from 'vitest'
-import type { NewApiKey } from '../../api-keys/store.js'
-import { at, type Conformance, DAY, T0 } from './context.js'
+import { at, type Conformance, DAY, T0 } from '../testing/conformance/context.js'
+import type { NewApiKey } from './store.js'
 
 export const apiKeysConformance = (t: Conformance) => {
   const { newUser } = t

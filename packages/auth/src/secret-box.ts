@@ -10,8 +10,8 @@
  * under a signing secret (the `kid` its access tokens carry). Both open; whatever is not sealed
  * under the first key is `stale`, and is sealed again (at its next use, and by the sweep).
  */
-import { keyIdOf } from '../access-token.js'
-import { hmacSha256Base64url } from '../web.js'
+import { keyIdOf } from './access-token.js'
+import { hmacSha256Base64url } from './web.js'
 
 const encoder = new TextEncoder()
 type CryptoKey = Awaited<ReturnType<typeof crypto.subtle.deriveKey>>

@@ -7,9 +7,9 @@
  * password, second factor, pending email change and sessions, and nothing else.
  */
 import { describe, expect, it } from 'vitest'
-import { accountEvents } from '../../account-events.js'
-import type { NewEmailSignIn } from '../../email-sign-in/store.js'
-import { at, type Conformance, T0 } from './context.js'
+import { accountEvents } from '../account-events.js'
+import { at, type Conformance, T0 } from '../testing/conformance/context.js'
+import type { NewEmailSignIn } from './store.js'
 
 const MINUTE = 60_000
 const MAX = 5

@@ -5,9 +5,9 @@
  * that one attempt at a time can claim and that die at the failure limit or expiry.
  */
 import { describe, expect, it } from 'vitest'
-import { accountEvents } from '../../account-events.js'
-import type { FirstFactor } from '../../store/types.js'
-import { at, type Conformance, T0 } from './context.js'
+import { accountEvents } from '../account-events.js'
+import type { FirstFactor } from '../store/types.js'
+import { at, type Conformance, T0 } from '../testing/conformance/context.js'
 
 export const twoFactorConformance = (t: Conformance) => {
   const { newUser, newSession } = t

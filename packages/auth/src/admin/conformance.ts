@@ -4,8 +4,8 @@
  * are its own (live sessions only); disabling is a fact every read of the user carries.
  */
 import { describe, expect, it } from 'vitest'
-import { passkey } from './account-event-drivers.js'
-import { at, type Conformance, DAY, T0 } from './context.js'
+import { passkey } from '../testing/conformance/account-event-drivers.js'
+import { at, type Conformance, DAY, T0 } from '../testing/conformance/context.js'
 
 /** Cutoffs at T0 under which every session of the fixtures is live. */
 const LIVE = { deadIfRefreshedBy: at(-DAY), deadIfCreatedBy: at(-DAY) }

@@ -1,0 +1,38 @@
+/**
+ * What a feature is to the core (CONTRIBUTING.md, "Adding a feature"): its options, its store
+ * facet written once per database family, and the routes it declares when its options turn it on.
+ * Each feature folder exports one record from its `feature.ts`; `features.ts` lists the records,
+ * and the options, the stores and the routes are composed from that list.
+ */
+import type { OpenAPIHono } from '@hono/zod-openapi'
+import type { Policy } from './domain.js'
+import type { PgDb } from './postgres/db.js'
+import type { RateLimitStore } from './rate-limit.js'
+import type { RouteDeps } from './route-deps.js'
+import type { SqliteDb, SqliteSteps } from './sqlite/db.js'
+import type { UserRecord } from './store/types.js'
+
+/** What a feature's routes are given: the route dependencies, the routes' app, and what the core keeps for itself. */
+export interface FeatureRouteDeps<U extends UserRecord> extends RouteDeps<U> {
+  /** The `/auth` app, for a security scheme the feature documents. */
+  app: OpenAPIHono
+  rateLimitStore: RateLimitStore
+  /** The registered policies, by name. */
+  policies: Record<string, Policy<U>>
+}
+
+export interface Feature<Option, Resolved extends object, Facet extends object> {
+  /** The folder's name. */
+  name: string
+  /** Checks the feature's options once and fills in defaults; throws a `TypeError` naming the bad one. */
+  options: (options: Option) => Resolved
+  /** The facet on each database family: SQLite (better-sqlite3, `bun:sqlite`, `node:sqlite`, D1) and PostgreSQL. */
+  store: { sqlite: (db: SqliteDb, steps: SqliteSteps) => Facet; postgres: (db: PgDb) => Facet }
+  /** Declares the feature's routes, in the list's order; a feature its options leave off declares none. */
+  routes: <U extends UserRecord>(deps: FeatureRouteDeps<U>) => void
+}
+
+/** A feature's record, typed by what it declares. */
+export const defineFeature = <Option, Resolved extends object, Facet extends object>(
+  feature: Feature<Option, Resolved, Facet>,
+): Feature<Option, Resolved, Facet> => feature

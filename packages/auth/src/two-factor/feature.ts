@@ -1,0 +1,16 @@
+/**
+ * The second factor (docs/reference/two-factor.md): TOTP and recovery codes, the login challenge
+ * every sign-in method's first step may answer with, and their routes.
+ */
+import { defineFeature } from '../feature.js'
+import { resolveTwoFactorOptions } from './options.js'
+import { postgresTwoFactor } from './postgres-store.js'
+import { twoFactorRoutes } from './routes/index.js'
+import { sqliteTwoFactor } from './sqlite-store.js'
+
+export const twoFactorFeature = defineFeature({
+  name: 'two-factor',
+  options: resolveTwoFactorOptions,
+  store: { sqlite: sqliteTwoFactor, postgres: postgresTwoFactor },
+  routes: twoFactorRoutes,
+})
