@@ -1,15 +1,35 @@
 /**
  * The route builder (route-builder.ts): a body is parsed once and what a limit keys on is looked
- * up once, the handler reading the same values; and the document lists the answers of what the
- * builder installed on each operation, no more and no fewer.
+ * up once, the handler reading the same values (a record, a token's SHA-256, a parsed cookie);
+ * and the document lists the answers of what the builder installed on each operation, no more
+ * and no fewer.
  */
-import { afterEach, describe, expect, it } from 'vitest'
-import { harness } from '../test/harness.js'
+import { afterEach, describe, expect, it, vi } from 'vitest'
+import { cookieHeader, harness, PASSWORD } from '../test/harness.js'
 import { withTwoFactor } from '../test/two-factor.js'
+import * as cookies from './cookies.js'
+import * as opaque from './opaque-token.js'
+
+// Every SHA-256 of a token and every parse of a refresh cookie, counted (the real ones run).
+vi.mock('./opaque-token.js', async (original) => {
+  const actual = await original<typeof import('./opaque-token.js')>()
+  return { ...actual, tokenHash: vi.fn(actual.tokenHash) }
+})
+vi.mock('./cookies.js', async (original) => {
+  const actual = await original<typeof import('./cookies.js')>()
+  return { ...actual, parseRefreshValue: vi.fn(actual.parseRefreshValue) }
+})
+const tokenHash = vi.mocked(opaque.tokenHash)
+const parseRefreshValue = vi.mocked(cookies.parseRefreshValue)
 
 type H = ReturnType<typeof harness>
 
-/** Counts the store's calls by name and the parses of one request's body, for the length of a test. */
+const timesOf = (list: readonly string[], item: string) => list.filter((x) => x === item).length
+
+/**
+ * Counts, for one request, the store's calls by name, the parses of its body, the tokens it
+ * hashed and its refresh-cookie parses, for the length of a test.
+ */
 const watch = (h: H) => {
   const calls: string[] = []
   const store = h.store as unknown as Record<string, unknown>
@@ -20,9 +40,12 @@ const watch = (h: H) => {
         return (fn as (...a: unknown[]) => unknown).apply(store, args)
       }
   return {
-    /** Sends `body` to `path`; answers the status, how often its text was parsed, and the store calls it made. */
-    async post(path: string, body: unknown) {
-      const text = JSON.stringify(body)
+    /**
+     * Sends `body` (if any) to `path`; answers the status, the code of a problem, how often its
+     * text was parsed, the store calls it made, the tokens it hashed and its cookie parses.
+     */
+    async post(path: string, body: unknown, headers: Record<string, string> = {}) {
+      const text = body === undefined ? undefined : JSON.stringify(body)
       let parses = 0
       const parse = JSON.parse
       JSON.parse = ((source: string, reviver?: never) => {
@@ -30,9 +53,22 @@ const watch = (h: H) => {
         return parse(source, reviver)
       }) as typeof JSON.parse
       calls.length = 0
+      tokenHash.mockClear()
+      parseRefreshValue.mockClear()
       try {
-        const res = await h.request('POST', path, { body: text, headers: { 'Content-Type': 'application/json' } })
-        return { status: res.status, parses, calls: [...calls] }
+        const res = await h.request('POST', path, {
+          ...(text === undefined ? {} : { body: text }),
+          headers: { ...(text === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+        })
+        const code = res.status >= 400 ? ((await res.json()) as { code?: string }).code : undefined
+        return {
+          status: res.status,
+          code,
+          parses,
+          calls: [...calls],
+          hashed: tokenHash.mock.calls.map(([value]) => value),
+          cookieParses: parseRefreshValue.mock.calls.length,
+        }
       } finally {
         JSON.parse = parse
       }
@@ -57,7 +93,7 @@ describe('the route builder', () => {
     expect(sent.calls.filter((name) => name === 'findResetToken')).toHaveLength(1)
   })
 
-  it('parses a two-factor verify body once and looks its challenge up once before the claim', async () => {
+  it('parses a two-factor verify body once, hashes its challenge once and looks it up once before the claim', async () => {
     const h = harness()
     const user = await withTwoFactor(h)
     const { challenge } = (await (await h.login()).json()) as { challenge: string }
@@ -66,6 +102,44 @@ describe('the route builder', () => {
     expect(sent.parses).toBe(1)
     expect(sent.calls.slice(0, 2)).toEqual(['findChallenge', 'claimChallenge'])
     expect(sent.calls.filter((name) => name === 'findChallenge')).toHaveLength(1)
+    expect(timesOf(sent.hashed, challenge)).toBe(1)
+  })
+
+  it('refuses a two-factor challenge its lookup did not find without claiming it', async () => {
+    const h = harness()
+    const user = await withTwoFactor(h)
+    const sent = await watch(h).post('/auth/two-factor/verify', { challenge: 'made-up-challenge', code: user.code() })
+    expect(sent.status).toBe(401)
+    expect(sent.code).toBe('invalid_challenge')
+    expect(sent.calls).toEqual(['findChallenge'])
+  })
+
+  it('reads the account of a login from a browser with a device cookie once, for the limit and the handler', async () => {
+    const h = harness()
+    const { device } = await h.signup()
+    const watched = watch(h)
+    for (const [email, status] of [
+      ['ada@example.com', 200],
+      ['nobody@example.com', 401],
+    ] as const) {
+      const sent = await watched.post('/auth/login', { email, password: PASSWORD }, { Cookie: device })
+      expect(sent.status).toBe(status)
+      expect(sent.parses).toBe(1)
+      // A known and an unknown address cost the same reads (the device is looked up under no account).
+      expect(sent.calls.slice(0, 2)).toEqual(['findUserByEmail', 'knowsDevice'])
+      expect(timesOf(sent.calls, 'findUserByEmail')).toBe(1)
+    }
+  })
+
+  it('parses a refresh cookie once, for the limit and the rotation, and hashes each of its parts once', async () => {
+    const h = harness()
+    const { refresh } = await h.signup()
+    const [, key, value] = refresh.split('.') as [string, string, string]
+    const sent = await watch(h).post('/auth/refresh', undefined, cookieHeader(refresh))
+    expect(sent.status).toBe(200)
+    expect(sent.cookieParses).toBe(1)
+    expect(timesOf(sent.hashed, key)).toBe(1)
+    expect(timesOf(sent.hashed, value)).toBe(1)
   })
 
   it('counts a malformed body on the limit before answering it 400', async () => {

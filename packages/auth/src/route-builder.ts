@@ -44,7 +44,9 @@ export interface LookupFacts<P extends PeekShape> {
 /**
  * What a route needs before its handler runs. `lookup` finds what the request concerns (a
  * token's owner, a challenge's account, a known device, the refresh cookie's session) without
- * spending it; the limit keys and the handler read its answer, so it is looked up once.
+ * spending it. Its answer is a record typed by the route: the {@link Subject} fields are what the
+ * limit keys read, and the rest is what the handler needs from the same work (the row it read, the
+ * token's hash, the parsed cookie), so nothing is hashed, parsed or looked up twice.
  */
 export interface Needs<P extends PeekShape, S extends Subject, H extends boolean> {
   peek?: P
@@ -59,7 +61,7 @@ export interface Needs<P extends PeekShape, S extends Subject, H extends boolean
 /** What the builder hands the handler in `c.var`. */
 export type NeedsVariables<P extends PeekShape, S, H extends boolean> = {
   peek: Peeked<P>
-  /** The lookup's answer (`null` without a lookup, or when it found nothing). */
+  /** The lookup's answer, typed by the route's `lookup` (`null` without a lookup, or when it found nothing). */
   subject: S | null
 } & (H extends true ? { hasher: PasswordHasher } : unknown)
 

@@ -1,11 +1,12 @@
 /**
  * What a presented refresh cookie value does: spend it for the next one (`POST /refresh`), end its
  * session (logout with the cookie alone), or, read only, name the live session's holder. The
- * verdict on the value is `refresh-rotation.ts`'s; this module parses the cookie, hands the
- * verdict back as an answer and sets or clears the cookie.
+ * verdict on the value is `refresh-rotation.ts`'s; this module parses the cookie (a refresh's
+ * arrives parsed: its route's lookup parsed it for the limit), hands the verdict back as an answer
+ * and sets or clears the cookie.
  */
 import type { Context } from 'hono'
-import { parseRefreshValue, type RefreshCookie, type RefreshValues } from './cookies.js'
+import { type PresentedRefresh, parseRefreshValue, type RefreshCookie, type RefreshValues } from './cookies.js'
 import { opaqueToken, tokenHash } from './opaque-token.js'
 import { isCurrentValue, rotateRefresh } from './refresh-rotation.js'
 import type { SessionIssue } from './session-issue.js'
@@ -38,13 +39,13 @@ export const sessionRefresh = <U extends UserRecord>({ store, cookie, values, li
 
   return {
     /**
-     * Spends the presented refresh cookie value. On `rotated` the new cookie is set and the new
-     * access token returned; a refusal clears the cookie, except a race loser's: the winner's
-     * Set-Cookie may land first.
+     * Spends the presented refresh cookie value, as `POST /refresh` parsed it once (its lookup's
+     * limit key is its session). On `rotated` the new cookie is set and the new access token
+     * returned; a refusal clears the cookie, except a race loser's: the winner's Set-Cookie may
+     * land first.
      */
-    async refresh(c: Context, presented: string) {
+    async refresh(c: Context, parsed: PresentedRefresh) {
       const at = now()
-      const parsed = parseRefreshValue(presented)
       const { sessionId } = parsed
       // The session keeps its key; a session from before session keys gets one now.
       const key = parsed.key ?? opaqueToken()
@@ -57,7 +58,8 @@ export const sessionRefresh = <U extends UserRecord>({ store, cookie, values, li
         keyHash: parsed.keyHash,
         issued: sessionId !== null && parsed.key !== null && values.issued(sessionId, parsed.key, parsed.value),
         nextHash: tokenHash(next),
-        nextKeyHash: tokenHash(key),
+        // The key stays, so its hash is the one the parse made (a new key's, for a session without one).
+        nextKeyHash: parsed.keyHash ?? tokenHash(key),
         now: at,
         ...lifetimes,
       })

@@ -8,7 +8,7 @@ import { z } from '@hono/zod-openapi'
 import { refuseDisabled } from '../account-disabled.js'
 import { AuthError } from '../errors.js'
 import { EmailField, PasswordField } from '../fields.js'
-import { EmailPeek, knownDevice } from '../known-device.js'
+import { accountByEmail, EmailPeek, knownDevice } from '../known-device.js'
 import { limitBy } from '../limits.js'
 import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../openapi.js'
 import { normalizePassword } from '../password.js'
@@ -57,7 +57,8 @@ export const login = <U extends UserRecord>(
       const { email, password } = c.req.valid('json')
       const { hasher } = c.var
       const decoyHash = await decoy()
-      const found = await store.findUserByEmail(email)
+      // Read once: by the lookup when the browser sent a device cookie, else here.
+      const found = await accountByEmail(store, c.var.subject, email)
       const candidate = normalizePassword(password)
       // An account without a password (signed up or settled by email) is verified against the
       // decoy like an unknown email: any password gets the same 401, after the same work.

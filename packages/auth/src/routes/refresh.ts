@@ -4,7 +4,7 @@
  * theft) deletes the whole session.
  */
 import type { Context } from 'hono'
-import { parseRefreshValue } from '../cookies.js'
+import { type PresentedRefresh, parseRefreshValue } from '../cookies.js'
 import { crossSiteRefused, isCrossSiteUnsafe } from '../credentials.js'
 import { AuthError, refreshRefused } from '../errors.js'
 import { limitBy, type Subject } from '../limits.js'
@@ -24,9 +24,10 @@ export const refresh = <U extends UserRecord>({
    * The cookie, judged before the limit (docs/reference/limits.md#where-limits-run): 401 without
    * one, 403 from another site (after a read-only 401 for a cookie that is no live credential,
    * docs/reference/conventions.md#which-error-wins). Its session (the id it names, or the
-   * value's hash for one without) is the limit's key; nothing is looked up for it.
+   * value's hash for one without) is the limit's key; nothing is looked up for it. The value is
+   * parsed here once and handed to the handler (`parsed`: `null` when malformed or repeated).
    */
-  const presentedCookie = async ({ c }: { c: Context }): Promise<(Subject & { presented: string | null }) | null> => {
+  const presentedCookie = async ({ c }: { c: Context }): Promise<Subject & { parsed: PresentedRefresh | null }> => {
     const presented = cookie.read(c)
     if (presented === undefined)
       throw new AuthError('invalid_refresh', {
@@ -39,9 +40,9 @@ export const refresh = <U extends UserRecord>({
         throw refreshRefused('The refresh cookie is invalid, expired or revoked.')
       throw crossSiteRefused(c, options.trustedOrigins)
     }
-    if (presented === null) return { presented }
-    const { sessionId, hash } = parseRefreshValue(presented)
-    return { presented, session: sessionId ?? hash }
+    if (presented === null) return { parsed: null }
+    const parsed = parseRefreshValue(presented)
+    return { parsed, session: parsed.sessionId ?? parsed.hash }
   }
 
   route.public(
@@ -61,12 +62,12 @@ export const refresh = <U extends UserRecord>({
     // Per session and per address; defaults a browser refreshing every 15 minutes, in several tabs, never meets.
     { lookup: presentedCookie, limit: { name: 'refresh', keys: [limitBy.refreshIp, limitBy.session] } },
     async (c) => {
-      const presented = c.var.subject?.presented ?? null
-      if (presented === null) {
+      const parsed = c.var.subject?.parsed ?? null
+      if (parsed === null) {
         cookie.clear(c)
         throw refreshRefused('The refresh cookie is malformed.')
       }
-      const result = await sessions.refresh(c, presented)
+      const result = await sessions.refresh(c, parsed)
       // Every refusal reads the same, so the answer does not tell a thief that the value was live.
       if (result.status === 'reused')
         notify.event(c, { type: 'refresh.reuse_detected', userId: result.session.userId, sessionId: result.session.id })

@@ -97,7 +97,8 @@ export interface TwoFactorStore {
   /**
    * The owner of a challenge, without claiming it: the key of the per-account limit on answers.
    * Used and expired challenges count too, while their rows last (until the sweep), so every
-   * answer to one of an account's challenges counts against that account. (`now`: for a store
+   * answer to one of an account's challenges counts against that account. A challenge it does not
+   * find is one no claim could take: verify refuses it without claiming. (`now`: for a store
    * that keeps challenges elsewhere and needs it; the shipped stores do not.)
    */
   findChallenge(hash: string, now: Date): Promise<{ userId: string } | null>

@@ -1,7 +1,9 @@
 /**
  * POST /two-factor/verify (docs/reference/two-factor.md#signing-in): finishes a sign-in that
- * answered 202, with a code of the app, a recovery code or a passkey. The challenge is looked up
- * once, before the limit (its account is the limit's key); the claim is the atomic step.
+ * answered 202, with a code of the app, a recovery code or a passkey. The challenge is hashed and
+ * read once, before the limit (its account is the limit's key), and the handler reuses both; the
+ * claim is the atomic step, a conditional write the read guards (a challenge with no row is
+ * refused without one).
  */
 
 import { z } from '@hono/zod-openapi'
@@ -65,13 +67,22 @@ export const verifyTwoFactor = <U extends UserRecord>(
     {
       peek: { challenge: z.string().max(1024) },
       // Per address, and per the account whose password step made the challenge.
-      lookup: async ({ peek }) =>
-        peek.challenge === undefined ? null : store.findChallenge(tokenHash(peek.challenge), options.now()),
+      lookup: async ({ peek }): Promise<{ hash: string; userId?: string } | null> => {
+        if (peek.challenge === undefined) return null
+        const hash = tokenHash(peek.challenge)
+        const found = await store.findChallenge(hash, options.now())
+        return found ? { hash, userId: found.userId } : { hash }
+      },
       limit: { name: 'two-factor-verify', keys: [limitBy.ip, limitBy.user] },
     },
     async (c) => {
-      const { challenge, code, passkey } = c.req.valid('json')
-      const hash = tokenHash(challenge)
+      const { code, passkey } = c.req.valid('json')
+      // The body's challenge, as the lookup hashed and read it (validation accepts only a string
+      // the peek reads as it is). Without a row there is nothing to claim: the read is the
+      // claim's guard, and the claim (the atomic step) judges use, expiry and failures.
+      const looked = c.var.subject
+      if (!looked?.userId) throw invalidChallenge()
+      const { hash } = looked
       // One attempt at a time: concurrent attempts on one challenge take turns in this process
       // (each is judged, and each wrong one counts), and find it claimed from another instance.
       return attempts(hash, async () => {
