@@ -4,7 +4,7 @@ import { configDefaults, defineConfig, type ViteUserConfig } from 'vitest/config
  * The files that compare medians of timings. The root config (vitest.config.ts) runs them after
  * every other file, one at a time, so that no other test file shares the cores with them.
  */
-export const TIMING = ['src/password.test.ts', 'src/email-sign-in/timing.test.ts', 'src/routes/forgot-timing.test.ts']
+export const TIMING = ['src/password.test.ts', 'src/email-sign-in/timing.test.ts', 'src/lifecycle/forgot-timing.test.ts']
 
 export const test = {
   name: 'auth',
