@@ -29,7 +29,7 @@ import { type PasskeyCore, passkeyCore } from './passkeys/ceremony.js'
 import { passkeysFeature } from './passkeys/feature.js'
 import type { PasskeysOption } from './passkeys/options.js'
 import { passkeyProof } from './passkeys/reauth.js'
-import { passkeyAlternative } from './passkeys/second-step.js'
+import { passkeyAlternative, passkeyMethod } from './passkeys/second-step.js'
 import type { PasskeyStore } from './passkeys/store.js'
 import type { PgDb } from './postgres/db.js'
 import type { ReauthProof } from './reauth-proof.js'
@@ -137,7 +137,8 @@ export const featureCores = <U extends UserRecord>({
       store,
       notify,
       twoFactor,
-      alternatives: passkeys ? [passkeyAlternative(store, passkeys)] : [],
+      methods: [passkeyMethod],
+      alternatives: passkeys ? [passkeyAlternative(store, passkeys, notify)] : [],
     }),
     reauthProofs: passkeys ? [passkeyProof(passkeys, notify)] : [],
     passkeys,

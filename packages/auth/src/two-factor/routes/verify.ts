@@ -14,9 +14,8 @@ import { limitBy } from '../../limits.js'
 import { methodOf } from '../../notify.js'
 import { tokenHash } from '../../opaque-token.js'
 import { jsonBody, problemResponse, signedInResponse, unauthorizedResponse } from '../../openapi.js'
-import { challengeOf } from '../../passkeys/ceremony.js'
-import { AuthenticationResponseSchema } from '../../passkeys/schemas.js'
 import type { RouteDeps } from '../../route-deps.js'
+import type { SecondStepAlternative, SecondStepMethod } from '../../second-step-method.js'
 import { serialPerKey } from '../../serial.js'
 import { amrOf } from '../../session-proof.js'
 import type { UserRecord } from '../../store/types.js'
@@ -30,24 +29,27 @@ const invalidChallenge = () =>
     headers: { 'WWW-Authenticate': 'Bearer' },
   })
 
-const VerifyBody = z
-  .object({
-    challenge: storableString().min(1).max(1024),
-    code: AnyCode.optional(),
-    passkey: AuthenticationResponseSchema.optional().openapi({
-      description: 'An assertion answering the challenge’s `passkeyOptions`, instead of a code',
-    }),
-  })
-  .refine((body) => (body.code === undefined) !== (body.passkey === undefined), {
-    message: 'Send either a code or a passkey',
-    path: ['code'],
-  })
-  .openapi('TwoFactorVerifyRequest')
+/** The challenge and one answer: a code, or the answer of another method (a passkey). */
+const verifyBody = (methods: readonly SecondStepMethod[]) => {
+  const answers = (body: Record<string, unknown>) =>
+    [body.code, ...methods.map(({ answer }) => body[answer.field])].filter((value) => value !== undefined).length
+  return z
+    .object({
+      challenge: storableString().min(1).max(1024),
+      code: AnyCode.optional(),
+      ...Object.fromEntries(methods.map(({ answer }) => [answer.field, answer.schema])),
+    })
+    .refine((body) => answers(body) === 1, {
+      message: `Send either a code or ${methods.map(({ named }) => named).join(' or ')}`,
+      path: ['code'],
+    })
+    .openapi('TwoFactorVerifyRequest')
+}
 
 export const verifyTwoFactor = <U extends UserRecord>(
-  deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'options' | 'sessions' | 'twoFactor' | 'devices' | 'passkeys'>,
+  deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'options' | 'sessions' | 'twoFactor' | 'devices' | 'secondStep'>,
 ) => {
-  const { route, store, notify, options, sessions, twoFactor, devices, passkeys } = deps
+  const { route, store, notify, options, sessions, twoFactor, devices, secondStep } = deps
   const attempts = serialPerKey()
   route.public(
     {
@@ -56,7 +58,7 @@ export const verifyTwoFactor = <U extends UserRecord>(
       operationId: 'verifyTwoFactor',
       tags: ['two-factor'],
       summary: 'Finish a sign-in that answered 202 with a code from the app, a recovery code or a passkey',
-      request: { body: jsonBody(VerifyBody) },
+      request: { body: jsonBody(verifyBody(secondStep.methods)) },
       responses: {
         200: signedInResponse(AuthResultSchema),
         400: problemResponse('Invalid input'),
@@ -76,7 +78,11 @@ export const verifyTwoFactor = <U extends UserRecord>(
       limit: { name: 'two-factor-verify', keys: [limitBy.ip, limitBy.user] },
     },
     async (c) => {
-      const { code, passkey } = c.req.valid('json')
+      const body = c.req.valid('json') as { code?: string } & Record<string, unknown>
+      const { code } = body
+      // The other method the body answers with, if it is on.
+      const method = secondStep.methods.find(({ answer }) => body[answer.field] !== undefined)
+      const alternative = method && secondStep.alternatives.find((on) => on.method === method.method)
       // The body's challenge, as the lookup hashed and read it (validation accepts only a string
       // the peek reads as it is). Without a row there is nothing to claim: the read is the
       // claim's guard, and the claim (the atomic step) judges use, expiry and failures.
@@ -90,18 +96,11 @@ export const verifyTwoFactor = <U extends UserRecord>(
         if (!claimed) throw invalidChallenge()
         const { userId, credentialsVersion, firstFactor } = claimed
         const factor = await store.findTwoFactor(userId)
-        let spent: SpentCode | 'passkey' | null = null
+        let spent: SpentCode | SecondStepAlternative | null = null
         if (factor?.enabledAt && code !== undefined) spent = await twoFactor.spend(userId, factor, code, true)
-        // After a passkey first step only a code is a second factor (docs/reference/passkeys.md#a-passkey-as-the-second-step).
-        else if (factor?.enabledAt && passkey && passkeys && firstFactor !== 'hwk') {
-          // The assertion must answer this challenge's own WebAuthn challenge, by one of the account's passkeys.
-          const expected = challengeOf(passkey.response.clientDataJSON)
-          const outcome = expected
-            ? await passkeys.verifyAssertion(passkey, 'two-factor', { challenge: expected, userId, boundTo: hash })
-            : null
-          if (outcome?.ok === false && outcome.regressed)
-            notify.event(c, { type: 'passkey.counter_regressed', userId, passkeyId: outcome.regressed.id })
-          if (outcome?.ok) spent = 'passkey'
+        else if (factor?.enabledAt && method && alternative) {
+          const answer = body[method.answer.field]
+          if (await alternative.verify(c, answer, { userId, boundTo: hash, firstFactor })) spent = alternative
         }
         if (!spent) {
           await store.failChallenge(hash)
@@ -116,7 +115,12 @@ export const verifyTwoFactor = <U extends UserRecord>(
         // The first step's version: a reset or a change since then opens no session.
         const started =
           found &&
-          (await sessions.start(c, found.user, credentialsVersion, amrOf(firstFactor, spent === 'passkey' ? 'hwk' : 'otp')))
+          (await sessions.start(
+            c,
+            found.user,
+            credentialsVersion,
+            amrOf(firstFactor, typeof spent === 'string' ? 'otp' : spent.factor),
+          ))
         if (!started) throw invalidChallenge()
         if (spent === 'recovery') {
           notify.event(c, { type: 'recovery_code.used', userId })
