@@ -46,6 +46,7 @@ export const REQUEST_RULES: Rule[] = [
   // The first middleware after issue 34: the log, and the query-credential check after the handler.
   { layer: 'log', file: app('app\\.js'), fn: /^(requestLog|everyRequest)$/ },
   { layer: 'body guard', file: app('app\\.js'), fn: /^bodyGuardOutsideAuth$/ },
+  { layer: 'body guard', file: lib('route\\.js'), fn: /^guardedRoute$/ },
   { layer: 'body guard', file: lib('body\\.js') },
   { layer: 'body guard', file: /\/hono\/dist\/middleware\/body-limit\// },
   { layer: 'credential parse', file: lib('credentials\\.js') },
@@ -60,7 +61,8 @@ export const REQUEST_RULES: Rule[] = [
   { layer: 'validation', file: /\/hono\/dist\/validator\// },
   { layer: 'validation', file: lib('(validation|http/index)\\.js') },
   { layer: 'validation', file: pkg('@hono/zod-openapi'), fn: /^(effectiveHook|mw|mediaTypeGate)$/ },
-  { layer: 'validation', file: app('(fast-query|routes/todos)\\.js'), fn: /^(validateQuery|sentQuery|commonListQuery)$/ },
+  { layer: 'validation', file: app('routes/todos\\.js'), fn: /^commonListQuery$/ },
+  { layer: 'validation', file: lib('route\\.js'), fn: /^(validateQuery|sentQuery)$/ },
   { layer: 'serialisation', file: app('routes/todos\\.js'), fn: /^todoJson$/ },
   { layer: 'serialisation', fn: /^(toISOString|stringify)$/, file: /^$/ },
   { layer: 'serialisation', file: /\/hono\/dist\/context\.js$/, fn: /^(json|newResponse|#newResponse)$/ },

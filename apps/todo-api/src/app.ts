@@ -1,5 +1,5 @@
 /**
- * Wires the HTTP app: app-wide middleware (request log, security headers, body guard), the
+ * Wires the HTTP app: app-wide middleware (request log, security headers), the
  * auth routes from @latchkey/auth with the `admin` policy, the todo, admin, health and reset-page
  * routes, the OpenAPI document and its reference page. It opens nothing: main.ts passes in the
  * database and the mailer, so tests and other hosts can build the same app.
@@ -8,7 +8,7 @@
 import type { HttpBindings } from '@hono/node-server'
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi'
 import { jsonBodyGuard, problemErrorHandler, problemNotFound, problemResponse, validationHook } from '@latchkey/auth/http'
-import type { Context, MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler, NotFoundHandler } from 'hono'
 import { cors } from 'hono/cors'
 import { v7 as uuidv7 } from 'uuid'
 import { type AppAuthOptions, createAppAuth } from './auth.js'
@@ -70,18 +70,13 @@ const headerSetter = (headers: Record<string, string>) => {
 const isPrivate = (path: string) =>
   path === '/todos' || path.startsWith('/todos/') || path === '/admin' || path.startsWith('/admin/')
 
-/** The auth routes run their own body guard (with their own limits). */
-const isAuth = (path: string) => path === '/auth' || path.startsWith('/auth/')
-
 /**
- * The first middleware of every request, one function instead of five (each a step of Hono's
+ * The first middleware of every request, one function instead of four (each a step of Hono's
  * chain and a promise per request):
  * - the request log: method, path, status and duration. Never the query string: it may carry
  *   `access_token` (or a reset `token`), and never headers or bodies, which carry tokens and passwords;
  * - the security headers, before the handler, and `Cache-Control: no-store` on the todo and
  *   admin routes, whose answers carry personal data;
- * - the body guard of every path outside /auth (a plain prefix test: hono/combine's except()
- *   matches a router and composes middleware on every request);
  * - docs/reference/credentials.md#credentials-in-the-query-string: a response to a request with
  *   `?access_token=` is never cached and never leaks the URL in a Referer, on every route (the
  *   guard does this for guarded ones; this covers /health, /openapi.json, the docs assets and
@@ -90,20 +85,31 @@ const isAuth = (path: string) => path === '/auth' || path.startsWith('/auth/')
 const firstMiddleware = (write: (line: string) => void): MiddlewareHandler => {
   const securityHeaders = headerSetter(SECURITY_HEADERS)
   const noStore = headerSetter({ 'Cache-Control': 'no-store' })
-  const bodyGuard = jsonBodyGuard()
   return async function everyRequest(c, next) {
     const started = performance.now()
     const { path } = c.req
     securityHeaders(c)
     if (isPrivate(path)) noStore(c)
-    if (isAuth(path)) await next()
-    else await bodyGuard(c, next)
+    await next()
     if (c.req.query('access_token') !== undefined) {
       c.header('Cache-Control', 'no-store')
       c.header('Referrer-Policy', 'no-referrer')
     }
     // The path arrives percent-decoded and is the client's to choose.
     write(`${c.req.method} ${printable(path)} ${c.res.status} ${Math.round(performance.now() - started)}ms`)
+  }
+}
+
+/**
+ * 404 for a request no route took, after the body guard: 413 and 415 come before 404 there too
+ * (docs/reference/conventions.md#which-error-wins). The routes that take a body install the
+ * guard themselves (`auth.openapi`, `auth.route`, the auth routes).
+ */
+const bodyGuardedNotFound = (): NotFoundHandler => {
+  const bodyGuard = jsonBodyGuard()
+  return async function notFound(c) {
+    await bodyGuard(c, async () => {})
+    return problemNotFound(c)
   }
 }
 
@@ -140,7 +146,7 @@ export const createApp = (options: AppOptions) => {
     })
   }
   app.onError(problemErrorHandler(logError))
-  app.notFound(problemNotFound)
+  app.notFound(bodyGuardedNotFound())
 
   app.route('/auth', auth.routes)
   // The public keys other services verify access tokens with (AUTH_SIGNING_KEYS).

@@ -343,6 +343,20 @@ describe('HTTP conventions', () => {
     }
   })
 
+  it('answers 413 and 415 before 404 where no route takes the request', async () => {
+    for (const [method, path] of [
+      ['POST', '/nope'],
+      ['PUT', '/todos'],
+      ['POST', '/health'],
+      ['DELETE', '/admin/stats'],
+    ] as const) {
+      const big = await request(server.base, method, path, { token: ada.token, body: { title: 'x'.repeat(70_000) } })
+      const text = await request(server.base, method, path, { body: 'x', headers: { 'content-type': 'text/plain' } })
+      expect([big.status, text.status], `${method} ${path}`).toEqual([413, 415])
+      expect(text.headers.get('content-type')).toBe('application/problem+json')
+    }
+  })
+
   it('sends X-Content-Type-Options: nosniff on every response', async () => {
     const replies = await Promise.all([
       request(server.base, 'GET', '/health'),

@@ -285,3 +285,54 @@ new OpenAPIHono().openapi(listRoute, (c) => {
   expectTypeOf(c.var.credential.kind).toEqualTypeOf<'session' | 'api-key'>()
   return c.json({}, 200)
 })
+
+// auth.openapi mounts a route as app.openapi(auth.route(…)) does, with the same checks, and a
+// fastQuery must yield what the route's query schema yields.
+const Query = z.object({ limit: z.string().transform(Number).optional().default(20) })
+keyed.openapi(
+  new OpenAPIHono(),
+  {
+    method: 'get',
+    path: '/todos',
+    auth: true,
+    scope: 'todos:read',
+    request: { query: Query },
+    fastQuery: (url) => (url.endsWith('/todos') ? { limit: 20 } : undefined),
+    responses: { 200: { description: 'The list', content: { 'application/json': { schema: z.object({}) } } } },
+  },
+  (c) => {
+    expectTypeOf(c.req.valid('query')).toEqualTypeOf<{ limit: number }>()
+    expectTypeOf(c.var.credential.kind).toEqualTypeOf<'session' | 'api-key'>()
+    expectTypeOf(c.var.user).toEqualTypeOf<AuthUser<UserRecord>>()
+    return c.json({}, 200)
+  },
+)
+keyed.openapi(
+  new OpenAPIHono(),
+  {
+    method: 'get',
+    path: '/a',
+    auth: true,
+    request: { query: Query },
+    fastQuery: () => ({ limit: '20' }),
+    responses: { 204: { description: 'none' } },
+  },
+  // @ts-expect-error -- a fastQuery that yields something else than the schema does not compile (named on the handler)
+  (c) => c.body(null, 204),
+)
+keyed.openapi(
+  new OpenAPIHono(),
+  { method: 'get', path: '/b', auth: true, fastQuery: () => ({}), responses: { 204: { description: 'none' } } },
+  // @ts-expect-error -- nor one on a route without a query schema
+  (c) => c.body(null, 204),
+)
+const none = { 204: { description: 'none' } }
+keyed.openapi(new OpenAPIHono(), { method: 'get', path: '/c', auth: 'admin', responses: none }, (c) => c.body(null, 204))
+// @ts-expect-error -- nor a misspelt policy
+keyed.openapi(new OpenAPIHono(), { method: 'get', path: '/c', auth: 'admn', responses: none }, (c) => c.body(null, 204))
+// @ts-expect-error -- nor a mistyped scope
+keyed.openapi(new OpenAPIHono(), { method: 'get', path: '/d', auth: true, scope: 'todo:read', responses: none }, (c) =>
+  c.body(null, 204),
+)
+// @ts-expect-error -- auth.route serves no fastQuery (it does not mount the route): use auth.openapi
+keyed.route({ method: 'get', path: '/e', auth: true, request: { query: Query }, fastQuery: () => ({ limit: 20 }), responses: {} })

@@ -6,10 +6,9 @@
  */
 import { type OpenAPIHono, z } from '@hono/zod-openapi'
 import { AuthError } from '@latchkey/auth'
-import { bodyGuardResponses, fieldCode, problemResponse } from '@latchkey/auth/http'
+import { fieldCode, problemResponse } from '@latchkey/auth/http'
 import type { AppAuth } from '../auth.js'
 import type { Todo, TodoChanges, TodoStore } from '../db/index.js'
-import { openapiWithCommonQuery } from '../fast-query.js'
 import { codePointString } from '../fields.js'
 
 // Length is counted in code points, as JSON Schema's maxLength counts it (the auth routes' rule too).
@@ -98,7 +97,7 @@ export const ListQuery = z.object({ done: DoneQuery, limit: LimitQuery })
 
 /**
  * What {@link ListQuery} makes of no query and of `?limit=<n>` alone, the front end's every
- * read, without running it (fast-query.ts); `undefined` sends anything else to the schema.
+ * read, without running it (the route's `fastQuery`); `undefined` sends anything else to the schema.
  */
 export const commonListQuery = (url: string): { limit: number } | undefined => {
   const start = url.indexOf('?')
@@ -155,8 +154,9 @@ export interface TodoRouteDeps {
 export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRouteDeps) => {
   const tags = ['todos']
 
-  app.openapi(
-    auth.route({
+  auth.openapi(
+    app,
+    {
       method: 'post',
       path: '/todos',
       operationId: 'createTodo',
@@ -168,9 +168,8 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       responses: {
         201: json(TodoSchema, 'The created todo'),
         400: problemResponse('Invalid body'),
-        ...bodyGuardResponses,
       },
-    }),
+    },
     async (c) => {
       const { title, done } = c.req.valid('json')
       const todo = await todos.create({ id: newId(), userId: c.get('user').id, title, done: done ?? false, createdAt: now() })
@@ -178,9 +177,9 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     },
   )
 
-  openapiWithCommonQuery(
+  auth.openapi(
     app,
-    auth.route({
+    {
       method: 'get',
       path: '/todos',
       operationId: 'listTodos',
@@ -189,12 +188,12 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       tags,
       summary: "The caller's todos, newest first",
       request: { query: ListQuery },
+      fastQuery: commonListQuery,
       responses: {
         200: json(z.array(TodoSchema).max(100), 'At most `limit` todos, newest `createdAt` first (ties: newest id first)'),
         400: problemResponse('Invalid `done` or `limit`'),
       },
-    }),
-    commonListQuery,
+    },
     async (c) => {
       const { done, limit } = c.req.valid('query')
       const list = await todos.list(c.get('user').id, { done, limit })
@@ -202,8 +201,9 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     },
   )
 
-  app.openapi(
-    auth.route({
+  auth.openapi(
+    app,
+    {
       method: 'patch',
       path: '/todos/{id}',
       operationId: 'updateTodo',
@@ -216,9 +216,8 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
         200: json(TodoSchema, 'The updated todo'),
         400: problemResponse('Invalid body'),
         404: problemResponse('The caller has no todo with this id'),
-        ...bodyGuardResponses,
       },
-    }),
+    },
     async (c) => {
       const { id } = c.req.valid('param')
       const { title, done } = c.req.valid('json')
@@ -231,8 +230,9 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
     },
   )
 
-  app.openapi(
-    auth.route({
+  auth.openapi(
+    app,
+    {
       method: 'delete',
       path: '/todos/{id}',
       operationId: 'deleteTodo',
@@ -244,9 +244,8 @@ export const todoRoutes = (app: OpenAPIHono, { auth, todos, newId, now }: TodoRo
       responses: {
         204: { description: 'Deleted' },
         404: problemResponse('The caller has no todo with this id'),
-        ...bodyGuardResponses,
       },
-    }),
+    },
     async (c) => {
       const { id } = c.req.valid('param')
       if (!UUID.test(id) || !(await todos.remove(c.get('user').id, id))) throw notFound(id)
