@@ -71,12 +71,14 @@ const isPrivate = (path: string) =>
   path === '/todos' || path.startsWith('/todos/') || path === '/admin' || path.startsWith('/admin/')
 
 /**
- * The first middleware of every request, one function instead of four (each a step of Hono's
+ * The first middleware of every request, one function instead of five (each a step of Hono's
  * chain and a promise per request):
  * - the request log: method, path, status and duration. Never the query string: it may carry
  *   `access_token` (or a reset `token`), and never headers or bodies, which carry tokens and passwords;
  * - the security headers, before the handler, and `Cache-Control: no-store` on the todo and
  *   admin routes, whose answers carry personal data;
+ * - a GET or HEAD that declares a body over the limit is 413 on every path, public ones too (a
+ *   route that takes a body guards its own, and the 404 guards what no route took);
  * - docs/reference/credentials.md#credentials-in-the-query-string: a response to a request with
  *   `?access_token=` is never cached and never leaks the URL in a Referer, on every route (the
  *   guard does this for guarded ones; this covers /health, /openapi.json, the docs assets and
@@ -85,12 +87,14 @@ const isPrivate = (path: string) =>
 const firstMiddleware = (write: (line: string) => void): MiddlewareHandler => {
   const securityHeaders = headerSetter(SECURITY_HEADERS)
   const noStore = headerSetter({ 'Cache-Control': 'no-store' })
+  const bodyGuard = jsonBodyGuard()
   return async function everyRequest(c, next) {
     const started = performance.now()
-    const { path } = c.req
+    const { path, method } = c.req
     securityHeaders(c)
     if (isPrivate(path)) noStore(c)
-    await next()
+    if (method === 'GET' || method === 'HEAD') await bodyGuard(c, next)
+    else await next()
     if (c.req.query('access_token') !== undefined) {
       c.header('Cache-Control', 'no-store')
       c.header('Referrer-Policy', 'no-referrer')

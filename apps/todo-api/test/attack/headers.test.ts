@@ -154,6 +154,8 @@ describe.each(ATTACK_STORES)('nosniff and no-store on $name', (store) => {
         ['NOT-HTTP\r\n\r\n', 400],
         // A read takes no body, but one declared over the limit is refused before anything else (413 before 401).
         ['GET /todos HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 70000\r\nConnection: close\r\n\r\n', 413],
+        // On a public read too, which no route builder guards.
+        ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 70000\r\nConnection: close\r\n\r\n', 413],
       ]
       for (const [head, status] of cases) {
         const reply = await rawRequest(server.port, head)
