@@ -1,8 +1,9 @@
 /**
- * What a feature is to the core (CONTRIBUTING.md, "Adding a feature"): its options, its store
- * facet written once per database family, and the routes it declares when its options turn it on.
- * Each feature folder exports one record from its `feature.ts`; `features.ts` lists the records,
- * and the options, the stores and the routes are composed from that list.
+ * What a feature is to the core (CONTRIBUTING.md, "Adding a feature"): its options and the routes
+ * it declares when its options turn it on (`feature.ts`, listed in `features.ts`), and its store
+ * facet written once per database family (`facet.ts`, listed in `feature-facets.ts`). The facets
+ * have a list of their own so that a store's module graph holds no route: `@latchkey/auth/sqlite`
+ * and the other stores load only store code.
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Policy } from './domain.js'
@@ -21,18 +22,24 @@ export interface FeatureRouteDeps<U extends UserRecord> extends RouteDeps<U> {
   policies: Record<string, Policy<U>>
 }
 
-export interface Feature<Option, Resolved extends object, Facet extends object> {
+export interface Feature<Option, Resolved extends object> {
   /** The folder's name. */
   name: string
   /** Checks the feature's options once and fills in defaults; throws a `TypeError` naming the bad one. */
   options: (options: Option) => Resolved
-  /** The facet on each database family: SQLite (better-sqlite3, `bun:sqlite`, `node:sqlite`, D1) and PostgreSQL. */
-  store: { sqlite: (db: SqliteDb, steps: SqliteSteps) => Facet; postgres: (db: PgDb) => Facet }
   /** Declares the feature's routes, in the list's order; a feature its options leave off declares none. */
   routes: <U extends UserRecord>(deps: FeatureRouteDeps<U>) => void
 }
 
 /** A feature's record, typed by what it declares. */
-export const defineFeature = <Option, Resolved extends object, Facet extends object>(
-  feature: Feature<Option, Resolved, Facet>,
-): Feature<Option, Resolved, Facet> => feature
+export const defineFeature = <Option, Resolved extends object>(feature: Feature<Option, Resolved>): Feature<Option, Resolved> =>
+  feature
+
+/** A feature's store facet on each database family: SQLite (better-sqlite3, `bun:sqlite`, `node:sqlite`, D1) and PostgreSQL. */
+export interface Facet<F extends object> {
+  sqlite: (db: SqliteDb, steps: SqliteSteps) => F
+  postgres: (db: PgDb) => F
+}
+
+/** A feature's facet record, typed by the facet. */
+export const defineFacet = <F extends object>(facet: Facet<F>): Facet<F> => facet

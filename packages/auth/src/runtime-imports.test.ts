@@ -95,6 +95,15 @@ describe.each([
     expect(packages(root, entry).filter((p) => !PORTABLE.includes(p))).toEqual(allowed)
   })
 
+  it.skipIf(skip).each(['sqlite/index', 'd1/index', 'postgres/index', 'bun-sqlite/index', 'node-sqlite/index'])(
+    '%s loads no route: no HTTP framework, no WebAuthn or OAuth client (the features list their facets apart)',
+    (entry) => {
+      expect(packages(root, entry)).not.toEqual(
+        expect.arrayContaining([expect.stringMatching(/^(hono|@hono\/zod-openapi|@simplewebauthn\/server|oauth4webapi|jose)$/)]),
+      )
+    },
+  )
+
   it.skipIf(skip)('sees through re-exports and finds a node: import (the check can fail)', () => {
     // This test file imports node:fs, node:path and node:url; the SQLite entry re-exports a
     // module and imports node:url itself.

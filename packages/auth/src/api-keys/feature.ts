@@ -6,14 +6,11 @@
 import { defineFeature } from '../feature.js'
 import { API_KEY_SCHEME } from '../route.js'
 import { resolveApiKeysOption } from './options.js'
-import { postgresApiKeys } from './postgres-store.js'
 import { apiKeyRoutes } from './routes/index.js'
-import { sqliteApiKeys } from './sqlite-store.js'
 
 export const apiKeysFeature = defineFeature({
   name: 'api-keys',
   options: resolveApiKeysOption,
-  store: { sqlite: sqliteApiKeys, postgres: postgresApiKeys },
   routes: (deps) => {
     const { apiKeys } = deps
     const options = deps.options.apiKeys

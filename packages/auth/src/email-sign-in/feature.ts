@@ -6,15 +6,12 @@
  */
 import { defineFeature } from '../feature.js'
 import { resolveEmailSignInOptions } from './options.js'
-import { emailSignInPostgres } from './postgres-store.js'
-import { emailSignInSqlite } from './sqlite-store.js'
 import { startEmailSignIn } from './start.js'
 import { verifyEmailSignIn } from './verify.js'
 
 export const emailSignInFeature = defineFeature({
   name: 'email-sign-in',
   options: resolveEmailSignInOptions,
-  store: { sqlite: emailSignInSqlite, postgres: emailSignInPostgres },
   routes: (deps) => {
     startEmailSignIn(deps)
     verifyEmailSignIn(deps)

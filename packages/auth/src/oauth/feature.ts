@@ -5,15 +5,12 @@
  */
 import { defineFeature } from '../feature.js'
 import { resolveProvidersOption } from './options.js'
-import { postgresIdentities } from './postgres-store.js'
 import { oauthRoutes } from './routes/index.js'
 import { listProviders } from './routes/providers.js'
-import { sqliteIdentities } from './sqlite-store.js'
 
 export const oauthFeature = defineFeature({
   name: 'oauth',
   options: resolveProvidersOption,
-  store: { sqlite: sqliteIdentities, postgres: postgresIdentities },
   routes: (deps) => {
     // The fixed path before `/oauth/{provider}`: `providers` is not a provider id.
     listProviders(deps)

@@ -9,7 +9,7 @@
  */
 import { drizzle } from 'drizzle-orm/node-postgres'
 import type { Pool } from 'pg'
-import { postgresFeatureFacets } from '../features.js'
+import { postgresFeatureFacets } from '../feature-facets.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { postgresAddCredentialCodes } from './add-credential-codes.js'
 import type { PgDb } from './db.js'

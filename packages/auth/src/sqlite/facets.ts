@@ -2,10 +2,10 @@
  * The SQLite family's store: every facet, each written once for better-sqlite3, `bun:sqlite`,
  * `node:sqlite` and D1, on the executor of the driver (`sqlite/db.ts`: `syncSteps`, `d1Steps`).
  * `sync-store.ts` and `d1/store.ts` hand it their database and executor; the core's facets are
- * listed here, the features' come from their list (`features.ts`).
+ * listed here, the features' come from their list (`feature-facets.ts`).
  */
 
-import { sqliteFeatureFacets } from '../features.js'
+import { sqliteFeatureFacets } from '../feature-facets.js'
 import type { Store, UserRecord } from '../store/types.js'
 import { sqliteAddCredentialCodes } from './add-credential-codes.js'
 import type { SqliteDb, SqliteSteps } from './db.js'

@@ -6,9 +6,9 @@
  * what an event revokes by the core's table. Every store runs the same conformance suite
  * (`@latchkey/auth/testing`). Stores hold only SHA-256 hashes of refresh values and tokens.
  * `Store` is the intersection of facets: the core's, declared here in `store/`, and every
- * feature's, each declared in its folder's `store.ts` and listed in `features.ts`.
+ * feature's, each declared in its folder's `store.ts` and listed in `feature-facets.ts`.
  */
-import type { FeatureStore } from '../features.js'
+import type { FeatureStore } from '../feature-facets.js'
 import type { AddCredentialCodeStore } from './add-credential-codes.js'
 import type { DeviceStore } from './devices.js'
 import type { EmailTokenStore } from './email-tokens.js'

@@ -4,13 +4,10 @@
  */
 import { defineFeature } from '../feature.js'
 import { resolveTwoFactorOptions } from './options.js'
-import { postgresTwoFactor } from './postgres-store.js'
 import { twoFactorRoutes } from './routes/index.js'
-import { sqliteTwoFactor } from './sqlite-store.js'
 
 export const twoFactorFeature = defineFeature({
   name: 'two-factor',
   options: resolveTwoFactorOptions,
-  store: { sqlite: sqliteTwoFactor, postgres: postgresTwoFactor },
   routes: twoFactorRoutes,
 })
