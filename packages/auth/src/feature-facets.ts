@@ -13,6 +13,7 @@ import { apiKeysFacet } from './api-keys/facet.js'
 import type { ApiKeyStore } from './api-keys/store.js'
 import { emailSignInFacet } from './email-sign-in/facet.js'
 import type { EmailSignInStore } from './email-sign-in/store.js'
+import type { Intersection } from './feature.js'
 import { oauthFacet } from './oauth/facet.js'
 import type { IdentityStore } from './oauth/store.js'
 import { passkeysFacet } from './passkeys/facet.js'
@@ -27,7 +28,6 @@ import type { TwoFactorStore } from './two-factor/store.js'
 const facets = [twoFactorFacet, emailSignInFacet, passkeysFacet, apiKeysFacet, oauthFacet, adminFacet] as const
 
 type Listed = (typeof facets)[number]
-type Intersection<T> = (T extends unknown ? (part: T) => void : never) extends (part: infer I) => void ? I : never
 
 /** Every feature's store facet: with the core's, the `Store` a database implements. */
 export interface FeatureStore<U extends UserRecord = UserRecord>

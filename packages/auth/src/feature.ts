@@ -43,3 +43,6 @@ export interface Facet<F extends object> {
 
 /** A feature's facet record, typed by the facet. */
 export const defineFacet = <F extends object>(facet: Facet<F>): Facet<F> => facet
+
+/** The intersection of a union's members: what a list of records adds up to. */
+export type Intersection<T> = (T extends unknown ? (part: T) => void : never) extends (part: infer I) => void ? I : never

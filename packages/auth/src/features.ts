@@ -14,6 +14,7 @@ import { apiKeysFeature } from './api-keys/feature.js'
 import type { ApiKeysOption } from './api-keys/options.js'
 import { emailSignInFeature } from './email-sign-in/feature.js'
 import type { EmailSignInOptions } from './email-sign-in/options.js'
+import type { Intersection } from './feature.js'
 import type { Notifier } from './notify.js'
 import { type OAuthCore, oauthCore } from './oauth/core.js'
 
@@ -45,7 +46,6 @@ export const features = [
 ] as const
 
 type Listed = (typeof features)[number]
-type Intersection<T> = (T extends unknown ? (part: T) => void : never) extends (part: infer I) => void ? I : never
 
 /** The options of every feature, as `createAuth` takes them. */
 export interface FeatureOptions<Name extends string, Scope extends string>
