@@ -25,8 +25,13 @@ const OFFSETS = [0, 3] as const
 const SAMPLES = 30
 /** Time on a shared machine is noisy: up to this many rounds are measured and pooled; a real leak stays out of the band. */
 const ROUNDS = 4
-/** Every email is asked for at most 9 times over all rounds, under the per-email limit of 10. */
-const ACCOUNTS = Math.ceil((SAMPLES * OFFSETS.length * ROUNDS + 3) / 9)
+/**
+ * Attempts of the test: the timing project measures a comparison that missed its band once more
+ * (vitest.config.ts, `retry: 1`), on the same server and accounts.
+ */
+const ATTEMPTS = 2
+/** Every email is asked for at most 9 times over all rounds of every attempt, under the per-email limit of 10. */
+const ACCOUNTS = Math.ceil(((SAMPLES * OFFSETS.length * ROUNDS + 3) * ATTEMPTS) / 9)
 
 /** The wall clock with sub-millisecond precision. */
 const wall = () => performance.timeOrigin + performance.now()
@@ -52,6 +57,10 @@ describe.each(ATTACK_STORES)('a request at the moment forgot-password works, on 
   it.skipIf(store.skip !== null)(
     'is as fast for an email with an account as for one without, at the beat and after it (medians within 10 %)',
     async () => {
+      const resets = () => bench.smtp.mails.filter((m) => m.kind === 'reset-password').length
+      // What an earlier attempt sent has gone out (its deferred work runs within a second).
+      await pause(2_000)
+      const before = resets()
       /** forgot-password 1 ms after a beat, then the probe `offset` ms after the beat two later. */
       const sample = async (email: string, offset: number) => {
         const beat = Math.ceil((wall() + 5) / BEAT) * BEAT
@@ -101,7 +110,7 @@ describe.each(ATTACK_STORES)('a request at the moment forgot-password works, on 
       }
       // The mails did go out: one per request for an account (the warm-up's 3 included).
       await expect
-        .poll(() => bench.smtp.mails.filter((m) => m.kind === 'reset-password').length, { timeout: 10_000 })
+        .poll(() => resets() - before, { timeout: 10_000 })
         .toBe(SAMPLES * OFFSETS.length * Math.min(rounds, ROUNDS) + 3)
     },
     900_000,
