@@ -14,7 +14,7 @@ import { refreshCookie, refreshValues } from './cookies.js'
 import { rateLimitAddress } from './credentials.js'
 import { deviceCore } from './device.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
-import { featureCores, type ProviderTokens } from './features.js'
+import { featureCores, featureSweeps, type ProviderTokens } from './features.js'
 import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
 import { notifier } from './notify.js'
 import { type AuthOptions, resolveOptions } from './options.js'
@@ -195,8 +195,7 @@ export const createAuth = <
     now: resolved.now,
     log: resolved.log,
   })
-  const keys = cores.apiKeys
-  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies, keys })
+  const guard = makeGuard<U>({ sessions, tokens, options: resolved, policies, credentials: cores.credentials })
   const sweep = sweeper({
     store: options.store,
     lifetimes: resolved.lifetimes,
@@ -205,6 +204,7 @@ export const createAuth = <
     intervalMs: resolved.pruneIntervalMs,
     batchSize: resolved.pruneBatchSize,
     box,
+    features: featureSweeps,
   })
   const devices = deviceCore({
     secure: resolved.secureCookies,
@@ -214,7 +214,7 @@ export const createAuth = <
     clientAddress: resolved.clientAddress,
     now: resolved.now,
   })
-  const identity = makeIdentity<U>({ sessions, tokens, options: resolved, keys })
+  const identity = makeIdentity<U>({ sessions, tokens, options: resolved })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
@@ -240,15 +240,17 @@ export const createAuth = <
     optional: identity.optional,
     verify: identity.verify,
     route: (config) =>
-      guardedRoute(guard(config.auth, { fresh: config.fresh, scope: config.scope }), config, keys !== null) as ReturnType<
-        Auth<U, Name, Scope>['route']
-      >,
+      guardedRoute(
+        guard(config.auth, { fresh: config.fresh, scope: config.scope }),
+        config,
+        cores.apiKeys !== null,
+      ) as ReturnType<Auth<U, Name, Scope>['route']>,
     openapi: (app, config, handler) =>
       mountedRoute(
         app,
         guard(config.auth, { fresh: config.fresh, scope: config.scope }),
         config,
-        keys !== null,
+        cores.apiKeys !== null,
         handler as never,
       ),
     settled: after.settled,

@@ -6,8 +6,13 @@
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono'
 import { HTTPException } from 'hono/http-exception'
 import type { ContentfulStatusCode } from 'hono/utils/http-status'
+import { featureProblems } from './feature-problems.js'
 
-const table = {
+/** Problem codes with their status and title. */
+export type ProblemTable = Record<string, readonly [ContentfulStatusCode, string]>
+
+/** The core's codes; each feature adds its own (`feature-problems.ts`). */
+const coreTable = {
   malformed_json: [400, 'Malformed JSON'],
   validation_failed: [400, 'Invalid request'],
   invalid_reset_token: [400, 'Invalid or expired reset token'],
@@ -15,31 +20,17 @@ const table = {
   wrong_password: [400, 'Current password is wrong'],
   wrong_code: [400, 'Wrong two-factor code'],
   invalid_email_code: [400, 'Invalid or expired email code'],
-  invalid_passkey: [400, 'Passkey response refused'],
   unauthorized: [401, 'Unauthorized'],
   reauthentication_required: [401, 'Reauthentication required'],
   invalid_credentials: [401, 'Invalid email or password'],
   invalid_refresh: [401, 'Invalid refresh credential'],
-  invalid_challenge: [401, 'Invalid or expired two-factor challenge'],
-  two_factor_failed: [401, 'Wrong two-factor code'],
-  invalid_sign_in: [401, 'Invalid or expired sign-in link or code'],
-  passkey_failed: [401, 'Passkey sign-in failed'],
   forbidden: [403, 'Forbidden'],
   cross_origin: [403, 'Cross-origin request refused'],
   email_unverified: [403, 'Email address not verified'],
-  insufficient_scope: [403, 'Insufficient scope'],
-  session_required: [403, 'Session required'],
   account_disabled: [403, 'Account disabled'],
-  protected_user: [403, 'The account is an operator'],
   not_found: [404, 'Not found'],
   method_not_allowed: [405, 'Method not allowed'],
   email_taken: [409, 'Email already registered'],
-  two_factor_enabled: [409, 'Two-factor authentication is already enabled'],
-  two_factor_not_enabled: [409, 'Two-factor authentication is not enabled'],
-  last_sign_in_method: [409, 'The last way to sign in cannot be removed'],
-  too_many_keys: [409, 'Too many API keys'],
-  last_credential: [409, 'The last way to sign in cannot be unlinked'],
-  own_account: [409, 'An operator cannot do this to their own account'],
   request_timeout: [408, 'Request timeout'],
   payload_too_large: [413, 'Payload too large'],
   unsupported_media_type: [415, 'Unsupported media type'],
@@ -47,7 +38,9 @@ const table = {
   header_fields_too_large: [431, 'Request header fields too large'],
   internal: [500, 'Internal server error'],
   overloaded: [503, 'Service unavailable'],
-} as const satisfies Record<string, readonly [ContentfulStatusCode, string]>
+} as const satisfies ProblemTable
+
+const table = { ...coreTable, ...featureProblems }
 
 /** Every code an {@link AuthError} can carry. */
 export type AuthErrorCode = keyof typeof table

@@ -11,7 +11,7 @@ import type { PgDb } from './postgres/db.js'
 import type { RateLimitStore } from './rate-limit.js'
 import type { RouteDeps } from './route-deps.js'
 import type { SqliteDb, SqliteSteps } from './sqlite/db.js'
-import type { UserRecord } from './store/types.js'
+import type { Store, UserRecord } from './store/types.js'
 
 /** What a feature's routes are given: the route dependencies, the routes' app, and what the core keeps for itself. */
 export interface FeatureRouteDeps<U extends UserRecord> extends RouteDeps<U> {
@@ -22,18 +22,28 @@ export interface FeatureRouteDeps<U extends UserRecord> extends RouteDeps<U> {
   policies: Record<string, Policy<U>>
 }
 
-export interface Feature<Option, Resolved extends object> {
+/** One batch of a feature's sweep: deletes at most `limit` of its rows dead at `now`; answers how many went. */
+export type SweepBatch = (store: Store, now: Date, limit: number) => Promise<number>
+
+export interface Feature<Option, Resolved extends object, S extends string = never> {
   /** The folder's name. */
   name: string
   /** Checks the feature's options once and fills in defaults; throws a `TypeError` naming the bad one. */
   options: (options: Option) => Resolved
   /** Declares the feature's routes, in the list's order; a feature its options leave off declares none. */
   routes: <U extends UserRecord>(deps: FeatureRouteDeps<U>) => void
+  /**
+   * What the sweep deletes of the feature's rows (docs/reference/operations.md#the-sweep), by the
+   * name its count has in the sweep's answer; each runs batch after batch until one deletes fewer
+   * than `limit`, whether the feature's options are on or off (rows outlive a switched-off option).
+   */
+  sweep?: Record<S, SweepBatch>
 }
 
 /** A feature's record, typed by what it declares. */
-export const defineFeature = <Option, Resolved extends object>(feature: Feature<Option, Resolved>): Feature<Option, Resolved> =>
-  feature
+export const defineFeature = <Option, Resolved extends object, S extends string = never>(
+  feature: Feature<Option, Resolved, S>,
+): Feature<Option, Resolved, S> => feature
 
 /** A feature's store facet on each database family: SQLite (better-sqlite3, `bun:sqlite`, `node:sqlite`, D1) and PostgreSQL. */
 export interface Facet<F extends object> {

@@ -8,32 +8,48 @@
  */
 
 import { adminFeature } from './admin/feature.js'
+import type { OperatorMail, OperatorsEvent } from './admin/notices.js'
 import type { AdminOption } from './admin/options.js'
 import { type ApiKeyCore, apiKeyCore } from './api-keys/core.js'
+import { apiKeyCredential } from './api-keys/credential.js'
 import { apiKeysFeature } from './api-keys/feature.js'
+import type { ApiKeyMail, ApiKeysEvent } from './api-keys/notices.js'
 import type { ApiKeysOption } from './api-keys/options.js'
 import { emailSignInFeature } from './email-sign-in/feature.js'
+import type { SignInMail } from './email-sign-in/notices.js'
 import type { EmailSignInOptions } from './email-sign-in/options.js'
-import type { Intersection } from './feature.js'
+import type { Feature, Intersection, SweepBatch } from './feature.js'
+import type { HeaderCredential } from './header-credential.js'
 import type { Notifier } from './notify.js'
 import { type OAuthCore, oauthCore } from './oauth/core.js'
 
 export type { ProviderTokens } from './oauth/core.js'
 
 import { oauthFeature } from './oauth/feature.js'
+import type { IdentityEvent, IdentityMail } from './oauth/notices.js'
 import type { ProvidersOption } from './oauth/options.js'
 import { type PasskeyCore, passkeyCore } from './passkeys/ceremony.js'
 import { passkeysFeature } from './passkeys/feature.js'
+import type { PasskeyMail, PasskeysEvent } from './passkeys/notices.js'
 import type { PasskeysOption } from './passkeys/options.js'
 import { passkeyProof } from './passkeys/reauth.js'
 import { passkeyAlternative, passkeyMethod } from './passkeys/second-step.js'
 import type { ReauthProof } from './reauth-proof.js'
 import type { SecretBox } from './secret-box.js'
+import type { StepUpCode } from './step-up-code.js'
 import type { Store, UserRecord } from './store/types.js'
 import { type TwoFactorCore, twoFactorCore } from './two-factor/factor.js'
 import { twoFactorFeature } from './two-factor/feature.js'
+import type { TwoFactorEvent, TwoFactorMail } from './two-factor/notices.js'
 import type { TwoFactorOptions } from './two-factor/options.js'
 import { type SecondStep, secondStep } from './two-factor/second-step.js'
+import { stepUpCode } from './two-factor/step-up-code.js'
+
+/** The mails the features ask for, beside the core's (`AuthMail` in `notify.ts`). */
+export type FeatureMail = TwoFactorMail | SignInMail | PasskeyMail | ApiKeyMail | IdentityMail | OperatorMail
+
+/** The events the features report, beside the core's (`AuthEvent` in `notify.ts`). */
+export type FeatureEvent = TwoFactorEvent | PasskeysEvent | ApiKeysEvent | IdentityEvent | OperatorsEvent
 
 /** Every feature, in the order its routes are declared. */
 export const features = [
@@ -56,6 +72,14 @@ export interface FeatureOptions<Name extends string, Scope extends string>
     ProvidersOption,
     AdminOption<Name> {}
 
+/** The names of the counts the features' sweeps add to the sweep's answer (`PruneCounts`). */
+export type FeatureSweepName = Listed extends infer L ? (L extends Feature<never, object, infer S> ? S : never) : never
+
+/** Each feature's sweep, with the name of its count, in the list's order. */
+export const featureSweeps = features.flatMap((feature) =>
+  Object.entries<SweepBatch>(feature.sweep ?? {}).map(([name, batch]) => ({ name: name as FeatureSweepName, batch })),
+)
+
 /** The options of every feature, checked and with their defaults. */
 export type ResolvedFeatureOptions = Intersection<ReturnType<Listed['options']>>
 
@@ -72,12 +96,16 @@ export interface FeatureCores<U extends UserRecord> {
   twoFactor: TwoFactorCore
   /** What every first step of a sign-in asks: is a second step due? (docs/reference/two-factor.md#signing-in) */
   secondStep: SecondStep
+  /** The `code` field of `POST /reauth` and `POST /delete-account`, and its check. */
+  stepUpCode: StepUpCode
   /** What `POST /reauth` takes besides the password: a passkey when passkeys are on. */
   reauthProofs: readonly ReauthProof[]
   /** WebAuthn ceremonies; `null` when the `passkeys` option is not set. */
   passkeys: PasskeyCore | null
   /** API keys; `null` when the `apiKeys` option is not set. */
   apiKeys: ApiKeyCore<U> | null
+  /** What the guard takes in the `Authorization` header besides access tokens: API keys when they are on. */
+  credentials: readonly HeaderCredential<U>[]
   /** Social sign-in; `null` when no `providers` are configured. */
   oauth: OAuthCore | null
 }
@@ -103,6 +131,7 @@ export const featureCores = <U extends UserRecord>({
 }): FeatureCores<U> => {
   const twoFactor = twoFactorCore({ store, box, now })
   const passkeys = options.passkeys && passkeyCore({ store, options: options.passkeys, now })
+  const apiKeys = options.apiKeys ? apiKeyCore<U>({ store, now }) : null
   return {
     twoFactor,
     secondStep: secondStep({
@@ -112,9 +141,11 @@ export const featureCores = <U extends UserRecord>({
       methods: [passkeyMethod],
       alternatives: passkeys ? [passkeyAlternative(store, passkeys, notify)] : [],
     }),
+    stepUpCode: stepUpCode({ store, twoFactor, notify }),
     reauthProofs: passkeys ? [passkeyProof(passkeys, notify)] : [],
     passkeys,
-    apiKeys: options.apiKeys ? apiKeyCore<U>({ store, now }) : null,
+    apiKeys,
+    credentials: apiKeys ? [apiKeyCredential(apiKeys)] : [],
     oauth:
       options.providers.length === 0
         ? null

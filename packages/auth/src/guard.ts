@@ -2,16 +2,16 @@
  * The guard: credential → JWT → live session → user → freshness → policy. One store lookup per
  * request yields both the session (so revocation is immediate, and freshness is judged on its
  * last proof) and the user as stored now (so a role change applies to the very next request).
- * An `lk_` value in the `Authorization` header is an API key instead: one lookup of its hash
- * yields the key and its user, then the route's scope decides (docs/guide/api-keys.md#using-a-key).
+ * A value in the `Authorization` header that a feature's credential recognizes (an `lk_` API key,
+ * `header-credential.ts`) is that credential instead: one lookup yields it and its user, then the
+ * route's scope decides (docs/guide/api-keys.md#using-a-key).
  */
 import type { Context, MiddlewareHandler } from 'hono'
 import type { AccessTokens } from './access-token.js'
-import { type ApiKeyCore, admitKey, type KeyAcceptance } from './api-keys/core.js'
-import { looksLikeApiKey } from './api-keys/key-format.js'
 import { crossSiteRefused, isCrossSiteUnsafe, readCredential } from './credentials.js'
 import type { AuthUser, Policy } from './domain.js'
 import { AuthError, errorSummary, reauthenticationRequired } from './errors.js'
+import type { HeaderCredential, KeyAcceptance } from './header-credential.js'
 import type { ResolvedOptions } from './options.js'
 import type { SessionCore } from './session-core.js'
 import { isFresh } from './session-proof.js'
@@ -77,8 +77,8 @@ export const toAuthUser = <U extends UserRecord>(raw: U): AuthUser<U> => ({ id: 
 
 export interface GuardDeps<U extends UserRecord> {
   sessions: SessionCore<U>
-  /** `null`: API keys are off, and every `lk_` value is refused. */
-  keys: ApiKeyCore<U> | null
+  /** The features' credentials in the `Authorization` header (API keys when they are on); every other value is an access token. */
+  credentials: readonly HeaderCredential<U>[]
   tokens: AccessTokens
   options: ResolvedOptions
   policies: Record<string, Policy<U>>
@@ -132,7 +132,11 @@ export const checkFresh = (fresh: unknown): number | undefined => {
  * `auth.verify()`. The extra signup fields get their schema's defaults for accounts stored before
  * a field existed.
  */
-export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options, keys }: Omit<GuardDeps<U>, 'policies'>) => {
+export const makeIdentity = <U extends UserRecord>({
+  sessions,
+  tokens,
+  options,
+}: Omit<GuardDeps<U>, 'policies' | 'credentials'>) => {
   const fields = options.signupFields
   const withSignupDefaults = (raw: U): U => {
     if (!fields) return raw
@@ -148,12 +152,6 @@ export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options, 
     if (!found) return null
     const { authenticatedAt, amr } = found.session
     return { user: toAuthUser(withSignupDefaults(found.user)), sessionId: claims.sid, authenticatedAt, amr }
-  }
-
-  /** The user and key an API key names, or `null` when it is malformed, unknown, revoked or expired (or keys are off). */
-  const verifyKey = async (presented: string) => {
-    const found = keys ? await keys.verify(presented) : null
-    return found && { user: toAuthUser(withSignupDefaults(found.user)), key: found.key }
   }
 
   /**
@@ -177,11 +175,11 @@ export const makeIdentity = <U extends UserRecord>({ sessions, tokens, options, 
       await next()
     }
 
-  return { verify, verifyKey, optional }
+  return { verify, withSignupDefaults, optional }
 }
 
 export const makeGuard =
-  <U extends UserRecord>({ sessions, tokens, options, policies, keys }: GuardDeps<U>) =>
+  <U extends UserRecord>({ sessions, tokens, options, policies, credentials }: GuardDeps<U>) =>
   (auth: true | string, guardOptions: InternalGuardOptions = {}): MiddlewareHandler<GuardEnv<U>> => {
     const policy = auth === true ? undefined : policies[auth]
     if (auth !== true && !policy)
@@ -190,7 +188,7 @@ export const makeGuard =
     const { scope, keys: acceptance = 'scope' } = guardOptions
     if (scope !== undefined && !options.apiKeys?.scopes.has(scope))
       throw new TypeError(`createAuth: guard names the scope \`${scope}\`, which is not declared in \`apiKeys.scopes\``)
-    const { verify, verifyKey } = makeIdentity({ sessions, tokens, options, keys })
+    const { verify, withSignupDefaults } = makeIdentity({ sessions, tokens, options })
     const demand = { keys: acceptance, scope, fresh }
 
     return async function latchkeyGuard(c: Context<GuardEnv<U>>, next) {
@@ -206,13 +204,14 @@ export const makeGuard =
       let user: AuthUser<U>
       let session: Identity<U> | null = null
       let key: ApiKeyCredential | null = null
-      // Only the Authorization header carries keys: an `lk_` cookie or query value is an invalid access token.
-      if (credential.source === 'header' && looksLikeApiKey(credential.token)) {
-        const found = await verifyKey(credential.token)
+      // Only the Authorization header carries them: an `lk_` cookie or query value is an invalid access token.
+      const token = credential.token
+      const other = credential.source === 'header' ? credentials.find((kind) => kind.recognizes(token)) : undefined
+      if (other) {
+        const found = await other.admit(token, demand)
         if (!found) throw refused()
-        admitKey(found.key, demand)
-        user = found.user
-        key = { kind: 'api-key', keyId: found.key.id, scopes: found.key.scopes }
+        user = toAuthUser(withSignupDefaults(found.user))
+        key = found.credential
       } else {
         session = await verify(credential.token)
         if (!session) throw refused()

@@ -34,7 +34,6 @@ export type {
   AuthEventType,
   AuthMail,
   AuthMailKind,
-  RecoveryCodeUse,
   ResetMail,
 } from './notify.js'
 export type { ProviderTokens } from './oauth/core.js'
@@ -47,3 +46,4 @@ export { memoryRateLimitStore, type RateLimitStore } from './rate-limit.js'
 export { MAX_SIGNING_KEYS, type PublicJwk, type SigningAlgorithm, type SigningKey, signingKeyProblem } from './signing-keys.js'
 export type { AuthMethod, Store, UserRecord } from './store/types.js'
 export { secretWeakness } from './token-options.js'
+export type { RecoveryCodeUse } from './two-factor/notices.js'

@@ -8,6 +8,7 @@ import type { Context } from 'hono'
 import type { AfterAnswer } from './background.js'
 import { type ClientAddress, requestFacts } from './credentials.js'
 import { errorSummary } from './errors.js'
+import type { FeatureEvent, FeatureMail } from './features.js'
 import type { AuthMethod, FirstFactor } from './store/types.js'
 
 /** A mail that carries a single-use token; the application builds the link around it. */
@@ -19,35 +20,15 @@ interface TokenMail<K extends string> {
   token: string
 }
 
-/**
- * Sign-in by email (docs/reference/email-sign-in.md): the link's `token` and the 6-digit `code`
- * for the browser that asked, in one mail. `signUp`: the address has no account yet, and using
- * the mail creates one.
- */
-export interface SignInMail {
-  kind: 'sign-in'
-  to: string
-  token: string
-  code: string
-  signUp: boolean
-}
-
 /** A notice of a change to the account: no token. */
-interface Notice<K extends string> {
+export interface Notice<K extends string> {
   kind: K
   to: string
 }
 
 /**
- * What an operator did to the account (docs/guide/operators.md#what-the-user-is-told): say so in
- * the mail, so the owner knows it was the service and not someone with their password.
- */
-interface OperatorNotice<K extends string> extends Notice<K> {
-  byOperator: true
-}
-
-/**
- * Every mail the library asks for. Switch on `kind`: the compiler checks the switch covers them.
+ * Every mail the library asks for: the core's, then each feature's (`features.ts`). Switch on
+ * `kind`: the compiler checks the switch covers them.
  *
  * @example
  * sendMail: (mail) => {
@@ -63,25 +44,9 @@ export type AuthMail =
   | (TokenMail<'reset-password'> & { byOperator?: true })
   | TokenMail<'verify-email'>
   | TokenMail<'change-email'>
-  | SignInMail
   | Notice<'password-changed'>
   /** Sent to the old address once the new one is confirmed. */
   | (Notice<'email-changed'> & { newEmail: string })
-  | Notice<'two-factor-enabled'>
-  /** `byOperator`: an operator removed it for an owner who lost the factor and its recovery codes. */
-  | (Notice<'two-factor-disabled'> & { byOperator?: true })
-  /** An operator disabled the account: every session ended, and no sign-in opens it until it is enabled. */
-  | OperatorNotice<'account-disabled'>
-  | OperatorNotice<'account-enabled'>
-  /** An operator signed the account out of every session. */
-  | OperatorNotice<'signed-out-everywhere'>
-  /** An operator marked the address verified. */
-  | OperatorNotice<'email-marked-verified'>
-  /**
-   * A recovery code was spent: `usedFor` says what for (`sign-in`, `reauth`,
-   * `disable-two-factor`, `delete-account`), so the owner can tell their own use from someone else's.
-   */
-  | (Notice<'recovery-code-used'> & { usedFor: RecoveryCodeUse })
   /**
    * The 6-digit code that proves the mailbox before `credential` is added to the account (ten
    * minutes, single use). Say what it is for: a mail the owner did not expect means someone
@@ -98,25 +63,12 @@ export type AuthMail =
    * recognises, or as "an unrecognised browser"; never write this text into the mail.
    */
   | (Notice<'new-sign-in'> & { at: string; ip: string | null; userAgent: string | null })
-  /** A passkey was added to the account (`name`: the name it was given). */
-  | (Notice<'passkey-added'> & { name: string })
-  | (Notice<'passkey-removed'> & { name: string })
-  /**
-   * An API key was created (`name`, its `scopes`, when it expires, ISO 8601): a key the owner did
-   * not make means someone else holds a session of theirs. Never the key.
-   */
-  | (Notice<'api-key-created'> & { name: string; scopes: string[]; expiresAt: string })
-  /** An identity at a provider was linked to the account (`provider`: the provider's name, as configured). */
-  | (Notice<'identity-linked'> & { provider: string })
-  | (Notice<'identity-unlinked'> & { provider: string })
+  | FeatureMail
 
 export type AuthMailKind = AuthMail['kind']
 
 /** What an `add-credential` code is for: the credential about to be added. */
 export type AddedCredential = 'two-factor' | 'passkey'
-
-/** What a recovery code was spent for (the `recovery-code-used` mail's `usedFor`). */
-export type RecoveryCodeUse = 'sign-in' | 'reauth' | 'disable-two-factor' | 'delete-account'
 
 /** The reset mail (`kind: 'reset-password'`). */
 export type ResetMail = Extract<AuthMail, { kind: 'reset-password' }>
@@ -130,14 +82,9 @@ interface EventBase {
   userAgent?: string
 }
 
-type UserEvent<T extends string> = EventBase & { type: T; userId: string }
+/** An event about one account. */
+export type UserEvent<T extends string> = EventBase & { type: T; userId: string }
 type SessionEvent<T extends string> = UserEvent<T> & { sessionId: string }
-/** `keyId`: the id of an API key (never the key). */
-type ApiKeyEvent<T extends string> = UserEvent<T> & { keyId: string }
-/** `actorId`: the operator who acted on the account `userId` (docs/guide/operators.md). */
-type OperatorEvent<T extends string> = UserEvent<T> & { actorId: string }
-/** `passkeyId`: the WebAuthn credential id, base64url. */
-type PasskeyEvent<T extends string> = UserEvent<T> & { passkeyId: string }
 
 /** How a sign-in was attempted: a password (login), a link or code mailed to the address, a passkey, a provider. */
 export type SignInMethod = 'password' | 'email' | 'passkey' | 'oauth'
@@ -147,7 +94,8 @@ export const methodOf = (firstFactor: FirstFactor): SignInMethod =>
   (({ pwd: 'password', email: 'email', hwk: 'passkey', fed: 'oauth' }) as const)[firstFactor]
 
 /**
- * One security-relevant step, after it happened. Never a password, hash, token or code.
+ * One security-relevant step, after it happened: the core's, then each feature's (`features.ts`).
+ * Never a password, hash, token or code.
  * `userId` whenever the account is known; `sessionId` on every event about one session.
  */
 export type AuthEvent =
@@ -171,10 +119,6 @@ export type AuthEvent =
   | UserEvent<'email.verified'>
   | UserEvent<'email.changed'>
   | UserEvent<'account.deleted'>
-  | UserEvent<'two_factor.enabled'>
-  | UserEvent<'two_factor.disabled'>
-  | UserEvent<'two_factor.failed'>
-  | UserEvent<'recovery_code.used'>
   /** A successful sign-in from a browser the account had not signed in from (the `new-sign-in` mail went out). */
   | SessionEvent<'login.new_device'>
   /**
@@ -183,30 +127,11 @@ export type AuthEvent =
    * its hash or any part of it.
    */
   | (EventBase & { type: 'breach_check.unavailable'; endpoint: string; userId?: string })
-  | PasskeyEvent<'passkey.added'>
-  | PasskeyEvent<'passkey.removed'>
-  /** An assertion whose signature counter did not increase: a cloned authenticator, or a replay. The sign-in was refused. */
-  | PasskeyEvent<'passkey.counter_regressed'>
-  /** An identity at a provider was linked to the account (`provider`: the configured id), or unlinked. */
-  | (UserEvent<'identity.linked'> & { identityId: string; provider: string })
-  | (UserEvent<'identity.unlinked'> & { identityId: string; provider: string })
   /** `POST /reauth` proved the holder again; `amr` names the methods (RFC 8176: `pwd`, `otp`, `mfa`). */
   | (SessionEvent<'reauthenticated'> & { amr: AuthMethod[] })
   /** `POST /reauth` with a wrong password (a wrong code is `two_factor.failed`). */
   | SessionEvent<'reauthentication.failed'>
-  | ApiKeyEvent<'api_key.created'>
-  /** Its owner revoked it (`DELETE /api-keys/{id}`). */
-  | ApiKeyEvent<'api_key.revoked'>
-  /** An operator (`actorId`) disabled the account `userId`, saying why (`reason`, as the operator typed it). */
-  | (OperatorEvent<'admin.user_disabled'> & { reason: string })
-  | OperatorEvent<'admin.user_enabled'>
-  /** An operator signed the account out of every session. */
-  | OperatorEvent<'admin.sessions_revoked'>
-  /** An operator removed the second factor and its recovery codes. */
-  | OperatorEvent<'admin.two_factor_cleared'>
-  /** An operator had the ordinary reset link mailed to the account's address. */
-  | OperatorEvent<'admin.password_reset_sent'>
-  | OperatorEvent<'admin.email_verified'>
+  | FeatureEvent
 
 export type AuthEventType = AuthEvent['type']
 

@@ -1,37 +1,30 @@
 /**
  * The sweep that keeps the store's tables proportional to live data (docs/reference/operations.md#the-sweep): dead
- * sessions, spent reset and email tokens, dead login and WebAuthn challenges and social sign-in
- * flows, expired add-credential codes, devices not seen for a year and API keys expired for 30 days
- * are deleted in bounded batches, on a timer the server owns (unref'd, so it never keeps a process
- * alive) and stops on shutdown. The session core says what is dead; the store deletes it. The same run seals
+ * sessions, spent reset and email tokens, expired add-credential codes and devices not seen for a
+ * year, then each feature's dead rows (its facet's `sweep`: login and WebAuthn challenges, sign-in
+ * mails, social sign-in flows, API keys expired for 30 days), are deleted in bounded batches, on a
+ * timer the server owns (unref'd, so it never keeps a process alive) and stops on shutdown. The
+ * session core says what is dead; the store deletes it. The same run seals
  * again under the first encryption key whatever another key sealed (TOTP secrets, providers'
  * kept tokens), page by page, so an old key can be dropped once none is left.
  */
-import { EXPIRED_KEY_GRACE_MS } from './api-keys/core.js'
 import { DEVICE_MEMORY_MS } from './device.js'
 import { errorSummary } from './errors.js'
+import type { FeatureSweepName } from './features.js'
 import type { SecretBox } from './secret-box.js'
 import { deadSessionCutoffs, type SessionLifetimes } from './session-lifetimes.js'
+import type { CorePruneCounts } from './store/prune.js'
 import type { Store, UserRecord } from './store/types.js'
 
-export interface PruneCounts {
-  sessions: number
-  resetTokens: number
-  emailTokens: number
-  challenges: number
-  addCredentialCodes: number
-  /** Used or expired sign-in mails (docs/reference/email-sign-in.md). */
-  emailSignIns: number
-  devices: number
-  /** API keys expired longer ago than the grace (docs/guide/api-keys.md#expiry); a revoked key's row goes at once. */
-  apiKeys: number
-  /** Used or expired social sign-in flows (docs/guide/social-sign-in.md). */
-  oauthFlows: number
-  /** Used or expired WebAuthn challenges of passkey ceremonies (docs/reference/passkeys.md). */
-  passkeyChallenges: number
-  /** Sealed values (TOTP secrets, providers' kept tokens) sealed again under the first encryption key. */
-  resealed: number
-}
+/**
+ * What one run deleted, by kind: the core's tables, then each feature's (named in its facet's
+ * `sweep`: `challenges`, `emailSignIns`, `passkeyChallenges`, `apiKeys`, `oauthFlows`).
+ */
+export type PruneCounts = CorePruneCounts &
+  Record<FeatureSweepName, number> & {
+    /** Sealed values (TOTP secrets, providers' kept tokens) sealed again under the first encryption key. */
+    resealed: number
+  }
 
 export interface Sweep {
   /** Deletes every dead row now, batch by batch; a run already under way is joined, not doubled. */
@@ -52,6 +45,8 @@ export const sweeper = <U extends UserRecord>(deps: {
   intervalMs: number
   batchSize: number
   box: SecretBox
+  /** Each feature's sweep (`features.ts`), with the name of its count. */
+  features: readonly { name: FeatureSweepName; batch: (store: Store<U>, now: Date, limit: number) => Promise<number> }[]
 }): Sweep => {
   let running: Promise<PruneCounts> | null = null
   /**
@@ -100,37 +95,25 @@ export const sweeper = <U extends UserRecord>(deps: {
     return secrets + tokens
   }
   const sweepAll = async (): Promise<PruneCounts> => {
-    const total: PruneCounts = {
-      sessions: 0,
-      resetTokens: 0,
-      emailTokens: 0,
-      challenges: 0,
-      addCredentialCodes: 0,
-      emailSignIns: 0,
-      devices: 0,
-      apiKeys: 0,
-      oauthFlows: 0,
-      passkeyChallenges: 0,
-      resealed: 0,
-    }
+    const total: Record<string, number> = { resealed: 0 }
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const now = deps.now()
-      const deleted = await deps.store.prune({
-        ...deadSessionCutoffs(now, deps.lifetimes),
-        now,
-        forgetDevicesSeenBy: new Date(now.getTime() - DEVICE_MEMORY_MS),
-        forgetApiKeysExpiredBy: new Date(now.getTime() - EXPIRED_KEY_GRACE_MS),
-        limit: deps.batchSize,
-      })
-      for (const [kind, count] of Object.entries(deleted) as [keyof typeof deleted, number][]) total[kind] += count
-      const signIns = await deps.store.pruneEmailSignIns(now, deps.batchSize)
-      total.emailSignIns += signIns
-      if (Math.max(...Object.values(deleted), signIns) < deps.batchSize) break
+      const deleted: Record<string, number> = {
+        ...(await deps.store.prune({
+          ...deadSessionCutoffs(now, deps.lifetimes),
+          now,
+          forgetDevicesSeenBy: new Date(now.getTime() - DEVICE_MEMORY_MS),
+          limit: deps.batchSize,
+        })),
+      }
+      for (const feature of deps.features) deleted[feature.name] = await feature.batch(deps.store, now, deps.batchSize)
+      for (const [kind, count] of Object.entries(deleted)) total[kind] = (total[kind] ?? 0) + count
+      if (Math.max(...Object.values(deleted)) < deps.batchSize) break
       // Requests go first between batches.
       await new Promise((resolve) => setTimeout(resolve, 0))
     }
     total.resealed = await resealAll()
-    return total
+    return total as PruneCounts
   }
   const run = () => {
     running ??= sweepAll().finally(() => {

@@ -90,4 +90,30 @@ export const apiKeysConformance = (t: Conformance) => {
       expect(await t.store.findApiKey(k.hash)).toBeNull()
     })
   })
+
+  describe('API keys: the sweep', () => {
+    it('deletes keys expired at or before the cutoff; a key expired since stays listed, a live one works', async () => {
+      const [a, b] = [await newUser(), await newUser()]
+      // At day 100, with the core's 30 days of grace: keys expired by day 70 go.
+      const cutoff = at(70 * DAY)
+      const long = key(a.id, { name: 'long-expired', expiresAt: at(40 * DAY) })
+      const edge = key(a.id, { name: 'on-the-edge', expiresAt: at(70 * DAY) })
+      const lately = key(a.id, { name: 'lately-expired', expiresAt: at(70 * DAY + 1) })
+      const live = key(b.id, { name: 'live', expiresAt: at(101 * DAY) })
+      for (const k of [long, edge, lately, live]) expect(await t.store.createApiKey(k, 50, T0)).toBe(true)
+
+      expect(await t.store.pruneApiKeys(cutoff, 100)).toBe(2)
+      expect(await t.store.findApiKey(long.hash)).toBeNull()
+      expect(await t.store.findApiKey(edge.hash)).toBeNull()
+      expect((await t.store.listApiKeys(a.id)).map((k) => k.id)).toEqual([lately.id])
+      expect((await t.store.findApiKey(live.hash))?.key.id).toBe(live.id)
+      expect(await t.store.pruneApiKeys(cutoff, 100)).toBe(0)
+    })
+
+    it('deletes at most `limit` keys per call', async () => {
+      const user = await newUser()
+      for (let i = 0; i < 5; i++) expect(await t.store.createApiKey(key(user.id, { expiresAt: at(DAY) }), 50, T0)).toBe(true)
+      for (const left of [2, 2, 1, 0]) expect(await t.store.pruneApiKeys(at(70 * DAY), 2)).toBe(left)
+    })
+  })
 }

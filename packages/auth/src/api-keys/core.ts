@@ -6,6 +6,7 @@
  */
 import { isDisabled } from '../account-disabled.js'
 import { AuthError } from '../errors.js'
+import type { CredentialDemand } from '../header-credential.js'
 import { tokenHash } from '../opaque-token.js'
 import type { UserRecord } from '../store/users.js'
 import { isWellFormedKey, newApiKey, shownPrefix } from './key-format.js'
@@ -25,13 +26,6 @@ const DAY_MS = 86_400_000
  * (docs/guide/api-keys.md#expiry). A revoked key's row is deleted at once.
  */
 export const EXPIRED_KEY_GRACE_MS = 30 * DAY_MS
-
-/**
- * Which keys a guard lets through: `scope` (an application's route: only a key holding the
- * route's scope, none when it declares no scope), `session` (the auth routes: none, 403
- * `session_required`), `any` (`GET /auth/me`: every live key).
- */
-export type KeyAcceptance = 'scope' | 'session' | 'any'
 
 export const sessionRequired = () =>
   new AuthError('session_required', {
@@ -53,10 +47,7 @@ export const insufficientScope = (scope: string | undefined) =>
  * Whether a live key may call a route: throws its 403 when not. A `fresh` route needs a session's
  * recent proof, which a key never has.
  */
-export const admitKey = (
-  key: ApiKeyRecord,
-  demand: { keys: KeyAcceptance; scope: string | undefined; fresh: number | undefined },
-) => {
+export const admitKey = (key: ApiKeyRecord, demand: CredentialDemand) => {
   if (demand.keys === 'session' || demand.fresh !== undefined) throw sessionRequired()
   if (demand.keys === 'any') return
   if (demand.scope === undefined || !key.scopes.includes(demand.scope)) throw insufficientScope(demand.scope)

@@ -5,6 +5,7 @@
  */
 import { defineFeature } from '../feature.js'
 import { API_KEY_SCHEME } from '../route.js'
+import { EXPIRED_KEY_GRACE_MS } from './core.js'
 import { resolveApiKeysOption } from './options.js'
 import { apiKeyRoutes } from './routes/index.js'
 
@@ -27,4 +28,6 @@ export const apiKeysFeature = defineFeature({
     })
     apiKeyRoutes({ ...deps, apiKeys, scopes: options.scopes })
   },
+  /** Keys expired longer ago than the grace (docs/guide/api-keys.md#expiry); a revoked key's row goes at once. */
+  sweep: { apiKeys: (store, now, limit) => store.pruneApiKeys(new Date(now.getTime() - EXPIRED_KEY_GRACE_MS), limit) },
 })

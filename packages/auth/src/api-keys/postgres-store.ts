@@ -3,8 +3,9 @@
  * and both insert: a creation locks its user's row first (the store's lock order), so creations
  * for one account are counted one after the other and the limit holds.
  */
-import { count, desc, eq } from 'drizzle-orm'
+import { count, desc, eq, lte } from 'drizzle-orm'
 import { lockUser, type PgDb } from '../postgres/db.js'
+import { postgresDeleteBatch } from '../postgres/prune.js'
 import { users } from '../postgres/tables.js'
 import { apiKeys } from './postgres-tables.js'
 import { countedKeys, fromKeyLookup, keyColumns, keyLookupColumns, ownKey, staleUse, toApiKey } from './queries.js'
@@ -63,4 +64,6 @@ export const postgresApiKeys = (db: PgDb): ApiKeyStore => ({
     const rows = await db.delete(apiKeys).where(eq(apiKeys.userId, userId)).returning({ id: apiKeys.id })
     return rows.length
   },
+
+  pruneApiKeys: (expiredBy, limit) => postgresDeleteBatch(db, apiKeys, apiKeys.id, lte(apiKeys.expiresAt, expiredBy), limit),
 })

@@ -3,8 +3,9 @@
  * step is one statement, atomic on its own (SQLite runs one writer at a time): a creation inserts
  * only while the account is under the limit, counted in the same statement.
  */
-import { count, eq, getTableColumns, sql } from 'drizzle-orm'
+import { count, eq, getTableColumns, lte, sql } from 'drizzle-orm'
 import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
+import { sqliteDeleteBatch } from '../sqlite/prune.js'
 import { users } from '../sqlite/tables.js'
 import {
   countedKeys,
@@ -83,5 +84,7 @@ export const sqliteApiKeys = (db: SqliteDb, steps: SqliteSteps): ApiKeyStore => 
     async revokeApiKeys(userId) {
       return changes(await steps.durable(() => db.delete(apiKeys).where(eq(apiKeys.userId, userId)).run()))
     },
+
+    pruneApiKeys: (expiredBy, limit) => sqliteDeleteBatch(db, apiKeys, apiKeys.id, lte(apiKeys.expiresAt, expiredBy), limit),
   }
 }

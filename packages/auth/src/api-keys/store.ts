@@ -45,4 +45,10 @@ export interface ApiKeyStore<U extends UserRecord = UserRecord> {
   touchApiKey(id: string, now: Date, since: Date): Promise<boolean>
   /** Deletes every key of the user (an account an operator disabled); answers how many. */
   revokeApiKeys(userId: string): Promise<number>
+  /**
+   * Deletes at most `limit` keys that expired at or before `expiredBy` (the core gives an expired
+   * key a grace, docs/guide/api-keys.md#expiry, so its owner still sees it listed for a while);
+   * answers how many (the sweep's batch: fewer than `limit` means none is left).
+   */
+  pruneApiKeys(expiredBy: Date, limit: number): Promise<number>
 }

@@ -16,4 +16,6 @@ export const emailSignInFeature = defineFeature({
     startEmailSignIn(deps)
     verifyEmailSignIn(deps)
   },
+  /** Used or expired sign-in mails. */
+  sweep: { emailSignIns: (store, now, limit) => store.pruneEmailSignIns(now, limit) },
 })

@@ -13,7 +13,6 @@ import { limitBy } from '../limits.js'
 import { jsonBody, problemResponse } from '../openapi.js'
 import type { RouteDeps } from '../route-deps.js'
 import type { UserRecord } from '../store/types.js'
-import { AnyCode, wrongCode } from '../two-factor/codes.js'
 
 const codeRequired = () =>
   new AuthError('wrong_code', {
@@ -21,19 +20,18 @@ const codeRequired = () =>
     errors: [{ path: 'code', code: 'required', message: 'Code is required while two-factor authentication is on' }],
   })
 
-const DeleteAccountBody = z
-  .object({
-    currentPassword: CurrentPasswordField,
-    code: AnyCode.optional().openapi({
-      description: 'Required when two-factor authentication is on: a code of the authenticator app or an unused recovery code',
-    }),
-  })
-  .openapi('DeleteAccountRequest')
-
 export const deleteAccount = <U extends UserRecord>(
-  deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'cookie' | 'options' | 'twoFactor'>,
+  deps: Pick<RouteDeps<U>, 'route' | 'store' | 'notify' | 'cookie' | 'options' | 'stepUpCode'>,
 ) => {
-  const { route, store, notify, cookie, options, twoFactor } = deps
+  const { route, store, notify, cookie, options, stepUpCode } = deps
+  const DeleteAccountBody = z
+    .object({
+      currentPassword: CurrentPasswordField,
+      code: stepUpCode.field(
+        'Required when two-factor authentication is on: a code of the authenticator app or an unused recovery code',
+      ),
+    })
+    .openapi('DeleteAccountRequest')
   route.guarded(
     {
       fresh: options.freshAge,
@@ -56,21 +54,16 @@ export const deleteAccount = <U extends UserRecord>(
       const { currentPassword, code } = c.req.valid('json')
       const { user } = c.var
       const found = await confirmHolder(deps, c.var, currentPassword)
-      const factor = await store.findTwoFactor(user.id)
       // A second factor guards the account's end as it guards its sign-in.
-      const needsCode = Boolean(factor?.enabledAt)
-      const spent = factor && needsCode && code !== undefined ? await twoFactor.spend(user.id, factor, code, true) : null
-      if (needsCode && spent === null) {
+      const spent = await stepUpCode.check(c, user.id, code)
+      if (spent === 'missing') {
         notify.event(c, { type: 'two_factor.failed', userId: user.id })
-        throw code === undefined ? codeRequired() : wrongCode()
+        throw codeRequired()
       }
       // Only while the password read with the proof is still current: a concurrent reset wins.
       if (!(await store.deleteUser(user.id, found.credentialsVersion))) throw wrongPassword()
       cookie.clear(c)
-      if (spent === 'recovery') {
-        notify.event(c, { type: 'recovery_code.used', userId: user.id })
-        notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'delete-account' })
-      }
+      if (spent === 'recovery') stepUpCode.recovered(c, found.user, 'delete-account')
       notify.event(c, { type: 'account.deleted', userId: user.id })
       notify.mail({ kind: 'account-deleted', to: found.user.email })
       return c.body(null, 204)

@@ -5,8 +5,8 @@
  * flows claimed once, until they expire, under 20 concurrent callers.
  */
 import { describe, expect, it } from 'vitest'
-import { at, type Conformance, T0 } from '../testing/conformance/context.js'
-import type { NewIdentity } from './store.js'
+import { at, type Conformance, DAY, T0 } from '../testing/conformance/context.js'
+import type { NewIdentity, NewOAuthFlow } from './store.js'
 
 export const identitiesConformance = (t: Conformance) => {
   const race = <T>(n: number, f: () => Promise<T>) => Promise.all(Array.from({ length: n }, f))
@@ -175,6 +175,41 @@ export const identitiesConformance = (t: Conformance) => {
       await t.store.createOAuthFlow(old, T0)
       expect(await t.store.claimOAuthFlow(old.hash, at(600_000))).toBeNull()
       expect(await t.store.claimOAuthFlow('unknown', T0)).toBeNull()
+    })
+  })
+
+  describe('social sign-in flows: the sweep', () => {
+    const now = at(100 * DAY)
+    const flow = (hash: string, expiresAt: Date): NewOAuthFlow => ({
+      hash,
+      provider: 'google',
+      stateHash: `state-${hash}`,
+      nonce: null,
+      returnTo: '/',
+      userId: null,
+      sessionId: null,
+      expiresAt,
+    })
+
+    it('deletes used and expired flows and keeps the live one', async () => {
+      // Stored at T0, when none of them was dead: storing a flow clears the dead ones itself.
+      for (const [hash, expiresAt] of [
+        ['f-used', at(101 * DAY)],
+        ['f-expired', now],
+        ['f-live', at(100 * DAY + 1)],
+      ] as const)
+        await t.store.createOAuthFlow(flow(hash, expiresAt), T0)
+      expect(await t.store.claimOAuthFlow('f-used', at(99 * DAY))).not.toBeNull()
+
+      expect(await t.store.pruneOAuthFlows(now, 100)).toBe(2)
+      expect(await t.store.claimOAuthFlow('f-live', now)).toMatchObject({ stateHash: 'state-f-live' })
+      expect(await t.store.pruneOAuthFlows(now, 100)).toBe(1)
+      expect(await t.store.pruneOAuthFlows(now, 100)).toBe(0)
+    })
+
+    it('deletes at most `limit` flows per call', async () => {
+      for (let i = 0; i < 5; i++) await t.store.createOAuthFlow(flow(`f-batch-${i}`, at(DAY)), T0)
+      for (const left of [2, 2, 1, 0]) expect(await t.store.pruneOAuthFlows(now, 2)).toBe(left)
     })
   })
 }

@@ -16,4 +16,6 @@ export const oauthFeature = defineFeature({
     listProviders(deps)
     if (deps.oauth) oauthRoutes({ ...deps, oauth: deps.oauth })
   },
+  /** Used or expired social sign-in flows. */
+  sweep: { oauthFlows: (store, now, limit) => store.pruneOAuthFlows(now, limit) },
 })

@@ -6,6 +6,7 @@
  */
 import { and, asc, eq } from 'drizzle-orm'
 import { lockUser, type PgDb } from '../postgres/db.js'
+import { postgresDeleteBatch } from '../postgres/prune.js'
 import { passkeys } from '../postgres/schema.js'
 import { users } from '../postgres/tables.js'
 import { spentOrExpired } from '../store/predicates.js'
@@ -157,4 +158,6 @@ export const postgresIdentities = (db: PgDb): IdentityStore => ({
       .returning(flowColumns(oauthFlows))
     return claimed ?? null
   },
+
+  pruneOAuthFlows: (now, limit) => postgresDeleteBatch(db, oauthFlows, oauthFlows.hash, spentOrExpired(oauthFlows, now), limit),
 })

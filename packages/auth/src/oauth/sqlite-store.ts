@@ -6,6 +6,7 @@
  */
 import { and, eq, exists, ne, or, sql } from 'drizzle-orm'
 import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
+import { sqliteDeleteBatch } from '../sqlite/prune.js'
 import { passkeys } from '../sqlite/schema.js'
 import { users } from '../sqlite/tables.js'
 import { spentOrExpired } from '../store/predicates.js'
@@ -162,5 +163,7 @@ export const sqliteIdentities = (db: SqliteDb, steps: SqliteSteps): IdentityStor
         .returning(flowColumns(oauthFlows))
       return claimed ?? null
     },
+
+    pruneOAuthFlows: (now, limit) => sqliteDeleteBatch(db, oauthFlows, oauthFlows.hash, spentOrExpired(oauthFlows, now), limit),
   }
 }

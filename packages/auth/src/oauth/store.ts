@@ -106,4 +106,6 @@ export interface IdentityStore {
   createOAuthFlow(flow: NewOAuthFlow, now: Date): Promise<void>
   /** Claims an unused, unexpired flow, atomically: of concurrent claims exactly one gets it. */
   claimOAuthFlow(hash: string, now: Date): Promise<OAuthFlowRecord | null>
+  /** Deletes at most `limit` flows used, or expired at `now`; answers how many (the sweep's batch: fewer than `limit` means none is left). */
+  pruneOAuthFlows(now: Date, limit: number): Promise<number>
 }

@@ -4,8 +4,8 @@
  * WebAuthn challenges claimed once, by purpose, until they expire, under 20 concurrent callers.
  */
 import { describe, expect, it } from 'vitest'
-import { at, type Conformance, T0 } from '../testing/conformance/context.js'
-import type { NewPasskey } from './store.js'
+import { at, type Conformance, DAY, T0 } from '../testing/conformance/context.js'
+import type { NewPasskey, PasskeyChallengePurpose } from './store.js'
 
 export const passkeysConformance = (t: Conformance) => {
   const { newUser } = t
@@ -137,6 +137,43 @@ export const passkeysConformance = (t: Conformance) => {
       expect(await t.store.claimPasskeyChallenge('live', 'login', at(30))).not.toBeNull()
       expect(await t.store.deleteUser(ada.id, 0)).toBe(true)
       expect(await t.store.listPasskeys(ada.id)).toEqual([])
+    })
+  })
+
+  describe('WebAuthn challenges: the sweep', () => {
+    const now = at(100 * DAY)
+    /** A challenge stored at T0, when none of them was dead: storing one clears the dead ones itself. */
+    const ceremony = (hash: string, purpose: PasskeyChallengePurpose, userId: string | null, expiresAt: Date) =>
+      t.store.createPasskeyChallenge(
+        { hash, purpose, userId, boundTo: purpose === 'two-factor' ? 'c-login' : null, expiresAt },
+        T0,
+      )
+
+    it('deletes used and expired challenges, abandoned ones too, and keeps the live ones', async () => {
+      const ada = await newUser()
+      await ceremony('w-used', 'login', null, at(101 * DAY))
+      // Ceremonies begun and never answered, and no ceremony since.
+      await ceremony('w-abandoned', 'register', ada.id, at(300_000))
+      await ceremony('w-expired', 'two-factor', ada.id, now)
+      await ceremony('w-live-login', 'login', null, at(100 * DAY + 1))
+      await ceremony('w-live-register', 'register', ada.id, at(100 * DAY + 1))
+      expect(await t.store.claimPasskeyChallenge('w-used', 'login', at(99 * DAY))).toEqual({ userId: null, boundTo: null })
+
+      expect(await t.store.prunePasskeyChallenges(now, 100)).toBe(3)
+      // Gone: not even a clock before they expired finds them.
+      expect(await t.store.findPasskeyChallenge('w-abandoned', 'register', T0)).toBeNull()
+      expect(await t.store.findPasskeyChallenge('w-expired', 'two-factor', T0)).toBeNull()
+      expect(await t.store.findPasskeyChallenge('w-live-register', 'register', now)).toEqual({ userId: ada.id, boundTo: null })
+      expect(await t.store.claimPasskeyChallenge('w-live-login', 'login', now)).toEqual({ userId: null, boundTo: null })
+      // The one just claimed is spent: the next sweep takes it, and only it.
+      expect(await t.store.prunePasskeyChallenges(now, 100)).toBe(1)
+      expect(await t.store.findPasskeyChallenge('w-live-register', 'register', now)).toEqual({ userId: ada.id, boundTo: null })
+      expect(await t.store.prunePasskeyChallenges(now, 100)).toBe(0)
+    })
+
+    it('deletes at most `limit` challenges per call', async () => {
+      for (let i = 0; i < 5; i++) await ceremony(`w-batch-${i}`, 'login', null, at(DAY))
+      for (const left of [2, 2, 1, 0]) expect(await t.store.prunePasskeyChallenges(now, 2)).toBe(left)
     })
   })
 }

@@ -9,4 +9,6 @@ export const passkeysFeature = defineFeature({
   routes: (deps) => {
     if (deps.passkeys) passkeyRoutes({ ...deps, passkeys: deps.passkeys })
   },
+  /** Used or expired WebAuthn challenges of passkey ceremonies, abandoned ones too. */
+  sweep: { passkeyChallenges: (store, now, limit) => store.prunePasskeyChallenges(now, limit) },
 })

@@ -5,6 +5,7 @@
  */
 import { and, asc, eq, ne, or, sql } from 'drizzle-orm'
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres'
+import { postgresDeleteBatch } from '../postgres/prune.js'
 import type * as schema from '../postgres/schema.js'
 import { identities } from '../postgres/schema.js'
 import { users } from '../postgres/tables.js'
@@ -102,4 +103,7 @@ export const postgresPasskeyStore = (db: NodePgDatabase<typeof schema>): Passkey
       .returning(boundColumns(passkeyChallenges))
     return claimed ?? null
   },
+
+  prunePasskeyChallenges: (now, limit) =>
+    postgresDeleteBatch(db, passkeyChallenges, passkeyChallenges.hash, spentOrExpired(passkeyChallenges, now), limit),
 })

@@ -4,8 +4,8 @@
  * one writer at a time), so the same code serves the synchronous drivers and D1's async one.
  */
 import { and, eq, ne, or, sql } from 'drizzle-orm'
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core'
-import type * as schema from '../sqlite/schema.js'
+import type { SqliteDb } from '../sqlite/db.js'
+import { sqliteDeleteBatch } from '../sqlite/prune.js'
 import { identities } from '../sqlite/schema.js'
 import { users } from '../sqlite/tables.js'
 import { spentOrExpired } from '../store/predicates.js'
@@ -15,7 +15,7 @@ import type { PasskeyRecord, PasskeyStore } from './store.js'
 
 const toPasskey = (row: typeof passkeys.$inferSelect): PasskeyRecord => ({ ...row })
 
-export const sqlitePasskeyStore = <M extends 'sync' | 'async', R>(db: BaseSQLiteDatabase<M, R, typeof schema>): PasskeyStore => ({
+export const sqlitePasskeyStore = (db: SqliteDb): PasskeyStore => ({
   async createPasskey(input) {
     const rows = await db.insert(passkeys).values(input).onConflictDoNothing().returning({ id: passkeys.id })
     return rows.length === 1
@@ -100,4 +100,7 @@ export const sqlitePasskeyStore = <M extends 'sync' | 'async', R>(db: BaseSQLite
       .returning(boundColumns(passkeyChallenges))
     return claimed ?? null
   },
+
+  prunePasskeyChallenges: (now, limit) =>
+    sqliteDeleteBatch(db, passkeyChallenges, passkeyChallenges.hash, spentOrExpired(passkeyChallenges, now), limit),
 })

@@ -92,4 +92,6 @@ export interface PasskeyStore {
     purpose: PasskeyChallengePurpose,
     now: Date,
   ): Promise<{ userId: string | null; boundTo: string | null } | null>
+  /** Deletes at most `limit` WebAuthn challenges used, or expired at `now`; answers how many (the sweep's batch: fewer than `limit` means none is left). */
+  prunePasskeyChallenges(now: Date, limit: number): Promise<number>
 }

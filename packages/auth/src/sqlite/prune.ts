@@ -1,25 +1,29 @@
 /** The sweep facet (`store/prune.ts`) on SQLite, for every driver (`sqlite/db.ts`). */
-import { inArray, lte, or, sql } from 'drizzle-orm'
+import { inArray, lte, or, type SQL, sql } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { spentOrExpired } from '../store/predicates.js'
 import type { PruneStore } from '../store/prune.js'
 import { changes, type SqliteDb, type SqliteSteps } from './db.js'
-import {
-  addCredentialCodes,
-  apiKeys,
-  challenges,
-  devices,
-  emailTokens,
-  oauthFlows,
-  passkeyChallenges,
-  resetTokens,
-  sessions,
-} from './schema.js'
+import { addCredentialCodes, devices, emailTokens, resetTokens, sessions } from './tables.js'
 
 /** The tables of single-use rows: used, or expired at `now`, is dead. */
-type SingleUse = typeof resetTokens | typeof emailTokens | typeof challenges | typeof oauthFlows | typeof passkeyChallenges
+type SingleUse = typeof resetTokens | typeof emailTokens
+
+/**
+ * One batch of a feature's sweep (`sweep` in its facet record): deletes at most `limit` rows of
+ * `table` that `dead` selects, each named by `key`; answers how many went. One short statement, so
+ * the write lock is held for at most `limit` deletes.
+ */
+export const sqliteDeleteBatch = async (db: SqliteDb, table: SQLiteTable, key: SQLiteColumn, dead: SQL, limit: number) =>
+  changes(
+    await db
+      .delete(table)
+      .where(inArray(key, db.select({ key }).from(table).where(dead).limit(limit)))
+      .run(),
+  )
 
 export const sqlitePrune = (db: SqliteDb, steps: SqliteSteps): PruneStore => ({
-  async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, forgetApiKeysExpiredBy, limit }) {
+  async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
     const deadSessions = db
       .select({ id: sessions.id })
       .from(sessions)
@@ -36,33 +40,20 @@ export const sqlitePrune = (db: SqliteDb, steps: SqliteSteps): PruneStore => ({
       .from(devices)
       .where(lte(devices.lastSeenAt, forgetDevicesSeenBy))
       .limit(limit)
-    const expiredKeys = db
-      .select({ id: apiKeys.id })
-      .from(apiKeys)
-      .where(lte(apiKeys.expiresAt, forgetApiKeysExpiredBy))
-      .limit(limit)
     // Each delete is one short statement of its own: the write lock is held for at most `limit` deletes.
-    const [s, r, e, c, a, d, k, f, p] = await steps.each([
+    const [s, r, e, a, d] = await steps.each([
       db.delete(sessions).where(inArray(sessions.id, deadSessions)),
       db.delete(resetTokens).where(inArray(resetTokens.hash, spent(resetTokens))),
       db.delete(emailTokens).where(inArray(emailTokens.hash, spent(emailTokens))),
-      db.delete(challenges).where(inArray(challenges.hash, spent(challenges))),
       db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
       db.delete(devices).where(inArray(sql`rowid`, forgotten)),
-      db.delete(apiKeys).where(inArray(apiKeys.id, expiredKeys)),
-      db.delete(oauthFlows).where(inArray(oauthFlows.hash, spent(oauthFlows))),
-      db.delete(passkeyChallenges).where(inArray(passkeyChallenges.hash, spent(passkeyChallenges))),
     ])
     return {
       sessions: changes(s),
       resetTokens: changes(r),
       emailTokens: changes(e),
-      challenges: changes(c),
       addCredentialCodes: changes(a),
       devices: changes(d),
-      apiKeys: changes(k),
-      oauthFlows: changes(f),
-      passkeyChallenges: changes(p),
     }
   },
 })

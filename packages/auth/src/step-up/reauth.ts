@@ -17,18 +17,16 @@ import { jsonBody, jsonContent, problemResponse } from '../openapi.js'
 import type { ReauthProof } from '../reauth-proof.js'
 import type { RouteDeps } from '../route-deps.js'
 import { amrOf, userVerified } from '../session-proof.js'
+import type { StepUpCode } from '../step-up-code.js'
 import type { UserRecord } from '../store/types.js'
-import { AnyCode, wrongCode } from '../two-factor/codes.js'
 import { AuthResultSchema } from '../user-json.js'
 import { fieldCode } from '../validation.js'
 
-const Code = AnyCode.optional().openapi({
-  description:
-    'Required when the account has two-factor authentication on (unless a passkey verified the user): a code of the authenticator app, or an unused recovery code',
-})
-
 /** The password alone; with proofs registered (a passkey), the password or one of them. */
-const reauthBody = (proofs: readonly ReauthProof[]) => {
+const reauthBody = (proofs: readonly ReauthProof[], stepUp: StepUpCode) => {
+  const Code = stepUp.field(
+    'Required when the account has two-factor authentication on (unless a passkey verified the user): a code of the authenticator app, or an unused recovery code',
+  )
   const [first] = proofs
   if (!first) return z.object({ password: PasswordField, code: Code }).openapi('ReauthRequest')
   const others = proofs.map((proof) => proof.named).join(' or ')
@@ -55,7 +53,7 @@ type ReauthBody = { password?: string; code?: string } & Record<string, unknown>
 
 type Deps<U extends UserRecord> = Pick<
   RouteDeps<U>,
-  'route' | 'store' | 'sessions' | 'notify' | 'twoFactor' | 'options' | 'reauthProofs'
+  'route' | 'store' | 'sessions' | 'notify' | 'stepUpCode' | 'options' | 'reauthProofs'
 >
 
 const codeRequired = () =>
@@ -68,7 +66,7 @@ const codeRequired = () =>
 type Caller<U extends UserRecord> = Holder<U> & Pick<GuardVariables<U>, 'sessionId'>
 
 export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
-  const { route, store, sessions, notify, twoFactor, reauthProofs } = deps
+  const { route, store, sessions, notify, stepUpCode, reauthProofs } = deps
 
   /**
    * The first factor: the password (wrong → 400, nothing spent) or a registered proof (a passkey
@@ -110,18 +108,10 @@ export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
     const done = { credentialsVersion: found.credentialsVersion, wrong: proven.wrong }
     // A proof that verified the user (a passkey with user verification) is two factors in one.
     if (proven.complete) return { ...done, amr: userVerified(first) }
-    const factor = await store.findTwoFactor(user.id)
-    if (!factor?.enabledAt) return { ...done, amr: amrOf(first) }
-    if (body.code === undefined) throw codeRequired()
-    const spent = await twoFactor.spend(user.id, factor, body.code, true)
-    if (!spent) {
-      notify.event(c, { type: 'two_factor.failed', userId: user.id })
-      throw wrongCode()
-    }
-    if (spent === 'recovery') {
-      notify.event(c, { type: 'recovery_code.used', userId: user.id })
-      notify.mail({ kind: 'recovery-code-used', to: found.user.email, usedFor: 'reauth' })
-    }
+    const spent = await stepUpCode.check(c, user.id, body.code)
+    if (spent === 'off') return { ...done, amr: amrOf(first) }
+    if (spent === 'missing') throw codeRequired()
+    if (spent === 'recovery') stepUpCode.recovered(c, found.user, 'reauth')
     return { ...done, amr: amrOf(first, 'otp') }
   }
 
@@ -134,7 +124,7 @@ export const reauth = <U extends UserRecord>(deps: Deps<U>) => {
       summary: 'Prove who you are again (the password or a passkey, and a code when two-factor is on): the session becomes fresh',
       description:
         'For operations that document `x-fresh`. The same session gets a new `authenticatedAt` (the new access token carries it as `auth_time`, with `amr`); the refresh cookie is left as it is.',
-      request: { body: jsonBody(reauthBody(reauthProofs)) },
+      request: { body: jsonBody(reauthBody(reauthProofs, stepUpCode)) },
       responses: {
         200: jsonContent(AuthResultSchema, 'The session is fresh; a new access token for it (the refresh cookie is unchanged)'),
         400: problemResponse('Invalid input, a wrong password or passkey, or a missing, wrong or used code'),

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import { accountEvents } from '../account-events.js'
 import type { FirstFactor } from '../store/types.js'
-import { at, type Conformance, T0 } from '../testing/conformance/context.js'
+import { at, type Conformance, DAY, T0 } from '../testing/conformance/context.js'
 
 export const twoFactorConformance = (t: Conformance) => {
   const { newUser, newSession } = t
@@ -262,6 +262,28 @@ export const twoFactorConformance = (t: Conformance) => {
       expect(await t.store.claimChallenge('f', T0, 5)).not.toBeNull()
       await t.store.failChallenge('f')
       expect(await t.store.claimChallenge('f', T0, 5)).toBeNull()
+    })
+  })
+
+  describe('login challenges: the sweep', () => {
+    const now = at(100 * DAY)
+    const challengeOf = (userId: string, hash: string, expiresAt: Date) =>
+      t.store.createChallenge({ hash, userId, credentialsVersion: 0, firstFactor: 'pwd', expiresAt })
+
+    it('deletes used, expired and dead challenges and keeps the live one', async () => {
+      const [a, b, c] = [await newUser(), await newUser(), await newUser()]
+      await challengeOf(a.id, 'c-used', at(101 * DAY))
+      expect(await t.store.claimChallenge('c-used', at(99 * DAY), 5)).not.toBeNull()
+      await challengeOf(b.id, 'c-expired', now)
+      await challengeOf(c.id, 'c-live', at(100 * DAY + 1))
+      expect(await t.store.pruneChallenges(now, 100)).toBe(2)
+      expect(await t.store.findChallenge('c-live', now)).toEqual({ userId: c.id })
+      expect(await t.store.pruneChallenges(now, 100)).toBe(0)
+    })
+
+    it('deletes at most `limit` challenges per call', async () => {
+      for (let i = 0; i < 5; i++) await challengeOf((await newUser()).id, `c-batch-${i}`, at(DAY))
+      for (const left of [2, 2, 1, 0]) expect(await t.store.pruneChallenges(now, 2)).toBe(left)
     })
   })
 }

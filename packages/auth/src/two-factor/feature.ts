@@ -10,4 +10,6 @@ export const twoFactorFeature = defineFeature({
   name: 'two-factor',
   options: resolveTwoFactorOptions,
   routes: twoFactorRoutes,
+  /** Used or expired login challenges. */
+  sweep: { challenges: (store, now, limit) => store.pruneChallenges(now, limit) },
 })

@@ -1,6 +1,7 @@
 /** The two-factor facet (`two-factor/store.ts`) on PostgreSQL (READ COMMITTED: conditional `UPDATE … RETURNING` decides each single use; row locks in the store's lock order, `postgres/db.ts`). */
 import { and, eq, gt, isNotNull, isNull } from 'drizzle-orm'
 import { lockUser, type PgDb } from '../postgres/db.js'
+import { postgresDeleteBatch } from '../postgres/prune.js'
 import { revokePostgres } from '../postgres/revoke.js'
 import {
   claimable,
@@ -8,6 +9,7 @@ import {
   newerStep,
   notSealedWith,
   oneMoreFailure,
+  spentOrExpired,
   twoFactorColumns,
 } from '../store/predicates.js'
 import { challenges, recoveryCodes, twoFactors } from './postgres-tables.js'
@@ -150,4 +152,6 @@ export const postgresTwoFactor = (db: PgDb): TwoFactorStore => ({
       .set({ usedAt: null, failures: oneMoreFailure(challenges) })
       .where(eq(challenges.hash, hash))
   },
+
+  pruneChallenges: (now, limit) => postgresDeleteBatch(db, challenges, challenges.hash, spentOrExpired(challenges, now), limit),
 })

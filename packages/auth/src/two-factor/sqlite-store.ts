@@ -1,6 +1,7 @@
 /** The two-factor facet (`two-factor/store.ts`) on SQLite, for every driver: better-sqlite3, `bun:sqlite`, `node:sqlite` and D1 (`sqlite/db.ts`). */
 import { and, eq, exists, gt, isNotNull, isNull, type SQL, sql } from 'drizzle-orm'
 import { changes, type SqliteDb, type SqliteSteps } from '../sqlite/db.js'
+import { sqliteDeleteBatch } from '../sqlite/prune.js'
 import { revokeSteps } from '../sqlite/revoke.js'
 import {
   claimable,
@@ -8,6 +9,7 @@ import {
   newerStep,
   notSealedWith,
   oneMoreFailure,
+  spentOrExpired,
   twoFactorColumns,
 } from '../store/predicates.js'
 import { challenges, recoveryCodes, twoFactors } from './sqlite-tables.js'
@@ -158,5 +160,7 @@ export const sqliteTwoFactor = (db: SqliteDb, steps: SqliteSteps): TwoFactorStor
         .where(eq(challenges.hash, hash))
         .run()
     },
+
+    pruneChallenges: (now, limit) => sqliteDeleteBatch(db, challenges, challenges.hash, spentOrExpired(challenges, now), limit),
   }
 }

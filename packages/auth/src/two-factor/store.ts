@@ -114,4 +114,6 @@ export interface TwoFactorStore {
   ): Promise<{ userId: string; credentialsVersion: number; firstFactor: FirstFactor } | null>
   /** Gives a claimed challenge back after a wrong code, counting the failure. */
   failChallenge(hash: string): Promise<void>
+  /** Deletes at most `limit` login challenges used, or expired at `now`; answers how many (the sweep's batch: fewer than `limit` means none is left). */
+  pruneChallenges(now: Date, limit: number): Promise<number>
 }

@@ -40,7 +40,6 @@ export const devicesConformance = (t: Conformance) => {
           deadIfCreatedBy: at(-DAY),
           now: at(0),
           forgetDevicesSeenBy: at(10 * DAY),
-          forgetApiKeysExpiredBy: at(-DAY),
           limit,
         })
       expect((await prune(1)).devices).toBe(1)
