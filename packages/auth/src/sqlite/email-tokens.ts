@@ -3,15 +3,29 @@ import { and, eq, exists, isNotNull, isNull, sql } from 'drizzle-orm'
 import type {
   EmailChangeOutcome,
   EmailTokenStore,
+  NewEmailToken,
   SettledEmailVerification,
   SpendEmailTokenInput,
 } from '../store/email-tokens.js'
 import { liveToken } from '../store/predicates.js'
-import { changes, type SqliteDb, type SqliteSteps } from './db.js'
+import { changes, type SqliteDb, type SqliteSteps, type StepValues } from './db.js'
 import { lastRows, revokeSteps } from './revoke.js'
 import { emailTokens, users } from './schema.js'
 
 export const sqliteEmailTokens = (db: SqliteDb, steps: SqliteSteps): EmailTokenStore => {
+  // Every signup stores one: one step, prepared once on the synchronous drivers.
+  const create = steps.preparedAtomic(
+    ({
+      kind,
+      userId,
+      tokenHash,
+      expiresAt,
+      newEmail,
+    }: StepValues<Omit<NewEmailToken, 'newEmail'> & { newEmail: string | null }>) => [
+      db.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt))),
+      db.insert(emailTokens).values({ hash: tokenHash, userId, kind, newEmail, expiresAt }),
+    ],
+  )
   /** The user of the token `tokenHash`, as a subquery. */
   const ownerOf = (tokenHash: string) =>
     sql`(select ${emailTokens.userId} from ${emailTokens} where ${emailTokens.hash} = ${tokenHash})`
@@ -57,10 +71,7 @@ export const sqliteEmailTokens = (db: SqliteDb, steps: SqliteSteps): EmailTokenS
 
   return {
     async createEmailToken({ kind, userId, tokenHash, expiresAt, newEmail }) {
-      await steps.atomic([
-        db.delete(emailTokens).where(and(eq(emailTokens.userId, userId), eq(emailTokens.kind, kind), isNull(emailTokens.usedAt))),
-        db.insert(emailTokens).values({ hash: tokenHash, userId, kind, newEmail: newEmail ?? null, expiresAt }),
-      ])
+      await create({ kind, userId, tokenHash, expiresAt, newEmail: newEmail ?? null })
     },
 
     async findEmailToken(tokenHash, kind, now) {

@@ -8,17 +8,37 @@ import { revokeSteps } from './revoke.js'
 import { users } from './schema.js'
 
 export const sqliteUsers = (db: SqliteDb, steps: SqliteSteps): UserStore<UserRecord> => {
-  // Every login: built and prepared once.
+  /** A new user's columns, each a placeholder; `profile` only when the signup has one (else the column's NULL). */
+  const newUser = (profile: boolean) =>
+    db
+      .insert(users)
+      .values({
+        id: sql.placeholder('id'),
+        name: sql.placeholder('name'),
+        email: sql.placeholder('email'),
+        passwordHash: sql.placeholder('passwordHash'),
+        createdAt: sql.placeholder('createdAt'),
+        ...(profile ? { profile: sql.placeholder('profile') } : {}),
+      })
+      .onConflictDoNothing({ target: users.email })
+      .returning()
+      .prepare()
+  // Every login and every signup: built and prepared once.
   const hot = steps.prepared(() => ({
     userByEmail: db
       .select()
       .from(users)
       .where(eq(users.email, sql.placeholder('email')))
       .prepare(),
+    createUser: newUser(false),
+    createUserWithProfile: newUser(true),
   }))
   return {
-    async createUser(input) {
-      const [row] = await db.insert(users).values(input).onConflictDoNothing({ target: users.email }).returning()
+    async createUser({ id, name, email, passwordHash, createdAt, profile }) {
+      const values = { id, name, email, passwordHash, createdAt }
+      const [row] = await (profile == null
+        ? hot().createUser.all(values)
+        : hot().createUserWithProfile.all({ ...values, profile }))
       return row ? toUser(row) : null
     },
 
