@@ -4,6 +4,7 @@
  * package does not have.
  */
 type ConsumeResetInput = import('@latchkey/auth/testing').ConsumeResetInput
+type CorePruneCounts = import('@latchkey/auth/testing').CorePruneCounts
 type DeleteTwoFactorInput = import('@latchkey/auth/testing').DeleteTwoFactorInput
 type EmailChangeOutcome = import('@latchkey/auth/testing').EmailChangeOutcome
 type EmailTokenKind = import('@latchkey/auth/testing').EmailTokenKind
@@ -15,7 +16,6 @@ type NewEmailToken = import('@latchkey/auth/testing').NewEmailToken
 type NewResetToken = import('@latchkey/auth/testing').NewResetToken
 type NewSession = import('@latchkey/auth/testing').NewSession
 type NewUser = import('@latchkey/auth/testing').NewUser
-type PruneCounts = import('@latchkey/auth/testing').PruneCounts
 type PruneInput = import('@latchkey/auth/testing').PruneInput
 type ReauthenticateInput = import('@latchkey/auth/testing').ReauthenticateInput
 type RememberDeviceInput = import('@latchkey/auth/testing').RememberDeviceInput

@@ -20,7 +20,7 @@ import type { UserRecord, UserStore } from './users.js'
 export type { AddCredentialCodeStore, NewAddCredentialCode, SpendAddCredentialCodeInput } from './add-credential-codes.js'
 export type { DeviceStore, RememberDeviceInput } from './devices.js'
 export type { EmailChangeOutcome, EmailTokenKind, EmailTokenStore, NewEmailToken, SpendEmailTokenInput } from './email-tokens.js'
-export type { PruneInput, PruneStore } from './prune.js'
+export type { CorePruneCounts, PruneInput, PruneStore } from './prune.js'
 export type { ConsumeResetInput, NewResetToken, ResetTokenStore } from './reset-tokens.js'
 export type {
   AuthMethod,

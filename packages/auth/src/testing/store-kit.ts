@@ -44,6 +44,7 @@ export type { Attempt, Limit, LimitCheck, MemoryRateLimitOptions, RateLimitStore
 export type {
   AddCredentialCodeStore,
   ConsumeResetInput,
+  CorePruneCounts,
   DeviceStore,
   EmailChangeOutcome,
   EmailTokenKind,
