@@ -13,6 +13,7 @@ import { cors } from 'hono/cors'
 import { v7 as uuidv7 } from 'uuid'
 import { type AppAuthOptions, createAppAuth } from './auth.js'
 import { printable } from './printable.js'
+import { type HeaderList, headerList, presetHeaders } from './response.js'
 import { adminRoutes } from './routes/admin.js'
 import { docsRoutes } from './routes/docs.js'
 import { type FrontEnd, frontEndRoutes } from './routes/front-end.js'
@@ -48,22 +49,24 @@ const SECURITY_HEADERS = {
 }
 
 /**
- * Sets response headers before the handler runs; a route that sets one itself (the docs
- * assets' Cache-Control) wins. Under @hono/node-server (main.ts) they go straight onto the Node
- * response, where the adapter's writeHead merges them with the response's own. The
- * `hono/secure-headers` middleware instead rebuilds every response's headers through a
- * `Headers` object after the handler, which costs a trivial route several times more server CPU
- * than this (docs/PERFORMANCE.md). Other hosts get them via `c.header()`. The names and values
- * are laid out once, in two arrays, for the loop of every request.
+ * Gives the answer `list`'s headers, before the handler runs; a route that sets one itself (the
+ * docs assets' Cache-Control) wins. On the reference server's Node response (`AppResponse`,
+ * main.ts) they are handed to its `writeHead` in the adapter's one object (response.ts); on
+ * another Node response they go onto it with `setHeader`, where the adapter's writeHead merges
+ * them with the answer's own. The `hono/secure-headers` middleware instead rebuilds every
+ * response's headers through a `Headers` object after the handler, which costs a trivial route
+ * several times more server CPU than this (docs/PERFORMANCE.md). Other hosts get them via
+ * `c.header()`.
  */
-const headerSetter = (headers: Record<string, string>) => {
-  const names = Object.keys(headers)
-  const values = Object.values(headers)
-  return function setHeaders(c: Context) {
-    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing
-    if (outgoing) for (let i = 0; i < names.length; i++) outgoing.setHeader(names[i] as string, values[i] as string)
-    else for (let i = 0; i < names.length; i++) c.header(names[i] as string, values[i] as string)
-  }
+const answerHeaders = (c: Context, list: HeaderList) => {
+  if (!presetHeaders((c.env as Partial<HttpBindings> | undefined)?.outgoing, list)) setHeaders(c, list)
+}
+
+/** Sets `list`'s headers on the answer now: on the Node response, or (another host) through `c.header()`. */
+const setHeaders = (c: Context, { names, values }: HeaderList) => {
+  const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing
+  if (outgoing) for (let i = 0; i < names.length; i++) outgoing.setHeader(names[i] as string, values[i] as string)
+  else for (let i = 0; i < names.length; i++) c.header(names[i] as string, values[i] as string)
 }
 
 /** Paths whose answers carry personal data: never stored by caches along the way. */
@@ -85,14 +88,13 @@ const isPrivate = (path: string) =>
  *   404s too). After the handler, so it wins over a route's own.
  */
 const firstMiddleware = (write: (line: string) => void): MiddlewareHandler => {
-  const securityHeaders = headerSetter(SECURITY_HEADERS)
-  const noStore = headerSetter({ 'Cache-Control': 'no-store' })
+  const everyAnswer = headerList(SECURITY_HEADERS)
+  const privateAnswer = headerList({ ...SECURITY_HEADERS, 'Cache-Control': 'no-store' })
   const bodyGuard = jsonBodyGuard()
   return async function everyRequest(c, next) {
     const started = performance.now()
     const { path, method } = c.req
-    securityHeaders(c)
-    if (isPrivate(path)) noStore(c)
+    answerHeaders(c, isPrivate(path) ? privateAnswer : everyAnswer)
     if (method === 'GET' || method === 'HEAD') await bodyGuard(c, next)
     else await next()
     if (c.req.query('access_token') !== undefined) {
@@ -142,10 +144,10 @@ export const createApp = (options: AppOptions) => {
     // The answer differs for a trusted Origin. Set before the handler, as the security headers
     // are (no route sets Vary itself): appending to the answer's headers afterwards built a
     // `Headers` object for every response, and sent the Node adapter down its slower path.
-    const varyOrigin = headerSetter({ Vary: 'Origin' })
+    const varyOrigin = headerList({ Vary: 'Origin' })
     app.use('*', async function corsForTrustedOrigins(c, next) {
       if (trusted.has(c.req.header('Origin') ?? '')) return trustedCors(c, next)
-      varyOrigin(c)
+      setHeaders(c, varyOrigin)
       await next()
     })
   }

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { appDir, type Config, ConfigError, describeDatabase, loadConfig } from './config.js'
 import type { AppDatabase } from './db/index.js'
 import type { Mailer } from './mail.js'
+import { AppResponse } from './response.js'
 
 const SHUTDOWN_GRACE_MS = 10_000
 
@@ -84,7 +85,8 @@ const inFlight = new Set<ServerResponse>()
 // Handlers still running. One can outlive its connection (the client hung up mid-request), and
 // must still find the database open: shutdown waits for these, not only for the sockets.
 const handling = new Set<Promise<unknown>>()
-const server = createServer((req, res) => {
+// AppResponse hands the app's preset headers to writeHead in one object (response.ts).
+const server = createServer({ ServerResponse: AppResponse }, (req, res) => {
   if (dev?.handle(req, res)) return
   inFlight.add(res)
   res.once('close', () => inFlight.delete(res))

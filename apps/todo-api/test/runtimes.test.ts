@@ -47,7 +47,12 @@ describe.concurrent.each(RUNTIMES)('the reference server on $name', ({ runtime, 
       const db = await open()
       const server = await startServer({ runtime, env: { DATABASE_URL: db.url }, startTimeoutMs: 30_000 })
       try {
-        expect((await request(server.base, 'GET', '/health')).body).toEqual({ status: 'ok' })
+        const health = await request(server.base, 'GET', '/health')
+        expect(health.body).toEqual({ status: 'ok' })
+        // The security headers, each once, whichever response class the runtime's node:http made.
+        expect(health.headers.get('x-content-type-options')).toBe('nosniff')
+        expect(health.headers.get('strict-transport-security')).toBe('max-age=15552000; includeSubDomains')
+        expect(health.headers.get('cache-control')).toBeNull()
         const page = await request(server.base, 'GET', '/')
         expect(page.status).toBe(200)
         expect(page.text).toContain('/assets/')
@@ -57,6 +62,8 @@ describe.concurrent.each(RUNTIMES)('the reference server on $name', ({ runtime, 
         expect(created.status).toBe(201)
         const listed = await request(server.base, 'GET', '/todos', { token: ada.token })
         expect((listed.body as { title: string }[]).map((t) => t.title)).toEqual(['on another runtime'])
+        expect(listed.headers.get('cache-control')).toBe('no-store')
+        expect(listed.headers.get('x-frame-options')).toBe('SAMEORIGIN')
         expect((await request(server.base, 'GET', '/todos')).status).toBe(401)
 
         const refreshed = await request(server.base, 'POST', '/auth/refresh', { cookie: ada.refreshCookie })
