@@ -5,7 +5,7 @@
  * `params.code` keeps its own message.
  */
 import type { Hook } from '@hono/zod-openapi'
-import type { Env } from 'hono'
+import type { Context, Env } from 'hono'
 import type { z } from 'zod'
 import { AuthError, type FieldError } from './errors.js'
 
@@ -134,3 +134,7 @@ export const validationHook: Hook<unknown, Env, string, unknown> = (result) => {
     errors: result.error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => fieldErrorOf(issue as z.core.$ZodIssue, sent)),
   })
 }
+
+/** The query as @hono/zod-validator hands it to a schema: one value a string, several an array. */
+export const sentQuery = (c: Context): Record<string, string | string[] | undefined> =>
+  Object.fromEntries(Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? values[0] : values]))

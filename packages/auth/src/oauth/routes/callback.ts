@@ -11,7 +11,6 @@ import { AuthError } from '../../errors.js'
 import { limitBy } from '../../limits.js'
 import { tokenHash } from '../../opaque-token.js'
 import { problemResponse } from '../../openapi.js'
-import { rateLimiter } from '../../rate-limit.js'
 import type { UserRecord } from '../../store/types.js'
 import type { OAuthDeps } from '../deps.js'
 import { FederationFailed } from '../relying-party.js'
@@ -26,9 +25,9 @@ const CallbackQuery = z.object({
 })
 
 export const oauthCallback = <U extends UserRecord>(deps: OAuthDeps<U>) => {
-  const { route, oauth, options, rateLimitStore } = deps
+  const { route, oauth, options, limits } = deps
   const outcome = federatedSignIn(deps)
-  const count = rateLimiter({ store: rateLimitStore, now: options.now })('oauth-callback', [
+  const count = limits.ownRules('oauth-callback', [
     {
       kind: 'ip',
       limit: options.ipLimit,
