@@ -26,7 +26,7 @@ import type { ResolvedOptions } from './options.js'
 import type { PasswordHasher } from './password.js'
 import { isFresh } from './session-proof.js'
 import type { UserRecord } from './store/types.js'
-import { validationHook } from './validation.js'
+import { sentQuery, validationHook } from './validation.js'
 
 /** The fields a route peeks at before validation, each with the type it must have to be read. */
 export type PeekShape = Record<string, z.ZodType>
@@ -161,7 +161,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
       if (hashes) c.set('hasher' as never, deps.hasher(c) as never)
       if (count) await count({ c, peek, userId, subject })
       if (params) await validated(c, 'param', params, c.req.param())
-      if (query) await validated(c, 'query', query, c.req.query())
+      if (query) await validated(c, 'query', query, sentQuery(c))
       if (bodySchema) {
         if (malformed) throw malformedJson()
         await validated(c, 'json', bodySchema, body)

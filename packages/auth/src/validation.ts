@@ -135,6 +135,12 @@ export const validationHook: Hook<unknown, Env, string, unknown> = (result) => {
   })
 }
 
-/** The query as @hono/zod-validator hands it to a schema: one value a string, several an array. */
+/**
+ * The query as every validator of a query reads it, the library's and an application's alike
+ * (Hono's, which `@hono/zod-openapi` uses, the route builders' own): a parameter sent once is its
+ * string, one sent several times the array of its values, so a schema that takes one value
+ * refuses a repeated one with 400 instead of picking one of them
+ * (docs/reference/conventions.md#repeated-query-parameters).
+ */
 export const sentQuery = (c: Context): Record<string, string | string[] | undefined> =>
   Object.fromEntries(Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? values[0] : values]))

@@ -17,12 +17,14 @@ import { FederationFailed } from '../relying-party.js'
 import { ProviderParam, redirectResponse, unknownProvider } from '../schemas.js'
 import { federatedSignIn, identityFacts } from '../sign-in.js'
 
-const CallbackQuery = z.object({
-  code: z.string().optional(),
-  state: z.string().optional(),
-  iss: z.string().optional(),
-  error: z.string().optional(),
-})
+/**
+ * A parameter as the provider sends it, once, or repeated: a repeated one reaches the schema as an
+ * array (docs/reference/conventions.md#repeated-query-parameters), and the callback never answers
+ * 400. It reads the URL itself (exactly one `state`, else `invalid_state`) and always redirects.
+ */
+const sent = z.union([z.string(), z.array(z.string())]).optional()
+
+const CallbackQuery = z.object({ code: sent, state: sent, iss: sent, error: sent })
 
 export const oauthCallback = <U extends UserRecord>(deps: OAuthDeps<U>) => {
   const { route, oauth, options, limits } = deps
