@@ -121,8 +121,9 @@ describe('an application route with a limit', () => {
     expect(Object.keys(responses('/notes', 'post')).sort()).toEqual(['201', '401', '403', '413', '415', '429', '500'])
     expect(Object.keys(responses('/search', 'get')).sort()).toEqual(['204', '401', '429', '500'])
     expect(Object.keys(responses('/plain', 'get')).sort()).toEqual(['204', '401', '500'])
-    const limited = responses('/notes', 'post')['429'] as { headers?: Record<string, unknown> }
+    const limited = responses('/notes', 'post')['429'] as { description: string; headers?: Record<string, unknown> }
     expect(Object.keys(limited.headers ?? {}).sort()).toEqual(['RateLimit', 'RateLimit-Policy', 'Retry-After'])
+    expect(limited.description).toBe('Too many requests from this client or this user')
   })
 })
 

@@ -5,9 +5,9 @@
  * guard (so the handler's `c.var.user` is typed and non-null), then a declared `limit` (429,
  * counted by `limit-counter.ts` as the library's routes count), in the order of
  * docs/reference/conventions.md#which-error-wins, and the document says what they add: 413 and
- * 415 where the method may carry a body, 429 with a limit, the `security` requirement (the bearer header first),
- * the 401, for a policy `x-policy` and 403, and for a fresh session `x-fresh` (RFC 9470's
- * challenge on the 401). The library's own routes are built by `route-builder.ts`, which
+ * 415 where the method may carry a body, 429 with a limit, the `security` requirement (the
+ * bearer header first), the 401, for a policy `x-policy` and 403, and for a fresh session
+ * `x-fresh` (RFC 9470's challenge on the 401). The library's own routes are built by `route-builder.ts`, which
  * documents the guard the same way.
  */
 import {
@@ -94,6 +94,9 @@ interface Guarding {
   limit?: AppLimit | undefined
 }
 
+/** The 429's description on an application route, which counts no email. */
+const LIMITED = 'Too many requests from this client or this user'
+
 /** What the builder is given by `createAuth`. */
 export interface Building {
   /** Whether API keys are on: only then does the document speak of them. */
@@ -122,7 +125,7 @@ const definitionOf = (
       ...config.responses,
       ...answers.responses,
       ...(mayCarryBody(config.method) ? bodyGuardResponses : {}),
-      ...(count ? { 429: rateLimitedResponse } : {}),
+      ...(count ? { 429: { ...rateLimitedResponse, description: LIMITED } } : {}),
       500: internalErrorResponse,
     },
   } as RouteConfig & { path: string; middleware: MiddlewareHandler[] }
