@@ -9,6 +9,7 @@ import type { Context } from 'hono'
 import type { Policy } from './domain.js'
 import { problemErrorHandler } from './errors.js'
 import { features } from './features.js'
+import { BEARER_SCHEME } from './guard-answers.js'
 import { changeEmail } from './lifecycle/change-email.js'
 import { changePassword } from './lifecycle/change-password.js'
 import { confirmEmail } from './lifecycle/confirm-email.js'
@@ -18,9 +19,8 @@ import { resendVerification } from './lifecycle/resend-verification.js'
 import { resetPassword } from './lifecycle/reset-password.js'
 import { signup } from './lifecycle/signup.js'
 import { verifyEmail } from './lifecycle/verify-email.js'
+import type { LimitCounter } from './limit-counter.js'
 import type { PasswordHasher } from './password.js'
-import type { RateLimitStore } from './rate-limit.js'
-import { BEARER_SCHEME } from './route.js'
 import { routeBuilder } from './route-builder.js'
 import type { RouteDeps } from './route-deps.js'
 import { listSessions } from './sessions/list-sessions.js'
@@ -38,17 +38,13 @@ import { validationHook } from './validation.js'
 export type AuthRoutesDeps<U extends UserRecord> = Omit<RouteDeps<U>, 'route'> & {
   /** The password hasher for the client of request `c`: each client holds at most a quarter of the queue. */
   hasher: (c: Context) => PasswordHasher
-  rateLimitStore: RateLimitStore
+  /** Counts the routes' limits; the application's routes share it (`limit-counter.ts`). */
+  limits: LimitCounter
   /** The registered policies: the operators' routes ask theirs about the accounts they act on too. */
   policies: Record<string, Policy<U>>
 }
 
-export const authRoutes = <U extends UserRecord>({
-  hasher,
-  rateLimitStore,
-  policies,
-  ...given
-}: AuthRoutesDeps<U>): OpenAPIHono => {
+export const authRoutes = <U extends UserRecord>({ hasher, limits, policies, ...given }: AuthRoutesDeps<U>): OpenAPIHono => {
   const routes = new OpenAPIHono({ defaultHook: validationHook })
   routes.onError(problemErrorHandler(given.options.log))
   routes.use('*', async function authHeaders(c, next) {
@@ -60,8 +56,7 @@ export const authRoutes = <U extends UserRecord>({
   const route = routeBuilder<U>(routes, {
     guard: given.guard,
     hasher,
-    rateLimitStore,
-    notify: given.notify,
+    limits,
     options: given.options,
   })
   const deps: RouteDeps<U> = {
@@ -129,6 +124,6 @@ export const authRoutes = <U extends UserRecord>({
     deleteAccount,
   ])
     endpoint(deps)
-  for (const feature of features) feature.routes({ ...deps, app: routes, rateLimitStore, policies })
+  for (const feature of features) feature.routes({ ...deps, app: routes, limits, policies })
   return routes
 }

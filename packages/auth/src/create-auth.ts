@@ -16,6 +16,7 @@ import { deviceCore } from './device.js'
 import type { NoFields, Policy, SignupExtras } from './domain.js'
 import { featureCores, featureSweeps, type ProviderTokens } from './features.js'
 import { type GuardEnv, type GuardOptions, type Identity, makeGuard, makeIdentity, type OptionalEnv } from './guard.js'
+import { limitCounter } from './limit-counter.js'
 import { notifier } from './notify.js'
 import { type AuthOptions, resolveOptions } from './options.js'
 import { admittedHasher, argon2Hasher, decoyHash } from './password.js'
@@ -54,12 +55,14 @@ export interface Auth<U extends UserRecord, Name extends string, Scope extends s
   guard<S extends Scope = never>(auth: true | Name, options?: GuardOptions<S>): MiddlewareHandler<GuardEnv<U, S>>
   /**
    * `createRoute` for a guarded operation: adds the body guard (413, 415) and the guard, the bearer `security`, the 401, for a
-   * policy `x-policy` and a 403, for `fresh: seconds` the freshness check and `x-fresh`, and for
-   * `scope` the API keys that may call it (the scope in the `apiKey` security requirement).
+   * policy `x-policy` and a 403, for `fresh: seconds` the freshness check and `x-fresh`, for
+   * `scope` the API keys that may call it (the scope in the `apiKey` security requirement), and for
+   * `limit: { name, by }` a rate limit after the guard and its 429 (docs/reference/limits.md#application-routes).
    *
    * @example
    * app.openapi(auth.route({ method: 'get', path: '/todos', auth: true, scope: 'todos:read', responses }), (c) => c.json(list(c.var.user.id)))
    * app.openapi(auth.route({ method: 'delete', path: '/projects/{id}', auth: 'admin', fresh: 300, responses }), handler)
+   * app.openapi(auth.route({ method: 'post', path: '/invites', auth: true, limit: { name: 'invites', by: ['ip', 'user'] }, responses }), handler)
    */
   route<C extends GuardedRouteConfig<Name, Scope>>(config: C): GuardedRoute<C, MiddlewareHandler<GuardEnv<U, ScopeOf<C>>>>
   /**
@@ -215,13 +218,15 @@ export const createAuth = <
     now: resolved.now,
   })
   const identity = makeIdentity<U>({ sessions, tokens, options: resolved })
+  // One counter for the /auth routes' limits and the application's (docs/reference/limits.md#application-routes).
+  const limits = limitCounter({ store: options.rateLimit?.store ?? memoryRateLimitStore(), notify, options: resolved })
   const routes = authRoutes<U>({
     store: options.store,
     sessions,
     identify: identity.verify,
     hasher,
     decoy,
-    rateLimitStore: options.rateLimit?.store ?? memoryRateLimitStore(),
+    limits,
     guard,
     cookie,
     devices,
@@ -232,6 +237,7 @@ export const createAuth = <
     options: resolved,
     policies,
   })
+  const building = { keysOn: cores.apiKeys !== null, limits }
 
   const auth: Auth<U, Name, Scope> = {
     routes,
@@ -240,19 +246,11 @@ export const createAuth = <
     optional: identity.optional,
     verify: identity.verify,
     route: (config) =>
-      guardedRoute(
-        guard(config.auth, { fresh: config.fresh, scope: config.scope }),
-        config,
-        cores.apiKeys !== null,
-      ) as ReturnType<Auth<U, Name, Scope>['route']>,
+      guardedRoute(guard(config.auth, { fresh: config.fresh, scope: config.scope }), config, building) as ReturnType<
+        Auth<U, Name, Scope>['route']
+      >,
     openapi: (app, config, handler) =>
-      mountedRoute(
-        app,
-        guard(config.auth, { fresh: config.fresh, scope: config.scope }),
-        config,
-        cores.apiKeys !== null,
-        handler as never,
-      ),
+      mountedRoute(app, guard(config.auth, { fresh: config.fresh, scope: config.scope }), config, building, handler as never),
     settled: after.settled,
     prune: sweep.run,
     sealedUnderOldKeys: async () => {

@@ -7,8 +7,8 @@
  */
 import type { OpenAPIHono } from '@hono/zod-openapi'
 import type { Policy } from './domain.js'
+import type { LimitCounter } from './limit-counter.js'
 import type { PgDb } from './postgres/db.js'
-import type { RateLimitStore } from './rate-limit.js'
 import type { RouteDeps } from './route-deps.js'
 import type { SqliteDb, SqliteSteps } from './sqlite/db.js'
 import type { Store, UserRecord } from './store/types.js'
@@ -17,7 +17,7 @@ import type { Store, UserRecord } from './store/types.js'
 export interface FeatureRouteDeps<U extends UserRecord> extends RouteDeps<U> {
   /** The `/auth` app, for a security scheme the feature documents. */
   app: OpenAPIHono
-  rateLimitStore: RateLimitStore
+  limits: LimitCounter
   /** The registered policies, by name. */
   policies: Record<string, Policy<U>>
 }

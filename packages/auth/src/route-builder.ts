@@ -18,16 +18,15 @@ import { emailUnverified } from './add-credential-code.js'
 import { jsonBodyGuard, mayCarryBody } from './body.js'
 import { AuthError, reauthenticationRequired } from './errors.js'
 import type { GuardVariables, InternalGuardOptions } from './guard.js'
-import type { LimitFacts, RouteLimit, Subject } from './limits.js'
-import type { Notifier } from './notify.js'
+import { guardAnswers } from './guard-answers.js'
+import type { LimitCounter } from './limit-counter.js'
+import type { RouteLimit, Subject } from './limits.js'
 import { bodyGuardResponses, internalErrorResponse, overloadedResponse, rateLimitedResponse } from './openapi.js'
 import type { ResolvedOptions } from './options.js'
 import type { PasswordHasher } from './password.js'
-import { type RateLimitStore, rateLimiter } from './rate-limit.js'
-import { guardAnswers } from './route.js'
 import { isFresh } from './session-proof.js'
 import type { UserRecord } from './store/types.js'
-import { validationHook } from './validation.js'
+import { sentQuery, validationHook } from './validation.js'
 
 /** The fields a route peeks at before validation, each with the type it must have to be read. */
 export type PeekShape = Record<string, z.ZodType>
@@ -88,8 +87,8 @@ export interface RouteBuilderDeps<U extends UserRecord> {
   guard: (auth: true | string, options?: InternalGuardOptions) => MiddlewareHandler<{ Variables: GuardVariables<U> }>
   /** The password hasher for the client of request `c`. */
   hasher: (c: Context) => PasswordHasher
-  rateLimitStore: RateLimitStore
-  notify: Notifier
+  /** The limits' counter, shared with the application's routes (`limit-counter.ts`). */
+  limits: LimitCounter
   options: ResolvedOptions
 }
 
@@ -116,7 +115,6 @@ const ownDescription = (response: RouteConfig['responses'][number] | undefined) 
 
 export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: RouteBuilderDeps<U>) => {
   const { options } = deps
-  const limiter = rateLimiter({ store: deps.rateLimitStore, now: options.now })
   // 413 and 415 come first, on every route (docs/reference/conventions.md#body-size-and-media-type).
   app.use('*', jsonBodyGuard())
 
@@ -134,21 +132,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
       ? z.object(Object.fromEntries(Object.entries(needs.peek).map(([k, s]) => [k, s.optional().catch(undefined)]))).catch({})
       : null
     const { limit, lookup, hashes } = needs
-    const count =
-      limit &&
-      limiter<LimitFacts>(
-        limit.name,
-        limit.keys.map((key) => ({
-          kind: key.kind,
-          limit: key.limit(options),
-          valueOf: (f) => key.valueOf(f, options),
-          ...(key.refusal ? { refusal: key.refusal } : {}),
-        })),
-        ({ c, userId, subject }) => {
-          const account = userId ?? subject?.userId
-          deps.notify.event(c, { type: 'rate_limited', endpoint: limit.name, ...(account ? { userId: account } : {}) })
-        },
-      )
+    const count = limit && deps.limits.own(limit)
 
     const prepare: MiddlewareHandler = async function prepare(c, next) {
       let body: unknown = {}
@@ -177,7 +161,7 @@ export const routeBuilder = <U extends UserRecord>(app: OpenAPIHono, deps: Route
       if (hashes) c.set('hasher' as never, deps.hasher(c) as never)
       if (count) await count({ c, peek, userId, subject })
       if (params) await validated(c, 'param', params, c.req.param())
-      if (query) await validated(c, 'query', query, c.req.query())
+      if (query) await validated(c, 'query', query, sentQuery(c))
       if (bodySchema) {
         if (malformed) throw malformedJson()
         await validated(c, 'json', bodySchema, body)

@@ -2,11 +2,12 @@
  * The route builder of an application's guarded operations: `auth.route` (a `createRoute`
  * wrapper for `app.openapi`) and `auth.openapi` (which mounts the operation itself, and so can
  * serve a fast query path). The route's middleware is the body guard (413, 415) and then the
- * guard (so the handler's `c.var.user` is typed and non-null), in the order of
+ * guard (so the handler's `c.var.user` is typed and non-null), then a declared `limit` (429,
+ * counted by `limit-counter.ts` as the library's routes count), in the order of
  * docs/reference/conventions.md#which-error-wins, and the document says what they add: 413 and
- * 415 where the method may carry a body, the `security` requirement (the bearer header first),
- * the 401, for a policy `x-policy` and 403, and for a fresh session `x-fresh` (RFC 9470's
- * challenge on the 401). The library's own routes are built by `route-builder.ts`, which
+ * 415 where the method may carry a body, 429 with a limit, the `security` requirement (the
+ * bearer header first), the 401, for a policy `x-policy` and 403, and for a fresh session
+ * `x-fresh` (RFC 9470's challenge on the 401). The library's own routes are built by `route-builder.ts`, which
  * documents the guard the same way.
  */
 import {
@@ -20,37 +21,24 @@ import {
 import type { Context, Env, MiddlewareHandler } from 'hono'
 import { jsonBodyGuard, mayCarryBody } from './body.js'
 import type { GuardEnv } from './guard.js'
-import { bodyGuardResponses, internalErrorResponse, problemResponse, unauthorizedResponse } from './openapi.js'
+import { guardAnswers, type KeysDocumented } from './guard-answers.js'
+import type { AppLimit, LimitCounter } from './limit-counter.js'
+import { bodyGuardResponses, internalErrorResponse, rateLimitedResponse } from './openapi.js'
 import type { UserRecord } from './store/types.js'
-import { validationHook } from './validation.js'
-
-/** Name of the HTTP bearer security scheme in the OpenAPI document. */
-export const BEARER_SCHEME = 'bearerAuth'
-/** Name of the API keys' bearer scheme (docs/guide/api-keys.md); an operation lists the scope it needs. */
-export const API_KEY_SCHEME = 'apiKey'
-
-/**
- * Where a guarded operation reads the access token, as alternatives in the order the guard
- * looks (docs/reference/credentials.md#where-the-access-token-is-read): the bearer header, then the
- * `token` cookie an app may set, then the `access_token` query parameter.
- */
-export const ACCESS_TOKEN_SECURITY: NonNullable<RouteConfig['security']> = [
-  { [BEARER_SCHEME]: [] },
-  { tokenCookie: [] },
-  { accessTokenQuery: [] },
-]
-
-const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+import { sentQuery, validationHook } from './validation.js'
 
 /**
  * A route definition as `createRoute` takes it, plus `auth`, optionally `fresh` (seconds: the
- * session must have proven its holder that recently) and `scope` (what an API key needs to call
- * it; without one, keys are refused). The body guard and the guard are the route's middleware.
+ * session must have proven its holder that recently), `scope` (what an API key needs to call
+ * it; without one, keys are refused) and `limit` (docs/reference/limits.md#application-routes).
+ * The body guard, the guard and the limit are the route's middleware.
  */
 export type GuardedRouteConfig<Name extends string, Scope extends string = never> = Omit<RouteConfig, 'middleware'> & {
   auth: true | Name
   fresh?: number
   scope?: Scope
+  /** Counted after the guard, with the numbers of the library's `ip` and `user` keys: 429 past them. */
+  limit?: AppLimit
   /** Only `auth.openapi` serves a fast query path: it mounts the route. */
   fastQuery?: never
 }
@@ -69,7 +57,7 @@ export type MountedRouteConfig<Name extends string, Scope extends string = never
   'fastQuery'
 > & { fastQuery?: (url: string) => unknown }
 
-export type GuardedRoute<C, G> = Omit<C, 'auth' | 'fresh' | 'scope' | 'fastQuery'> & {
+export type GuardedRoute<C, G> = Omit<C, 'auth' | 'fresh' | 'scope' | 'limit' | 'fastQuery'> & {
   middleware: [G]
   getRoutingPath(): string
 }
@@ -78,79 +66,23 @@ export type GuardedRoute<C, G> = Omit<C, 'auth' | 'fresh' | 'scope' | 'fastQuery
 export type ScopeOf<C> = C extends { scope: infer S extends string } ? S : never
 
 /**
- * Which API keys an operation takes, as its document says: those holding its scope; none because
- * it needs a session (`session`) or declares no scope (`scopeless`); any live one (`any`); or
- * nothing is said (`none`: API keys are off).
+ * The route's one middleware: the body guard (413, 415), then the guard, then the limit (429), as
+ * one step of Hono's chain, ahead of the validators `app.openapi` adds (400). The guard answers by
+ * throwing or by calling `next`, never by returning a response, so handing it to the body guard
+ * as its `next` loses nothing.
  */
-export type KeysDocumented = { scope: string } | 'session' | 'scopeless' | 'any' | 'none'
-
-/**
- * What a guard adds to an operation's document: `x-policy`, `x-fresh`, the bearer requirement,
- * the 401, and the 403 of a policy or of a cookie sent from another site on an unsafe method,
- * joined with the operation's own 403 (`forbidden`), if any.
- */
-export const guardAnswers = (
-  {
-    auth,
-    fresh,
-    method,
-    security,
-    keys = 'none',
-  }: {
-    auth: true | string
-    fresh?: number | undefined
-    method: string
-    security?: RouteConfig['security']
-    /** Documented only where API keys are on. */
-    keys?: KeysDocumented
-  },
-  forbidden?: string,
-): {
-  extensions: Record<string, unknown>
-  security: NonNullable<RouteConfig['security']>
-  responses: RouteConfig['responses']
-} => {
-  // An app may send the access token as the `token` cookie: on an unsafe method, from another
-  // site, that is 403 (docs/reference/credentials.md#cross-site-requests), as is a policy's refusal.
-  const scope = typeof keys === 'object' && fresh === undefined ? keys.scope : undefined
-  const refusals = [
-    ...(auth === true ? [] : [`the "${auth}" policy refused the caller`]),
-    ...(scope !== undefined ? [`an API key without the "${scope}" scope (\`insufficient-scope\`)`] : []),
-    ...(keys === 'session' || (keys !== 'none' && keys !== 'any' && fresh !== undefined)
-      ? ['an API key: this needs a signed-in session (`session-required`)']
-      : keys === 'scopeless'
-        ? ['an API key: this route takes none (`insufficient-scope`)']
-        : []),
-    ...(UNSAFE.has(method.toUpperCase()) ? ['the `token` cookie was sent from another site'] : []),
-    ...(forbidden ? [forbidden.charAt(0).toLowerCase() + forbidden.slice(1)] : []),
-  ]
-  return {
-    extensions: { ...(auth === true ? {} : { 'x-policy': auth }), ...(fresh === undefined ? {} : { 'x-fresh': fresh }) },
-    security: [
-      ...(security ?? []),
-      ...ACCESS_TOKEN_SECURITY,
-      ...(scope !== undefined ? [{ [API_KEY_SCHEME]: [scope] }] : keys === 'any' ? [{ [API_KEY_SCHEME]: [] }] : []),
-    ],
-    responses: {
-      401: unauthorizedResponse(
-        fresh === undefined
-          ? 'No valid access token'
-          : `No valid access token, or (\`reauthentication-required\`, with \`maxAge\`) a session that last proved its holder more than ${fresh} seconds ago`,
-      ),
-      ...(refusals.length > 0 ? { 403: problemResponse(`Forbidden: ${refusals.join('; or ')}`) } : {}),
-    },
-  }
-}
-
-/**
- * The route's one middleware: the body guard (413, 415), then the guard, as one step of Hono's
- * chain. The guard answers by throwing or by calling `next`, never by returning a response, so
- * handing it to the body guard as its `next` loses nothing.
- */
-const guardedBody = (guard: MiddlewareHandler): MiddlewareHandler => {
+const guardedBody = (guard: MiddlewareHandler, count: ((c: Context) => Promise<void>) | null): MiddlewareHandler => {
   const bodyGuard = jsonBodyGuard()
-  return function guardedRoute(c, next) {
-    return bodyGuard(c, () => guard(c, next) as Promise<void>)
+  if (!count)
+    return function guardedRoute(c, next) {
+      return bodyGuard(c, () => guard(c, next) as Promise<void>)
+    }
+  return function limitedRoute(c, next) {
+    const counted = async () => {
+      await count(c)
+      await next()
+    }
+    return bodyGuard(c, () => guard(c, counted) as Promise<void>)
   }
 }
 
@@ -159,26 +91,41 @@ interface Guarding {
   auth: true | string
   fresh?: number | undefined
   scope?: string | undefined
+  limit?: AppLimit | undefined
+}
+
+/** The 429's description on an application route, which counts no email. */
+const LIMITED = 'Too many requests from this client or this user'
+
+/** What the builder is given by `createAuth`. */
+export interface Building {
+  /** Whether API keys are on: only then does the document speak of them. */
+  keysOn: boolean
+  /** Counts a route's `limit` as the `/auth` routes' limits are counted. */
+  limits: LimitCounter
 }
 
 /** The route `createRoute` takes for a guarded config: its middleware, security and documented answers. */
 const definitionOf = (
   guard: MiddlewareHandler,
-  { auth, fresh, scope }: Guarding,
+  { auth, fresh, scope, limit }: Guarding,
   config: Omit<RouteConfig, 'middleware'>,
-  keysOn: boolean,
+  { keysOn, limits }: Building,
 ) => {
+  // A bad limit (a name of the library's, a key twice) is a TypeError now, when the route is built.
+  const count = limit ? limits.app(limit) : null
   const keys: KeysDocumented = !keysOn ? 'none' : scope === undefined ? 'scopeless' : { scope }
   const answers = guardAnswers({ auth, fresh, method: config.method, security: config.security, keys })
   return {
     ...config,
     ...answers.extensions,
     security: answers.security,
-    middleware: [guardedBody(guard)],
+    middleware: [guardedBody(guard, count)],
     responses: {
       ...config.responses,
       ...answers.responses,
       ...(mayCarryBody(config.method) ? bodyGuardResponses : {}),
+      ...(count ? { 429: { ...rateLimitedResponse, description: LIMITED } } : {}),
       500: internalErrorResponse,
     },
   } as RouteConfig & { path: string; middleware: MiddlewareHandler[] }
@@ -187,10 +134,10 @@ const definitionOf = (
 export const guardedRoute = <G extends MiddlewareHandler, C extends GuardedRouteConfig<string, string>>(
   guard: G,
   /** `fresh` and `scope` are documented here (`x-fresh`, the key's security requirement); the guard enforces them. */
-  { auth, fresh, scope, ...config }: C,
-  /** Whether API keys are on: only then does the document speak of them. */
-  keysOn: boolean,
-): GuardedRoute<C, G> => createRoute(definitionOf(guard, { auth, fresh, scope }, config, keysOn)) as unknown as GuardedRoute<C, G>
+  { auth, fresh, scope, limit, ...config }: C,
+  building: Building,
+): GuardedRoute<C, G> =>
+  createRoute(definitionOf(guard, { auth, fresh, scope, limit }, config, building)) as unknown as GuardedRoute<C, G>
 
 /**
  * `auth.openapi(app, config, handler)`: mounts a guarded operation on `app`, as
@@ -228,10 +175,6 @@ export interface FastQueryMismatch {
 type MountedHandler<C, G, E extends Env> =
   GuardedRoute<C, G> extends infer R extends RouteConfig ? RouteHandler<R, RouteConfigToEnv<R> & E> : never
 
-/** The query as @hono/zod-validator hands it to a schema: one value a string, several an array. */
-const sentQuery = (c: Context): Record<string, string | string[] | undefined> =>
-  Object.fromEntries(Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? values[0] : values]))
-
 /**
  * `auth.openapi`: mounts a guarded route on `app` as `app.openapi(auth.route(config), handler)`
  * would, documented the same, and with `fastQuery` validates the query itself: by `fastQuery`
@@ -244,11 +187,11 @@ export const mountedRoute = <E extends Env, G extends MiddlewareHandler, C exten
   app: OpenAPIHono<E>,
   guard: G,
   config: C,
-  keysOn: boolean,
+  building: Building,
   handler: MountedHandler<C, G, E> | FastQueryMismatch,
 ): void => {
-  const { auth, fresh, scope, fastQuery, ...route } = config
-  const definition = definitionOf(guard, { auth, fresh, scope }, route, keysOn)
+  const { auth, fresh, scope, limit, fastQuery, ...route } = config
+  const definition = definitionOf(guard, { auth, fresh, scope, limit }, route, building)
   const query = route.request?.query as z.ZodType | undefined
   if (!fastQuery || !query) {
     app.openapi(createRoute(definition), handler as never)

@@ -336,3 +336,19 @@ keyed.openapi(new OpenAPIHono(), { method: 'get', path: '/d', auth: true, scope:
 )
 // @ts-expect-error -- auth.route serves no fastQuery (it does not mount the route): use auth.openapi
 keyed.route({ method: 'get', path: '/e', auth: true, request: { query: Query }, fastQuery: () => ({ limit: 20 }), responses: {} })
+
+// A limit counts the library's `ip` and `user` keys, by name: a misspelt key does not compile.
+keyed.route({ method: 'get', path: '/f', auth: true, limit: { name: 'reads', by: ['ip', 'user'] }, responses: none })
+keyed.openapi(
+  new OpenAPIHono(),
+  { method: 'get', path: '/f', auth: true, limit: { name: 'reads', by: ['user'] }, responses: none },
+  (c) => c.body(null, 204),
+)
+// @ts-expect-error -- a misspelt limit key
+keyed.route({ method: 'get', path: '/g', auth: true, limit: { name: 'reads', by: ['ipp'] }, responses: none })
+keyed.openapi(
+  new OpenAPIHono(),
+  // @ts-expect-error -- nor a key an application route cannot count (the library's `email` reads a body it does not parse)
+  { method: 'get', path: '/h', auth: true, limit: { name: 'reads', by: ['email'] }, responses: none },
+  (c) => c.body(null, 204),
+)

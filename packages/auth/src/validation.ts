@@ -5,7 +5,7 @@
  * `params.code` keeps its own message.
  */
 import type { Hook } from '@hono/zod-openapi'
-import type { Env } from 'hono'
+import type { Context, Env } from 'hono'
 import type { z } from 'zod'
 import { AuthError, type FieldError } from './errors.js'
 
@@ -134,3 +134,13 @@ export const validationHook: Hook<unknown, Env, string, unknown> = (result) => {
     errors: result.error.issues.slice(0, MAX_FIELD_ERRORS).map((issue) => fieldErrorOf(issue as z.core.$ZodIssue, sent)),
   })
 }
+
+/**
+ * The query as every validator of a query reads it, the library's and an application's alike
+ * (Hono's, which `@hono/zod-openapi` uses, the route builders' own): a parameter sent once is its
+ * string, one sent several times the array of its values, so a schema that takes one value
+ * refuses a repeated one with 400 instead of picking one of them
+ * (docs/reference/conventions.md#repeated-query-parameters).
+ */
+export const sentQuery = (c: Context): Record<string, string | string[] | undefined> =>
+  Object.fromEntries(Object.entries(c.req.queries()).map(([key, values]) => [key, values.length === 1 ? values[0] : values]))

@@ -31,6 +31,9 @@ onEveryStore('bad input to the operators’ routes on $name', ({ opened, run }) 
       ['limit=-1', 'limit'],
       ['limit=ten', 'limit'],
       ['limit=', 'limit'],
+      // A repeated parameter is refused, not read as its first value (docs/reference/conventions.md#repeated-query-parameters).
+      ['limit=1&limit=2', 'limit'],
+      ['query=a&query=b', 'query'],
     ]) {
       const res = await h.call(op.bearer, 'GET', `/users?${query}`)
       expect(res.status, query).toBe(400)

@@ -4,7 +4,7 @@
  * them name.
  */
 import { defineFeature } from '../feature.js'
-import { API_KEY_SCHEME } from '../route.js'
+import { API_KEY_SCHEME } from '../guard-answers.js'
 import { EXPIRED_KEY_GRACE_MS } from './core.js'
 import { resolveApiKeysOption } from './options.js'
 import { apiKeyRoutes } from './routes/index.js'

@@ -19,6 +19,7 @@ export {
   problemNotFound,
   toAuthError,
 } from '../errors.js'
+export type { AppLimit, AppLimitKey } from '../limit-counter.js'
 export { bodyGuardResponses, internalErrorResponse, problemResponse } from '../openapi.js'
 export type { GuardedRoute, GuardedRouteConfig } from '../route.js'
 export { type FieldErrorCode, fieldCode, validationHook } from '../validation.js'

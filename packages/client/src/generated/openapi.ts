@@ -4336,10 +4336,10 @@ export interface operations {
   oauthCallback: {
     parameters: {
       query?: {
-        code?: string
-        state?: string
-        iss?: string
-        error?: string
+        code?: string | string[]
+        state?: string | string[]
+        iss?: string | string[]
+        error?: string | string[]
       }
       header?: never
       path: {

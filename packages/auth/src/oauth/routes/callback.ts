@@ -11,24 +11,25 @@ import { AuthError } from '../../errors.js'
 import { limitBy } from '../../limits.js'
 import { tokenHash } from '../../opaque-token.js'
 import { problemResponse } from '../../openapi.js'
-import { rateLimiter } from '../../rate-limit.js'
 import type { UserRecord } from '../../store/types.js'
 import type { OAuthDeps } from '../deps.js'
 import { FederationFailed } from '../relying-party.js'
 import { ProviderParam, redirectResponse, unknownProvider } from '../schemas.js'
 import { federatedSignIn, identityFacts } from '../sign-in.js'
 
-const CallbackQuery = z.object({
-  code: z.string().optional(),
-  state: z.string().optional(),
-  iss: z.string().optional(),
-  error: z.string().optional(),
-})
+/**
+ * A parameter as the provider sends it, once, or repeated: a repeated one reaches the schema as an
+ * array (docs/reference/conventions.md#repeated-query-parameters), and the callback never answers
+ * 400. It reads the URL itself (exactly one `state`, else `invalid_state`) and always redirects.
+ */
+const sent = z.union([z.string(), z.array(z.string())]).optional()
+
+const CallbackQuery = z.object({ code: sent, state: sent, iss: sent, error: sent })
 
 export const oauthCallback = <U extends UserRecord>(deps: OAuthDeps<U>) => {
-  const { route, oauth, options, rateLimitStore } = deps
+  const { route, oauth, options, limits } = deps
   const outcome = federatedSignIn(deps)
-  const count = rateLimiter({ store: rateLimitStore, now: options.now })('oauth-callback', [
+  const count = limits.ownRules('oauth-callback', [
     {
       kind: 'ip',
       limit: options.ipLimit,
