@@ -31,6 +31,14 @@ export const headerList = (headers: Record<string, string>): HeaderList => ({
   values: Object.values(headers),
 })
 
+/** The lower-cased names of headers given to `writeHead`: an object, `[name, value]` pairs or a flat `name, value, …` list. */
+const namesOf = (given: Headers | undefined): Set<string> => {
+  if (!given) return new Set()
+  if (!Array.isArray(given)) return new Set(Object.keys(given).map((name) => name.toLowerCase()))
+  const names = given.flatMap((entry, at) => (Array.isArray(entry) ? [entry[0]] : at % 2 === 0 ? [entry] : []))
+  return new Set(names.map((name) => String(name).toLowerCase()))
+}
+
 const PRESET = Symbol('preset headers')
 const SET = Symbol('a header was set before writeHead')
 
@@ -56,32 +64,26 @@ export class AppResponse<Request extends IncomingMessage = IncomingMessage> exte
     const given = typeof reason === 'string' ? headers : reason
     if (!preset)
       return typeof reason === 'string' ? super.writeHead(statusCode, reason, headers) : super.writeHead(statusCode, reason)
+    // The answer's own names, in any case: a preset of the same name gives way.
+    const own = namesOf(given)
     if (!this[SET] && given && !Array.isArray(given)) {
       const merged: OutgoingHttpHeaders = {}
-      for (let i = 0; i < preset.names.length; i++) {
-        const name = preset.names[i] as string
-        if (!(name in given) && !((preset.lower[i] as string) in given)) merged[name] = preset.values[i]
-      }
+      for (let i = 0; i < preset.names.length; i++)
+        if (!own.has(preset.lower[i] as string)) merged[preset.names[i] as string] = preset.values[i]
       for (const name in given) merged[name] = given[name]
       return typeof reason === 'string' ? super.writeHead(statusCode, reason, merged) : super.writeHead(statusCode, merged)
     }
-    // Anything else: the presets through setHeader, as before the handler, unless the answer has its own.
-    const own = given ? Object.keys(Array.isArray(given) ? {} : given).map((name) => name.toLowerCase()) : []
-    const pairs = Array.isArray(given) ? given : []
+    // Anything else: the presets through setHeader, as before the handler.
     for (let i = 0; i < preset.names.length; i++) {
       const lower = preset.lower[i] as string
-      const inArray = pairs.some((entry, at) =>
-        Array.isArray(entry) ? String(entry[0]).toLowerCase() === lower : at % 2 === 0 && String(entry).toLowerCase() === lower,
-      )
-      if (!this.hasHeader(lower) && !own.includes(lower) && !inArray)
-        super.setHeader(preset.names[i] as string, preset.values[i] as string)
+      if (!own.has(lower) && !this.hasHeader(lower)) super.setHeader(preset.names[i] as string, preset.values[i] as string)
     }
     return typeof reason === 'string' ? super.writeHead(statusCode, reason, headers) : super.writeHead(statusCode, reason)
   }
 }
 
 /**
- * Gives `outgoing` the headers of `lists` for its `writeHead`; `false` when it is not an
+ * Gives `outgoing` the headers of `list` for its `writeHead`; `false` when it is not an
  * {@link AppResponse} (the caller then sets them itself).
  */
 export const presetHeaders = (outgoing: unknown, list: HeaderList): boolean => {

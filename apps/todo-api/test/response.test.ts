@@ -15,6 +15,7 @@ const WRITERS: Record<string, (res: ServerResponse) => void> = {
   '/object': (res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('a'),
   '/own-lower': (res) => res.writeHead(200, { 'cache-control': 'max-age=60' }).end('a'),
   '/own-cased': (res) => res.writeHead(200, { 'Referrer-Policy': 'origin' }).end('a'),
+  '/own-shouting': (res) => res.writeHead(200, { 'X-CONTENT-TYPE-OPTIONS': 'nosniff' }).end('a'),
   '/reason': (res) => res.writeHead(201, 'Made', { 'content-type': 'text/plain' }).end('a'),
   '/set-before': (res) => {
     res.setHeader('Connection', 'close')
@@ -58,6 +59,7 @@ describe('the presets a response hands to writeHead', () => {
     ['/object', {}],
     ['/own-lower', { 'cache-control': 'max-age=60' }],
     ['/own-cased', { 'referrer-policy': 'origin' }],
+    ['/own-shouting', {}],
     ['/reason', {}],
     ['/set-before', { 'cache-control': 'private' }],
     ['/array', { 'referrer-policy': 'same-origin' }],
