@@ -352,3 +352,19 @@ keyed.openapi(
   { method: 'get', path: '/h', auth: true, limit: { name: 'reads', by: ['email'] }, responses: none },
   (c) => c.body(null, 204),
 )
+
+// `auth.prune()` answers the core's counts and each feature's sweep's, by the name its record gives.
+type Counted = Awaited<ReturnType<typeof auth.prune>>
+expectTypeOf<{ [K in keyof Counted]: Counted[K] }>().toEqualTypeOf<{
+  sessions: number
+  resetTokens: number
+  emailTokens: number
+  addCredentialCodes: number
+  devices: number
+  challenges: number
+  emailSignIns: number
+  passkeyChallenges: number
+  apiKeys: number
+  oauthFlows: number
+  resealed: number
+}>()
