@@ -67,6 +67,30 @@ export const sessionCore = <U extends UserRecord>({
   const issue = sessionIssue({ tokens, cookie, lifetimes, accessTokenTtl })
   const { tokenBody, setCookie } = issue
 
+  /** Stores the session and sets its cookie: what {@link start} and {@link open} share. */
+  const openSession = async (c: Context, user: U, credentialsVersion: number, amr: AuthMethod[]) => {
+    const at = now()
+    const session = { id: crypto.randomUUID(), createdAt: at, refreshedAt: at }
+    const key = opaqueToken()
+    const value = values.next(session.id, key)
+    const created = await store.createSession({
+      id: session.id,
+      userId: user.id,
+      refreshKeyHash: tokenHash(key),
+      refreshHash: tokenHash(value),
+      now: at,
+      credentialsVersion,
+      amr,
+      ...requestFacts(c, clientAddress),
+    })
+    if (!created) return null
+    // Past the limit, the least recently used sessions end (never the new one: it is the newest).
+    for (const ended of await store.trimSessions(user.id, maxSessions))
+      notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: ended })
+    setCookie(c, session, key, value, at)
+    return { sessionId: session.id, at }
+  }
+
   return {
     lifetimes,
 
@@ -90,27 +114,19 @@ export const sessionCore = <U extends UserRecord>({
      * meanwhile.
      */
     async start(c: Context, user: U, credentialsVersion: number, amr: AuthMethod[]) {
-      const at = now()
-      const session = { id: crypto.randomUUID(), createdAt: at, refreshedAt: at }
-      const key = opaqueToken()
-      const value = values.next(session.id, key)
-      const created = await store.createSession({
-        id: session.id,
-        userId: user.id,
-        refreshKeyHash: tokenHash(key),
-        refreshHash: tokenHash(value),
-        now: at,
-        credentialsVersion,
-        amr,
-        ...requestFacts(c, clientAddress),
-      })
-      if (!created) return null
-      // Past the limit, the least recently used sessions end (never the new one: it is the newest).
-      for (const ended of await store.trimSessions(user.id, maxSessions))
-        notify.event(c, { type: 'session.revoked', userId: user.id, sessionId: ended })
-      setCookie(c, session, key, value, at)
-      const body = await tokenBody(user.id, session.id, { authenticatedAt: at, amr })
-      return { sessionId: session.id, body: { ...body, user: userJson(user) } }
+      const opened = await openSession(c, user, credentialsVersion, amr)
+      if (!opened) return null
+      const body = await tokenBody(user.id, opened.sessionId, { authenticatedAt: opened.at, amr })
+      return { sessionId: opened.sessionId, body: { ...body, user: userJson(user) } }
+    },
+
+    /**
+     * As {@link start}, without the access token and the user's JSON: for a sign-in that answers
+     * with a redirect (a provider's callback), whose browser refreshes to get its first token.
+     */
+    async open(c: Context, user: U, credentialsVersion: number, amr: AuthMethod[]) {
+      const opened = await openSession(c, user, credentialsVersion, amr)
+      return opened && { sessionId: opened.sessionId }
     },
 
     /**

@@ -76,7 +76,8 @@ export const federatedSignIn = <U extends UserRecord>(
     devices.set(c)
     const second = await secondStep.due(c, user.id, credentialsVersion, 'fed')
     if (second) return c.redirect(landing(returnTo, { second_factor: second.challenge }), 302)
-    const started = await sessions.start(c, user, credentialsVersion, ['fed'])
+    // The answer is a redirect: the browser's first access token comes from its first refresh.
+    const started = await sessions.open(c, user, credentialsVersion, ['fed'])
     if (!started) return refuse(at, 'provider_error', user.id)
     const opened = { userId: user.id, sessionId: started.sessionId }
     if (created) notify.event(c, { type: 'signup', ...opened })
