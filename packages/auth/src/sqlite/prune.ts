@@ -6,47 +6,27 @@ import type { PruneStore } from '../store/prune.js'
 import { changes, type SqliteDb, type SqliteSteps } from './db.js'
 import { addCredentialCodes, devices, emailTokens, resetTokens, sessions } from './tables.js'
 
-/** The tables of single-use rows: used, or expired at `now`, is dead. */
-type SingleUse = typeof resetTokens | typeof emailTokens
-
 /**
- * One batch of a feature's sweep (`sweep` in its facet record): deletes at most `limit` rows of
- * `table` that `dead` selects, each named by `key`; answers how many went. One short statement, so
- * the write lock is held for at most `limit` deletes.
+ * The delete of at most `limit` rows of `table` that `dead` selects, each named by `key` (a column,
+ * or `rowid`): one short statement, so the write lock is held for at most `limit` deletes. The
+ * core's prune runs five of them; a feature's sweep runs its own ({@link sqliteDeleteBatch}).
  */
+const deadBatch = (db: SqliteDb, table: SQLiteTable, key: SQLiteColumn | SQL, dead: SQL | undefined, limit: number) =>
+  db.delete(table).where(inArray(sql`${key}`, db.select({ key }).from(table).where(dead).limit(limit)))
+
+/** One batch of a feature's sweep (`sweep` in its record): the delete above, run; answers how many went. */
 export const sqliteDeleteBatch = async (db: SqliteDb, table: SQLiteTable, key: SQLiteColumn, dead: SQL, limit: number) =>
-  changes(
-    await db
-      .delete(table)
-      .where(inArray(key, db.select({ key }).from(table).where(dead).limit(limit)))
-      .run(),
-  )
+  changes(await deadBatch(db, table, key, dead, limit).run())
 
 export const sqlitePrune = (db: SqliteDb, steps: SqliteSteps): PruneStore => ({
   async prune({ deadIfRefreshedBy, deadIfCreatedBy, now, forgetDevicesSeenBy, limit }) {
-    const deadSessions = db
-      .select({ id: sessions.id })
-      .from(sessions)
-      .where(or(lte(sessions.refreshedAt, deadIfRefreshedBy), lte(sessions.createdAt, deadIfCreatedBy)))
-      .limit(limit)
-    const spent = (table: SingleUse) => db.select({ hash: table.hash }).from(table).where(spentOrExpired(table, now)).limit(limit)
-    const expiredCodes = db
-      .select({ userId: addCredentialCodes.userId })
-      .from(addCredentialCodes)
-      .where(lte(addCredentialCodes.expiresAt, now))
-      .limit(limit)
-    const forgotten = db
-      .select({ rowid: sql`rowid` })
-      .from(devices)
-      .where(lte(devices.lastSeenAt, forgetDevicesSeenBy))
-      .limit(limit)
-    // Each delete is one short statement of its own: the write lock is held for at most `limit` deletes.
+    const batch = (table: SQLiteTable, key: SQLiteColumn | SQL, dead: SQL | undefined) => deadBatch(db, table, key, dead, limit)
     const [s, r, e, a, d] = await steps.each([
-      db.delete(sessions).where(inArray(sessions.id, deadSessions)),
-      db.delete(resetTokens).where(inArray(resetTokens.hash, spent(resetTokens))),
-      db.delete(emailTokens).where(inArray(emailTokens.hash, spent(emailTokens))),
-      db.delete(addCredentialCodes).where(inArray(addCredentialCodes.userId, expiredCodes)),
-      db.delete(devices).where(inArray(sql`rowid`, forgotten)),
+      batch(sessions, sessions.id, or(lte(sessions.refreshedAt, deadIfRefreshedBy), lte(sessions.createdAt, deadIfCreatedBy))),
+      batch(resetTokens, resetTokens.hash, spentOrExpired(resetTokens, now)),
+      batch(emailTokens, emailTokens.hash, spentOrExpired(emailTokens, now)),
+      batch(addCredentialCodes, addCredentialCodes.userId, lte(addCredentialCodes.expiresAt, now)),
+      batch(devices, sql`rowid`, lte(devices.lastSeenAt, forgetDevicesSeenBy)),
     ])
     return {
       sessions: changes(s),
