@@ -17,6 +17,9 @@
  *   hono/jwt's login (scenario 3's peer) in turn, every login from a browser the account does
  *   not know, so each one mails a notice; prints each one's p50 over all its rounds, its ratio
  *   to hono/jwt's, and its median server CPU per login.
+ *   `--storm`: scenario 5 through each build in interleaved rounds: the paced reads alone, then
+ *   beside 8 clients logging in (`--seconds` each, default 12); prints each one's read latency
+ *   percentiles, idle and in the storm, over all its rounds, and its logins per second.
  * - `in-process`: each build's `createApp` in this process on the same file, taking turns in
  *   short rounds (`--requests` each, default 500; `--rounds`, default 40). Prints each one's
  *   10th-percentile CPU per request and its difference from the first build's. Every build's
@@ -25,11 +28,11 @@
 import { createWriteStream, existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { accessTokenFor, type Ctx, scratchScript, scriptArgs, startApp, startBaseline } from './context.js'
+import { accessTokenFor, type Ctx, runLoad, scratchScript, scriptArgs, startApp, startBaseline } from './context.js'
 import type { Running } from './procs.js'
 import { bearer, interleaved, medianCpu, medianRps, prepareMain, readTodos, userHeader, writeTodo } from './scenarios/index.js'
-import { loginsOf, type MainData, ms, oneAtATime } from './scenarios/shared.js'
-import { percentile, sortedCopy } from './stats.js'
+import { loginsOf, type MainData, ms, oneAtATime, stormStreams } from './scenarios/shared.js'
+import { median, percentile, sortedCopy } from './stats.js'
 
 const [mode, ...rest] = process.argv.slice(2)
 const parsed = scriptArgs(rest)
@@ -70,9 +73,57 @@ const compareLogins = async (ctx: Ctx, data: MainData, servers: Running[]) => {
     )
 }
 
+/** `http --storm`: scenario 5's reads, alone and during a login storm, through each build in turn. */
+const compareStorm = async (ctx: Ctx, data: MainData, servers: Running[], tokens: Record<string, string>[]) => {
+  const started: { key: string; server: Running }[] = []
+  for (const build of builds) {
+    const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
+    servers.push(server)
+    started.push({ key: build.name, server })
+  }
+  const seconds = option('seconds', 12)
+  // Each run of a storm signs in with the next accounts, so no email nears its limit (10 per 15 minutes).
+  const accounts = data.logins.slice(1000)
+  const per = Math.floor(accounts.length / (rounds * started.length))
+  const samples = new Map(started.map(({ key }) => [key, { idle: [] as number[], busy: [] as number[], logins: [] as number[] }]))
+  let turn = 0
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < started.length; i++) {
+      const run = started[(i + r) % started.length]
+      const into = run && samples.get(run.key)
+      if (!run || !into) continue
+      const { reads, storm } = stormStreams(seconds, tokens, accounts.slice(turn * per, ++turn * per))
+      const [idle] = (await runLoad(ctx, run.server, [reads])).streams
+      const during = await runLoad(ctx, run.server, [reads, storm])
+      const busy = during.streams.find((s) => s.name === 'reads')
+      const logins = during.streams.find((s) => s.name === 'storm')
+      into.idle.push(...Object.values(idle?.samples ?? {}).flat())
+      into.busy.push(...Object.values(busy?.samples ?? {}).flat())
+      into.logins.push(logins?.rps ?? Number.NaN)
+      ctx.progress(
+        `  round ${r + 1}/${rounds} ${run.key}: read p99 ${ms(idle?.latency.p99 ?? Number.NaN)} idle, ${ms(busy?.latency.p99 ?? Number.NaN)} in the storm`,
+      )
+    }
+  const cells = (xs: number[]) => {
+    const sorted = sortedCopy(xs)
+    return [50, 90, 99, 99.9].map((p) => ms(percentile(sorted, p))).join(' | ')
+  }
+  process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${seconds} s, reads at 200/s\n\n`)
+  process.stdout.write('| server | reads | p50 | p90 | p99 | p99.9 | logins/s |\n|---|---|---|---|---|---|---|\n')
+  for (const [key, { idle, busy, logins }] of samples) {
+    process.stdout.write(`| ${key} | idle | ${cells(idle)} | — |\n`)
+    process.stdout.write(`| ${key} | storm | ${cells(busy)} | ${median(logins).toFixed(0)} |\n`)
+  }
+}
+
 scratchScript('compare', { seconds: option('seconds', 3), rounds }, async (ctx, servers) => {
   const data = await prepareMain(ctx)
   const tokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
+
+  if (mode === 'http' && process.argv.includes('--storm')) {
+    await compareStorm(ctx, data, servers, tokens)
+    return
+  }
 
   if (mode === 'http' && process.argv.includes('--login')) {
     await compareLogins(ctx, data, servers)

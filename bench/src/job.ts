@@ -27,7 +27,10 @@ export interface Stream {
   seconds: number
   /** …or after this many requests, whichever comes first. */
   maxRequests: number
-  /** Requests per second over all connections; unset: as fast as answers come (closed loop). */
+  /**
+   * Requests per second over all connections, sent at evenly spaced moments whether or not the
+   * answers came (open loop); unset: as fast as answers come (closed loop).
+   */
   overallRate?: number
   /** Seconds of load whose samples are thrown away before the measured run. */
   warmupSeconds: number

@@ -16,7 +16,7 @@ import {
   oneAtATime,
   problems,
   type Row,
-  readTodos,
+  stormStreams,
 } from './shared.js'
 
 /** Scenarios 3, 4 and 5: login cost, login timing, and reads during a login storm. */
@@ -180,24 +180,7 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
     if (only('5')) {
       ctx.progress('scenario 5: reads during a login storm')
       const readTokens = bearer(await Promise.all(data.readers.map((u) => accessTokenFor(ctx, u))))
-      const seconds = ctx.sizes.stormSeconds
-      const reads = {
-        name: 'reads',
-        connections: 4,
-        overallRate: 200,
-        variants: [readTodos(readTokens)],
-        seconds,
-        maxRequests: seconds * 200,
-        warmupSeconds: 2,
-      }
-      const storm = {
-        name: 'storm',
-        connections: 8,
-        variants: [loginsOf('login', pool.storm)],
-        seconds: seconds + 1,
-        maxRequests: (seconds + 1) * 400,
-        warmupSeconds: 2,
-      }
+      const { reads, storm } = stormStreams(ctx.sizes.stormSeconds, readTokens, pool.storm)
       const [idle] = (await runLoad(ctx, app, [reads])).streams
       const during = await runLoad(ctx, app, [reads, storm])
       const busy = during.streams.find((s) => s.name === 'reads')
@@ -232,6 +215,8 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
         ),
       )
       raw.storm = {
+        // Every read's latency in the order sent, so the distributions can be drawn (docs/PERFORMANCE.md).
+        samples: { idle: idle?.samples, busy: busy?.samples, jwtBusy: jwtBusy?.samples },
         idle: idle?.latency,
         busy: busy?.latency,
         logins: stormResult?.latency,

@@ -113,6 +113,30 @@ export const loginsOf = (label: string, accounts: SeededUser[]): Variant => ({
   uniqueForwardedFor: true,
 })
 
+/**
+ * Scenario 5's load: guarded reads at 200 a second, evenly spaced over 4 connections, and, in
+ * the storm, 8 clients logging in as fast as answers come, each login a new browser's.
+ */
+export const stormStreams = (seconds: number, readHeaders: Record<string, string>[], accounts: SeededUser[]) => ({
+  reads: {
+    name: 'reads',
+    connections: 4,
+    overallRate: 200,
+    variants: [readTodos(readHeaders)],
+    seconds,
+    maxRequests: seconds * 200,
+    warmupSeconds: 2,
+  } satisfies Stream,
+  storm: {
+    name: 'storm',
+    connections: 8,
+    variants: [loginsOf('login', accounts)],
+    seconds: seconds + 1,
+    maxRequests: (seconds + 1) * 400,
+    warmupSeconds: 2,
+  } satisfies Stream,
+})
+
 /** The main data set of scenarios 1–5: readers with todos, writers, and accounts that only log in. */
 export interface MainData {
   dbPath: string
