@@ -1,12 +1,13 @@
 /**
  * Password hashing, the re-hash check, and the rules a new password must meet. Hashes are
- * argon2id PHC strings everywhere: through the async, thread-pool API of @node-rs/argon2 where a
- * native addon loads (Node, Bun, Deno), so a login never blocks the event loop, and through
+ * argon2id PHC strings everywhere: through @node-rs/argon2 off the event loop where its native
+ * addon loads (Node, Bun, Deno; `argon2-native.ts`), so a login never blocks the event loop, and through
  * `@noble/hashes` (JavaScript) where none can (Cloudflare Workers). Both read and write the same
  * strings, so a database moves between runtimes without a re-hash (docs/reference/limits.md#password-hashing).
  */
 import { argon2idAsync } from '@noble/hashes/argon2.js'
 import { decodeBase64IgnorePadding, encodeBase64NoPadding } from '@oslojs/encoding'
+import { type Argon2Implementation, loadNative } from './argon2-native.js'
 import { AuthError } from './errors.js'
 import { base64url, randomBytes, utf8 } from './web.js'
 
@@ -31,14 +32,12 @@ export interface PasswordHasher {
   needsRehash(hash: string): boolean
 }
 
-// `Algorithm.Argon2id` is an ambient const enum, which isolated modules cannot read.
-const ARGON2ID = 2
 const PHC = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/
 
 /**
  * Runs at most `slots` tasks at once, the rest in arrival order. Hashes wait here rather than
- * in the thread pool, so a burst of logins leaves a core to the event loop and pool threads to
- * the rest of the process (JWT signing, file I/O).
+ * on their threads, so a burst of logins leaves a core to the event loop and libuv's pool
+ * threads to the rest of the process (JWT signing, file I/O).
  */
 export const boundedConcurrency = (slots: number) => {
   let running = 0
@@ -101,40 +100,6 @@ export const admittedHasher = (hasher: PasswordHasher, max: number): SharedHashe
     needsRehash: (stored) => hasher.needsRehash(stored),
   })
   return { of: hasherOf, own: hasherOf(null) }
-}
-
-/** One way to compute argon2id. */
-interface Argon2Implementation {
-  name: 'native' | 'portable'
-  hash(password: string, params: Argon2Params): Promise<string>
-  /** Throws for a string that is not an argon2 PHC hash. */
-  verify(stored: string, password: string): Promise<boolean>
-  /** Hashes that may run at once. */
-  slots: number
-}
-
-/**
- * @node-rs/argon2, where its native addon loads. The specifiers are variables, so a bundler
- * making a Worker does not try to pack a native addon; where the import fails, `null`.
- */
-const loadNative = async (): Promise<Argon2Implementation | null> => {
-  const addon = '@node-rs/argon2'
-  const osModule = 'node:os'
-  try {
-    const native = (await import(addon)) as typeof import('@node-rs/argon2')
-    const os = (await import(osModule)) as typeof import('node:os')
-    // One core short of the machine (or of the libuv pool), at least one: a burst of logins
-    // leaves a core to the event loop and pool threads to the rest of the process.
-    const pool = Number(globalThis.process?.env?.UV_THREADPOOL_SIZE) || 4
-    return {
-      name: 'native',
-      hash: (password, params) => native.hash(password, { algorithm: ARGON2ID, ...params }),
-      verify: (stored, password) => native.verify(stored, password),
-      slots: Math.max(1, Math.min(os.availableParallelism(), pool) - 1),
-    }
-  } catch {
-    return null
-  }
 }
 
 const PHC_FULL = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$([A-Za-z0-9+/]+)\$([A-Za-z0-9+/]+)$/
