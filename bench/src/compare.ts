@@ -13,6 +13,7 @@
  *   on the same file, in interleaved rounds of closed-loop load (32 connections, `--seconds`
  *   each, default 3; `--rounds`, default 6). Prints each one's median req/s, its ratio to bare
  *   Hono's, and its median server CPU per request. `--write`: `POST /todos` instead of the read.
+ *   `--lean`: also the same statements on `node:http` with no framework (baseline `lean`).
  *   `--login`: logins one at a time instead (`--requests` per round, default 80), each build and
  *   hono/jwt's login (scenario 3's peer) in turn, every login from a browser the account does
  *   not know, so each one mails a notice; prints each one's p50 over all its rounds, its ratio
@@ -142,6 +143,11 @@ scratchScript('compare', { seconds: option('seconds', 3), rounds }, async (ctx, 
       { key: 'bare', server: bare, variant: scenario(userHeader(users)) },
       { key: 'guard', server: guard, variant: scenario(signedIn) },
     ]
+    if (process.argv.includes('--lean')) {
+      const lean = await startBaseline(ctx, 'lean', data.dbPath)
+      servers.push(lean)
+      runs.push({ key: 'lean', server: lean, variant: scenario(userHeader(users)) })
+    }
     for (const build of builds) {
       const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
       servers.push(server)

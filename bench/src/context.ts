@@ -122,7 +122,7 @@ export const appEnv = (ctx: Ctx, dbPath: string): Record<string, string> => ({
   TRUST_PROXY: 'true',
 })
 
-export const startBaseline = (ctx: Ctx, mode: 'bare' | 'jwt' | 'latchkey', dbPath: string): Promise<Running> =>
+export const startBaseline = (ctx: Ctx, mode: 'bare' | 'jwt' | 'latchkey' | 'lean', dbPath: string): Promise<Running> =>
   startServer({
     name: `baseline-${mode}`,
     script: join(DIST, 'servers', 'baseline.js'),

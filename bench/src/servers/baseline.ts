@@ -7,14 +7,16 @@
  *   It checks `iss` and `aud` like ours but never looks at a session: a revoked token keeps working until it expires.
  * - `latchkey`: the same bare app behind `@latchkey/auth`'s guard (same secret, the sessions the
  *   reference server keeps in this file); the user is the guard's. Only the auth differs from `bare`.
+ * - `lean`: no framework at all: `node:http`, the caller names the user in `x-user-id`, the same
+ *   statements and JSON as `bare`. The leanest baseline a harness could pick (`compare.js http --lean`).
  *
  * `bare` also answers `POST /verify` (one argon2id verify of ARGON2_HASH) when that is set: the
  * floor of a login over HTTP; `jwt` answers `POST /auth/login` as an app on hono/jwt would.
  *
- * Run as `node baseline.js bare|jwt|latchkey` with DATABASE_PATH, AUTH_SECRET and PORT (0: any free port).
+ * Run as `node baseline.js bare|jwt|latchkey|lean` with DATABASE_PATH, AUTH_SECRET and PORT (0: any free port).
  * Prints `listening on http://127.0.0.1:<port>` once ready; SIGTERM stops it.
  */
-import { createServer } from 'node:http'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { getRequestListener } from '@hono/node-server'
 import { createAuth, type GuardVariables } from '@latchkey/auth'
@@ -27,7 +29,8 @@ import { jwt, sign } from 'hono/jwt'
 import { v7 as uuidv7 } from 'uuid'
 
 const mode = process.argv[2]
-if (mode !== 'bare' && mode !== 'jwt' && mode !== 'latchkey') throw new Error('usage: node baseline.js bare|jwt|latchkey')
+if (mode !== 'bare' && mode !== 'jwt' && mode !== 'latchkey' && mode !== 'lean')
+  throw new Error('usage: node baseline.js bare|jwt|latchkey|lean')
 const path = process.env.DATABASE_PATH
 if (!path) throw new Error('DATABASE_PATH is required')
 const secret = process.env.AUTH_SECRET ?? ''
@@ -89,7 +92,7 @@ const app = new Hono<Env>()
 if (mode === 'bare') app.use('/todos', bareUser)
 else if (mode === 'jwt')
   app.use('/todos', jwt({ secret, alg: 'HS256', verification: { iss: 'latchkey', aud: 'latchkey' } }), jwtUser)
-else {
+else if (mode === 'latchkey') {
   const auth = createAuth({ secret, store: sqliteStore(db), sendMail: () => {} })
   app.use('/todos', auth.guard(true) as unknown as MiddlewareHandler<Env>, latchkeyUser)
 }
@@ -163,7 +166,39 @@ if (mode === 'bare' && passwordHash)
     return (await verify(passwordHash, body.password)) ? c.json({ ok: true }) : c.json({ title: 'Wrong password' }, 401)
   })
 
-const server = createServer(getRequestListener(app.fetch))
+/** `lean`: `GET /todos?limit=` and `POST /todos` straight on `node:http`, answering what `bare` answers. */
+const lean = (req: IncomingMessage, res: ServerResponse) => {
+  const answer = (status: number, body: unknown) => {
+    const text = JSON.stringify(body)
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) })
+    res.end(text)
+  }
+  const userId = req.headers['x-user-id']
+  const url = new URL(req.url ?? '/', 'http://localhost')
+  if (url.pathname !== '/todos') return answer(404, { title: 'Not found' })
+  if (typeof userId !== 'string') return answer(401, { title: 'Unauthorized' })
+  if (req.method === 'GET') {
+    const limit = Number(url.searchParams.get('limit') ?? 20)
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) return answer(400, { title: 'Bad limit' })
+    return answer(200, list.all(userId, limit).map(todoJson))
+  }
+  const chunks: Buffer[] = []
+  req.on('data', (chunk: Buffer) => chunks.push(chunk))
+  req.on('end', () => {
+    let body: { title?: unknown; done?: unknown }
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body
+    } catch {
+      return answer(400, { title: 'Bad JSON' })
+    }
+    if (typeof body.title !== 'string' || body.title.trim() === '' || body.title.length > 500)
+      return answer(400, { title: 'Bad title' })
+    const row = insert.get(uuidv7(), userId, body.title, body.done === true ? 1 : 0, Date.now())
+    return row ? answer(201, todoJson(row)) : answer(500, { title: 'Not stored' })
+  })
+}
+
+const server = createServer(mode === 'lean' ? lean : getRequestListener(app.fetch))
 server.listen(Number(process.env.PORT ?? 0), '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo
   console.log(`listening on http://127.0.0.1:${port} (${mode})`)
