@@ -49,16 +49,22 @@ interface Build {
   createApp(options: object): { request(path: string, init?: RequestInit): Response | Promise<Response> }
 }
 
-/** `http --login`: sequential logins through each build and hono/jwt's, in interleaved rounds. */
-const compareLogins = async (ctx: Ctx, data: MainData, servers: Running[]) => {
-  const jwt = await startBaseline(ctx, 'jwt', data.dbPath)
-  servers.push(jwt)
-  const started = [{ key: 'hono/jwt', server: jwt }]
+/** Each build as a server on the data set's file, in the order given (stopped with `servers`). */
+const startBuilds = async (ctx: Ctx, data: MainData, servers: Running[]) => {
+  const started: { key: string; server: Running }[] = []
   for (const build of builds) {
     const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
     servers.push(server)
     started.push({ key: build.name, server })
   }
+  return started
+}
+
+/** `http --login`: sequential logins through each build and hono/jwt's, in interleaved rounds. */
+const compareLogins = async (ctx: Ctx, data: MainData, servers: Running[]) => {
+  const jwt = await startBaseline(ctx, 'jwt', data.dbPath)
+  servers.push(jwt)
+  const started = [{ key: 'hono/jwt', server: jwt }, ...(await startBuilds(ctx, data, servers))]
   // Each server signs its own accounts in, so no email reaches its limit (10 per 15 minutes).
   const share = Math.floor(data.logins.length / started.length)
   const runs = started.map((run, i) => ({ ...run, variant: loginsOf(run.key, data.logins.slice(i * share, (i + 1) * share)) }))
@@ -76,12 +82,7 @@ const compareLogins = async (ctx: Ctx, data: MainData, servers: Running[]) => {
 
 /** `http --storm`: scenario 5's reads, alone and during a login storm, through each build in turn. */
 const compareStorm = async (ctx: Ctx, data: MainData, servers: Running[], tokens: Record<string, string>[]) => {
-  const started: { key: string; server: Running }[] = []
-  for (const build of builds) {
-    const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
-    servers.push(server)
-    started.push({ key: build.name, server })
-  }
+  const started = await startBuilds(ctx, data, servers)
   const seconds = option('seconds', 12)
   // Each run of a storm signs in with the next accounts, so no email nears its limit (10 per 15 minutes).
   const accounts = data.logins.slice(1000)
@@ -148,11 +149,7 @@ scratchScript('compare', { seconds: option('seconds', 3), rounds }, async (ctx, 
       servers.push(lean)
       runs.push({ key: 'lean', server: lean, variant: scenario(userHeader(users)) })
     }
-    for (const build of builds) {
-      const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
-      servers.push(server)
-      runs.push({ key: build.name, server, variant: scenario(signedIn) })
-    }
+    for (const { key, server } of await startBuilds(ctx, data, servers)) runs.push({ key, server, variant: scenario(signedIn) })
     const results = await interleaved(ctx, runs)
     const bareRps = medianRps(results.bare)
     process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${ctx.sizes.seconds} s\n\n`)
