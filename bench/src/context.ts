@@ -12,6 +12,7 @@ import {
   choosePinning,
   cpuMs,
   machineMs,
+  mainThreadCpuMs,
   type Pinning,
   type Running,
   runJson,
@@ -56,8 +57,13 @@ export interface Ctx {
   progress(line: string): void
 }
 
+/**
+ * One folder per server: a server's worker threads (the hashing threads) write profiles of their
+ * own, under Node's default names (`CPU.<date>.<time>.<pid>.<thread>.<n>.cpuprofile`, the main
+ * thread's `.0.`), where one `--cpu-prof-name` would have them overwrite each other.
+ */
 const profiling = (ctx: Ctx, name: string): string[] =>
-  ctx.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${ctx.profileDir}`, `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`] : []
+  ctx.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(ctx.profileDir, `${name}-${Date.now()}`)}`] : []
 
 let jobs = 0
 
@@ -71,19 +77,25 @@ export const runLoad = async (ctx: Ctx, server: Running, streams: Stream[]): Pro
   const job: Job = { base: server.base, streams, addressPrefix: jobs }
   const file = writeJson(join(ctx.dir, `job-${jobs}.json`), job)
   const longest = Math.max(...streams.map((s) => s.warmupSeconds + s.seconds))
-  const [cpu0, m0] = [cpuMs(server.pid), machineMs()]
+  const [cpu0, main0, m0] = [cpuMs(server.pid), mainThreadCpuMs(server.pid), machineMs()]
   const result = await runJson<JobResult>({
     script: join(DIST, 'load.js'),
     args: [file],
     cores: ctx.pinning.load,
     timeoutMs: (longest + 60) * 1000,
   })
-  const [cpu1, m1] = [cpuMs(server.pid), machineMs()]
+  const [cpu1, main1, m1] = [cpuMs(server.pid), mainThreadCpuMs(server.pid), machineMs()]
   const requests = result.streams.reduce((n, s) => n + s.requests + s.warmupRequests, 0)
   const others = m1.busy - m0.busy - (cpu1 - cpu0) - result.loadCpuMs
   const othersCpuShare = Math.max(0, others / Math.max(1, m1.total - m0.total))
   ctx.noise.push(othersCpuShare)
-  return { ...result, serverCpuMsPerRequest: (cpu1 - cpu0) / Math.max(1, requests), othersCpuShare }
+  const per = Math.max(1, requests)
+  return {
+    ...result,
+    serverCpuMsPerRequest: (cpu1 - cpu0) / per,
+    serverMainThreadCpuMsPerRequest: (main1 - main0) / per,
+    othersCpuShare,
+  }
 }
 
 /**

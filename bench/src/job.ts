@@ -72,6 +72,8 @@ export interface JobResult {
 export interface MeasuredJob extends JobResult {
   /** CPU ms of the server process during the job, per answered request (all streams). */
   serverCpuMsPerRequest: number
+  /** The same, of the server's main thread alone (the event loop); the rest went to its other threads. */
+  serverMainThreadCpuMsPerRequest: number
   /** Share of the machine's CPU used by processes other than the server and the load generator (noise). */
   othersCpuShare: number
 }

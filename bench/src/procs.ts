@@ -160,6 +160,18 @@ export const cpuMs = (pid: number): number => {
   }
 }
 
+/**
+ * CPU time a process's main thread (the event loop) has used so far, in ms, from the scheduler's
+ * own count (`schedstat`, in ns): the rest of {@link cpuMs} is its other threads (hashing, libuv).
+ */
+export const mainThreadCpuMs = (pid: number): number => {
+  try {
+    return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6
+  } catch {
+    return Number.NaN
+  }
+}
+
 /** Busy and total CPU time of the whole machine so far, in ms (every core), from /proc/stat. */
 export const machineMs = (): { busy: number; total: number } => {
   const [, ...values] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/)

@@ -3,7 +3,7 @@
  * reference server and the baselines, prints a markdown table, and writes every number to
  * `bench/results/<time>.json` (git-ignored). Exit status 0 whether targets pass or not; 1 when
  * the run itself fails. `--profile` makes every server write a V8 CPU profile to
- * `bench/results/profiles/` (read them with `node dist/profile-summary.js <file>`).
+ * `bench/results/profiles/<server>-<time>/`, one file per thread (read them with `node dist/profile-summary.js <file>`).
  */
 
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'

@@ -12,6 +12,7 @@ export {
   bearer,
   interleaved,
   medianCpu,
+  medianMainCpu,
   medianRps,
   type Outcome,
   prepareMain,

@@ -234,7 +234,7 @@ export const logins = async (ctx: Ctx, data: MainData, only: (id: string) => boo
  * Signs each of `users` in once, from its own address, and keeps the device cookie the answer
  * sets: the header sets and bodies of logins from browsers the accounts know, in step.
  */
-const knownBrowsers = async (base: string, users: MainData['logins']): Promise<Pick<Variant, 'headers' | 'bodies'>> => {
+export const knownBrowsers = async (base: string, users: MainData['logins']): Promise<Pick<Variant, 'headers' | 'bodies'>> => {
   const headers: Record<string, string>[] = []
   for (const [i, user] of users.entries()) {
     const res = await fetch(`${base}/auth/login`, {

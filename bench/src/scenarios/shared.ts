@@ -157,13 +157,15 @@ export const prepareMain = async (ctx: Ctx): Promise<MainData> => {
 /** One closed-loop run: its stream, the server's CPU per request, the machine's other load. */
 export interface Run extends StreamResult {
   serverCpuMsPerRequest: number
+  serverMainThreadCpuMsPerRequest: number
   othersCpuShare: number
 }
 
 export const single = (job: MeasuredJob): Run => {
   const [stream] = job.streams
   if (!stream) throw new Error('the load generator returned no stream')
-  return { ...stream, serverCpuMsPerRequest: job.serverCpuMsPerRequest, othersCpuShare: job.othersCpuShare }
+  const { serverCpuMsPerRequest, serverMainThreadCpuMsPerRequest, othersCpuShare } = job
+  return { ...stream, serverCpuMsPerRequest, serverMainThreadCpuMsPerRequest, othersCpuShare }
 }
 
 /**
@@ -193,6 +195,8 @@ export const interleaved = async (
 
 export const medianRps = (results: Run[] | undefined) => median((results ?? []).map((r) => r.rps))
 export const medianCpu = (results: Run[] | undefined) => median((results ?? []).map((r) => r.serverCpuMsPerRequest))
+/** The median CPU per request of the server's main thread alone. */
+export const medianMainCpu = (results: Run[] | undefined) => median((results ?? []).map((r) => r.serverMainThreadCpuMsPerRequest))
 /** Numbers of each run without its samples, for the JSON file. */
 export const strip = (m: Record<string, Run[]>) =>
   Object.fromEntries(Object.entries(m).map(([k, v]) => [k, v.map(({ samples: _, ...rest }) => rest)]))
