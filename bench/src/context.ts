@@ -160,6 +160,7 @@ export const accessTokenFor = (ctx: Ctx, user: SeededUser): Promise<string> => a
  * Runs a stand-alone measurement script (compare.js, layers.js): a scratch folder, the SMTP sink
  * and a context for `seconds`-long load runs around `body`; every server it adds to `servers` is
  * stopped and the folder removed afterwards, then the process exits (1 when `body` failed).
+ * `--profile`: every server writes CPU profiles, as `pnpm bench --profile` makes them.
  */
 export const scratchScript = (
   name: string,
@@ -177,7 +178,7 @@ export const scratchScript = (
       secret: newSecret(),
       hash: await passwordHash(),
       smtpUrl: smtp.url,
-      profileDir: null,
+      profileDir: process.argv.includes('--profile') ? join(BENCH_DIR, 'results', 'profiles') : null,
       noise: [],
       progress: (line) => process.stderr.write(`${line}\n`),
     }
