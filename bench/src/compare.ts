@@ -19,6 +19,8 @@
  *   not know, so each one mails a notice; prints each one's p50 over all its rounds, its ratio
  *   to hono/jwt's, and its median server CPU per login. `--known`: every build's logins come from
  *   browsers its accounts know instead (each signed in once first), so no notice is mailed (3-known).
+ *   `--signup`: signups one at a time instead, as scenario 3s (each a new address; the builds'
+ *   breached-password check off, as hono/jwt's signup has none).
  *   `--storm`: scenario 5 through each build in interleaved rounds: the paced reads alone, then
  *   beside 8 clients logging in (`--seconds` each, default 12); prints each one's read latency
  *   percentiles, idle and in the storm, over all its rounds, and its logins per second.
@@ -44,7 +46,8 @@ import {
   writeTodo,
 } from './scenarios/index.js'
 import { knownBrowsers } from './scenarios/logins.js'
-import { loginsOf, type MainData, ms, oneAtATime, stormStreams } from './scenarios/shared.js'
+import { loginsOf, type MainData, ms, oneAtATime, type Run, single, stormStreams } from './scenarios/shared.js'
+import { signupsOf } from './scenarios/signups.js'
 import { median, percentile, sortedCopy } from './stats.js'
 
 const [mode, ...rest] = process.argv.slice(2)
@@ -62,10 +65,10 @@ interface Build {
 }
 
 /** Each build as a server on the data set's file, in the order given (stopped with `servers`). */
-const startBuilds = async (ctx: Ctx, data: MainData, servers: Running[]) => {
+const startBuilds = async (ctx: Ctx, data: MainData, servers: Running[], env: Record<string, string> = {}) => {
   const started: { key: string; server: Running }[] = []
   for (const build of builds) {
-    const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'))
+    const server = await startApp(ctx, build.name, data.dbPath, join(build.dir, 'main.js'), undefined, env)
     servers.push(server)
     started.push({ key: build.name, server })
   }
@@ -101,6 +104,37 @@ const compareLogins = async (ctx: Ctx, data: MainData, servers: Running[]) => {
   for (const { key } of runs)
     process.stdout.write(
       `| ${key} | ${ms(p50(key))} | ${(p50(key) / jwtP50).toFixed(2)} | ${medianCpu(results[key]).toFixed(2)} | ${medianMainCpu(results[key]).toFixed(2)} |\n`,
+    )
+}
+
+/** `http --signup`: sequential signups through each build and hono/jwt's, as scenario 3s, in interleaved rounds. */
+const compareSignups = async (ctx: Ctx, data: MainData, servers: Running[]) => {
+  const jwt = await startBaseline(ctx, 'jwt', data.dbPath)
+  servers.push(jwt)
+  // As scenario 3s: hono/jwt's signup has no breached-password check, so the builds' is off.
+  const started = [{ key: 'hono/jwt', server: jwt }, ...(await startBuilds(ctx, data, servers, { PWNED_PASSWORDS_URL: 'off' }))]
+  const requests = option('requests', 80)
+  const runs = new Map(started.map(({ key }) => [key, [] as Run[]]))
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < started.length; i++) {
+      const run = started[(i + r) % started.length]
+      if (!run) continue
+      // Every body a new address, the warm-up's included.
+      const variant = signupsOf(run.key.replace('/', '-'), r, requests + 10)
+      const result = single(await runLoad(ctx, run.server, [oneAtATime(run.key, variant, requests)]))
+      ctx.progress(`  round ${r + 1}/${rounds} ${run.key}: signup p50 ${ms(result.latency.p50)}`)
+      runs.get(run.key)?.push(result)
+    }
+  const p50 = (key: string) =>
+    percentile(sortedCopy((runs.get(key) ?? []).flatMap((run) => Object.values(run.samples).flat())), 50)
+  const jwtP50 = p50('hono/jwt')
+  process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${requests} signups each\n\n`)
+  process.stdout.write(
+    "| server | signup p50 | ÷ hono/jwt's | CPU ms per signup | of it, the main thread |\n|---|---|---|---|---|\n",
+  )
+  for (const [key, results] of runs)
+    process.stdout.write(
+      `| ${key} | ${ms(p50(key))} | ${(p50(key) / jwtP50).toFixed(2)} | ${medianCpu(results).toFixed(2)} | ${medianMainCpu(results).toFixed(2)} |\n`,
     )
 }
 
@@ -148,6 +182,11 @@ scratchScript('compare', { seconds: option('seconds', 3), rounds }, async (ctx, 
 
   if (mode === 'http' && process.argv.includes('--storm')) {
     await compareStorm(ctx, data, servers, tokens)
+    return
+  }
+
+  if (mode === 'http' && process.argv.includes('--signup')) {
+    await compareSignups(ctx, data, servers)
     return
   }
 
