@@ -94,20 +94,25 @@ const lowPriorityThreads = async (addon: string, slots: number): Promise<Argon2I
   const { createRequire } = await load<typeof import('node:module')>('node:module')
   const workerData = { addon: createRequire(import.meta.url).resolve(addon), nice: HASHING_NICE }
 
-  type Thread = { worker: InstanceType<typeof Worker>; pending: Map<number, (reply: Reply) => void>; dead: boolean }
+  // A thread hashes one job at a time (`run` takes it off `idle` for the job): `job` answers it.
+  type Thread = { worker: InstanceType<typeof Worker>; job: ((reply: Reply) => void) | null; dead: boolean }
   const idle: Thread[] = []
   let next = 1
   const start = () =>
     new Promise<Thread>((resolve, reject) => {
       const worker = new Worker(THREAD_SOURCE, { eval: true, workerData })
-      const thread: Thread = { worker, pending: new Map(), dead: false }
+      const thread: Thread = { worker, job: null, dead: false }
+      const settle = (reply: Reply) => {
+        const job = thread.job
+        thread.job = null
+        job?.(reply)
+      }
       const fail = (why: string) => {
         if (thread.dead) return
         thread.dead = true
         const at = idle.indexOf(thread)
         if (at >= 0) idle.splice(at, 1)
-        for (const settle of thread.pending.values()) settle({ id: 0, error: why })
-        thread.pending.clear()
+        settle({ id: 0, error: why })
         reject(new Error(why))
       }
       worker.on('message', (reply: Reply) => {
@@ -116,8 +121,7 @@ const lowPriorityThreads = async (addon: string, slots: number): Promise<Argon2I
           worker.unref()
           return resolve(thread)
         }
-        thread.pending.get(reply.id)?.(reply)
-        thread.pending.delete(reply.id)
+        settle(reply)
       })
       worker.on('error', (err) => fail(`argon2 thread failed: ${err.message}`))
       worker.on('exit', (code) => fail(`argon2 thread exited (${code})`))
@@ -126,10 +130,9 @@ const lowPriorityThreads = async (addon: string, slots: number): Promise<Argon2I
     const thread = idle.pop() ?? (await start())
     try {
       const reply = await new Promise<Reply>((settle) => {
-        const id = next++
-        thread.pending.set(id, settle)
+        thread.job = settle
         thread.worker.ref()
-        thread.worker.postMessage({ id, ...job })
+        thread.worker.postMessage({ id: next++, ...job })
       })
       if (reply.error !== undefined) throw new Error(reply.error)
       return reply.value as string | boolean
