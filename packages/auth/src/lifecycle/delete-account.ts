@@ -56,10 +56,8 @@ export const deleteAccount = <U extends UserRecord>(
       const found = await confirmHolder(deps, c.var, currentPassword)
       // A second factor guards the account's end as it guards its sign-in.
       const spent = await stepUpCode.check(c, user.id, code)
-      if (spent === 'missing') {
-        notify.event(c, { type: 'two_factor.failed', userId: user.id })
-        throw codeRequired()
-      }
+      // A missing code is a field left out, not a wrong code: no `two_factor.failed`, as on reauth.
+      if (spent === 'missing') throw codeRequired()
       // Only while the password read with the proof is still current: a concurrent reset wins.
       if (!(await store.deleteUser(user.id, found.credentialsVersion))) throw wrongPassword()
       cookie.clear(c)

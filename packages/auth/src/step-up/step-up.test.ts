@@ -315,6 +315,9 @@ describe.each(STORES)('step-up on $name', ({ skip, open }) => {
       const without = await h.request('POST', '/auth/delete-account', { headers: ada.bearer, json: {} })
       expect(without.status).toBe(400)
       expect(((await without.json()) as Json).errors).toEqual([expect.objectContaining({ path: 'code', code: 'required' })])
+      await h.auth.settled()
+      // Only a wrong code is a failed second factor (docs/reference/lifecycle.md#events).
+      expect(h.events.filter((e) => e.type === 'two_factor.failed')).toEqual([])
       const res = await h.request('POST', '/auth/delete-account', { headers: ada.bearer, json: { code: ada.code() } })
       expect(res.status).toBe(204)
       expect((await h.request('GET', '/auth/me', { headers: ada.bearer })).status).toBe(401)
