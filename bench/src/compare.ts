@@ -46,7 +46,7 @@ import {
   writeTodo,
 } from './scenarios/index.js'
 import { knownBrowsers } from './scenarios/logins.js'
-import { loginsOf, type MainData, ms, oneAtATime, type Run, single, stormStreams } from './scenarios/shared.js'
+import { loginsOf, type MainData, ms, oneAtATime, type Run, stormStreams } from './scenarios/shared.js'
 import { signupsOf } from './scenarios/signups.js'
 import { median, percentile, sortedCopy } from './stats.js'
 
@@ -95,13 +95,18 @@ const compareLogins = async (ctx: Ctx, data: MainData, servers: Running[]) => {
     }),
   )
   const results = await interleaved(ctx, runs, (name, variant) => oneAtATime(name, variant, requests))
+  printOneAtATime(ctx, 'login', requests, results)
+}
+
+/** The table of `--login` and `--signup`: each server's p50 over all its rounds, ÷ hono/jwt's, and its CPU. */
+const printOneAtATime = (ctx: Ctx, what: string, requests: number, results: Record<string, Run[]>) => {
   const p50 = (key: string) => percentile(sortedCopy((results[key] ?? []).flatMap((run) => run.samples[key] ?? [])), 50)
   const jwtP50 = p50('hono/jwt')
-  process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${requests} logins each\n\n`)
+  process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${requests} ${what}s each\n\n`)
   process.stdout.write(
-    "| server | login p50 | ÷ hono/jwt's | CPU ms per login | of it, the main thread |\n|---|---|---|---|---|\n",
+    `| server | ${what} p50 | ÷ hono/jwt's | CPU ms per ${what} | of it, the main thread |\n|---|---|---|---|---|\n`,
   )
-  for (const { key } of runs)
+  for (const key of Object.keys(results))
     process.stdout.write(
       `| ${key} | ${ms(p50(key))} | ${(p50(key) / jwtP50).toFixed(2)} | ${medianCpu(results[key]).toFixed(2)} | ${medianMainCpu(results[key]).toFixed(2)} |\n`,
     )
@@ -114,28 +119,11 @@ const compareSignups = async (ctx: Ctx, data: MainData, servers: Running[]) => {
   // As scenario 3s: hono/jwt's signup has no breached-password check, so the builds' is off.
   const started = [{ key: 'hono/jwt', server: jwt }, ...(await startBuilds(ctx, data, servers, { PWNED_PASSWORDS_URL: 'off' }))]
   const requests = option('requests', 80)
-  const runs = new Map(started.map(({ key }) => [key, [] as Run[]]))
-  for (let r = 0; r < rounds; r++)
-    for (let i = 0; i < started.length; i++) {
-      const run = started[(i + r) % started.length]
-      if (!run) continue
-      // Every body a new address, the warm-up's included.
-      const variant = signupsOf(run.key.replace('/', '-'), r, requests + 10)
-      const result = single(await runLoad(ctx, run.server, [oneAtATime(run.key, variant, requests)]))
-      ctx.progress(`  round ${r + 1}/${rounds} ${run.key}: signup p50 ${ms(result.latency.p50)}`)
-      runs.get(run.key)?.push(result)
-    }
-  const p50 = (key: string) =>
-    percentile(sortedCopy((runs.get(key) ?? []).flatMap((run) => Object.values(run.samples).flat())), 50)
-  const jwtP50 = p50('hono/jwt')
-  process.stdout.write(`\n${ctx.pinning.note}; ${rounds} rounds of ${requests} signups each\n\n`)
-  process.stdout.write(
-    "| server | signup p50 | ÷ hono/jwt's | CPU ms per signup | of it, the main thread |\n|---|---|---|---|---|\n",
-  )
-  for (const [key, results] of runs)
-    process.stdout.write(
-      `| ${key} | ${ms(p50(key))} | ${(p50(key) / jwtP50).toFixed(2)} | ${medianCpu(results).toFixed(2)} | ${medianMainCpu(results).toFixed(2)} |\n`,
-    )
+  // Each round's signups are of new addresses, the warm-up's included; samples are kept under the server's key.
+  const signupsFor = (key: string, round: number) => ({ ...signupsOf(key.replace('/', '-'), round, requests + 10), label: key })
+  const runs = started.map((run) => ({ ...run, variant: signupsFor(run.key, 0) }))
+  const results = await interleaved(ctx, runs, (name, _, round) => oneAtATime(name, signupsFor(name, round), requests))
+  printOneAtATime(ctx, 'signup', requests, results)
 }
 
 /** `http --storm`: scenario 5's reads, alone and during a login storm, through each build in turn. */

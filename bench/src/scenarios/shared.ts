@@ -170,19 +170,19 @@ export const single = (job: MeasuredJob): Run => {
 
 /**
  * Runs every server's load `rounds` times, in rotating order (so drift hits all alike), and keeps
- * each run. `stream` shapes one run's load: closed-loop at 32 connections unless given.
+ * each run. `stream` shapes one run's load (`round` counts from 0): closed-loop at 32 connections unless given.
  */
 export const interleaved = async (
   ctx: Ctx,
   runs: { key: string; server: Running; variant: Variant }[],
-  stream: (name: string, variant: Variant) => Stream = (name, variant) => closedLoop(ctx, name, variant),
+  stream: (name: string, variant: Variant, round: number) => Stream = (name, variant) => closedLoop(ctx, name, variant),
 ): Promise<Record<string, Run[]>> => {
   const out: Record<string, Run[]> = {}
   for (let r = 0; r < ctx.sizes.rounds; r++) {
     for (let i = 0; i < runs.length; i++) {
       const run = runs[(i + r) % runs.length]
       if (!run) continue
-      const result = single(await runLoad(ctx, run.server, [stream(run.key, run.variant)]))
+      const result = single(await runLoad(ctx, run.server, [stream(run.key, run.variant, r)]))
       ctx.progress(
         `  round ${r + 1}/${ctx.sizes.rounds} ${run.key}: ${Math.round(result.rps)} req/s, ` +
           `${(result.serverCpuMsPerRequest * 1000).toFixed(0)} µs CPU/req, others ${(100 * result.othersCpuShare).toFixed(0)}% CPU`,
